@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - internals of the bench object and of a run, shared by bench.c
+ * (parameters, orchestration) and engine.c (measuring one case).
+ */
+#ifndef EMBPERF_CORE_BENCH_H
+#define EMBPERF_CORE_BENCH_H
+
+#include "kernel.h"
+#include "params.h"
+#include "result.h"
+#include "util.h"
+
+/** The engine's own parameters, accepted by every kernel after its own. */
+extern const struct ep_param_desc ep_engine_params[];
+extern const int ep_engine_n_params;
+
+/** ep_kernel_param_total() - kernel parameters plus engine parameters. */
+int ep_kernel_param_total(const struct ep_kernel *k);
+
+/** ep_kernel_param() - parameter @index of the combined list, or NULL. */
+const struct ep_param_desc *ep_kernel_param(const struct ep_kernel *k, int index);
+
+/** ep_kernel_param_default() - default text of parameter @index for kernel @k. */
+const char *ep_kernel_param_default(const struct ep_kernel *k, int index);
+
+struct embperf_bench {
+	embperf_ctx *ctx;
+	const struct ep_kernel *kernel;
+	int n_params;
+	struct ep_value *values;
+	struct embperf_result **results;
+	int n_results;
+	char errmsg[EP_ERRMSG_MAX];
+};
+
+/** Engine settings of one run, read from the engine parameters. */
+struct ep_engine_cfg {
+	int64_t repetitions;
+	int64_t min_repetitions;
+	int64_t warmup;
+	int64_t sample_time_ns;
+	int64_t max_time_ns;
+	double spread;
+	int counters;
+};
+
+struct ep_run_case {
+	struct ep_case c;
+	char *labels;
+};
+
+struct ep_run {
+	embperf_bench *bench;
+	embperf_ctx *ctx;
+	const struct ep_kernel *kernel;
+	struct ep_engine_cfg cfg;
+	int cpu;
+	char *params_text;
+	struct ep_run_case *cases;
+	int n_cases;
+	int cap_cases;
+	struct embperf_result **results;
+	int n_results;
+	int cap_results;
+	int budget_hit;   /* the context's budget stopped a case early */
+};
+
+/**
+ * ep_bench_new_kernel() - a bench for a kernel given directly (tests use
+ * it to run synthetic kernels that are not in the registry).
+ */
+embperf_bench *ep_bench_new_kernel(embperf_ctx *ctx, const struct ep_kernel *k);
+
+/** ep_run_add_result() - append a finished result to the run. Return: 0 or -ENOMEM. */
+int ep_run_add_result(struct ep_run *run, struct embperf_result *r);
+
+/**
+ * ep_engine_measure() - calibrate, warm up and sample one case, and add its
+ * result to the run.
+ * Return: 0; -ECANCELED; -ETIME when the context's budget ended before the
+ * first sample; a kernel error.
+ */
+int ep_engine_measure(struct ep_run *run, struct ep_run_case *rc, int index);
+
+#endif /* EMBPERF_CORE_BENCH_H */

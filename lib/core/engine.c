@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine.c - measuring one case: calibration, overhead, warm-up, samples,
+ * stop rule, statistics, counters and CPU load.
+ *
+ * Calibration follows lmbench and Google Benchmark: grow the number of
+ * units per sample until one sample lasts at least sample_time (and at
+ * least 1000 clock ticks), predicting the next count from the last timing.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "core.h"
+#include "measure.h"
+
+const struct ep_param_desc ep_engine_params[] = {
+	{ "repetitions", EP_PT_INT, "11", 1, 1000000, 0, 0, NULL, "",
+	  "samples to take (at most, when 'spread' stops earlier)" },
+	{ "min_repetitions", EP_PT_INT, "5", 1, 1000000, 0, 0, NULL, "",
+	  "samples to take before 'spread' may stop the case" },
+	{ "warmup", EP_PT_INT, "1", 0, 1000, 0, 0, NULL, "",
+	  "samples run and discarded before measuring" },
+	{ "sample_time", EP_PT_DURATION, "5ms", 1000, 60000000000LL, 0, 0, NULL, "ns",
+	  "target duration of one sample; the engine calibrates the units per sample to it" },
+	{ "max_time", EP_PT_DURATION, "60s", 0, 86400000000000LL, 0, 0, NULL, "ns",
+	  "longest one case may take; it then keeps the samples it has (0: no limit)" },
+	{ "spread", EP_PT_DOUBLE, "0.01", 0, 0, 0.0, 1.0, NULL, "",
+	  "stop a case early once the samples' relative standard deviation is below this (0: take all repetitions)" },
+	{ "cpu", EP_PT_INT, "-1", -1, 4095, 0, 0, NULL, "",
+	  "CPU to pin the run to (-1: the context's default)" },
+	{ "counters", EP_PT_BOOL, "1", 0, 1, 0, 0, NULL, "",
+	  "record perf_event counters with each result" },
+};
+const int ep_engine_n_params = (int)EP_ARRAY_SIZE(ep_engine_params);
+
+/* Time @units units of the body. */
+static int time_body(ep_body_fn fn, void *arg, uint64_t units, uint64_t *elapsed_ns)
+{
+	uint64_t t0, t1;
+	int rc;
+
+	t0 = ep_now_ns();
+	rc = fn(arg, units);
+	t1 = ep_now_ns();
+	*elapsed_ns = t1 - t0;
+	return rc;
+}
+
+/* Deadline for this case: the context's budget or the case's max_time. */
+static uint64_t case_deadline(const struct ep_run *run, uint64_t start_ns, int *from_budget)
+{
+	uint64_t budget = ep_ctx_deadline_ns(run->ctx);
+	uint64_t own = run->cfg.max_time_ns ? start_ns + (uint64_t)run->cfg.max_time_ns : 0;
+
+	*from_budget = 0;
+	if (budget && (!own || budget <= own)) {
+		*from_budget = 1;
+		return budget;
+	}
+	return own;
+}
+
+struct case_state {
+	struct ep_run *run;
+	const struct ep_case *c;
+	uint64_t deadline_ns;
+	int deadline_is_budget;
+	uint64_t units;          /* per sample, after calibration */
+	double overhead_ns;      /* per unit, subtracted */
+	double *samples;
+	size_t n;
+	int truncated;
+};
+
+/* 0 to go on; -ECANCELED; 1 when the deadline leaves no room for @next_ns. */
+static int may_continue(struct case_state *cs, uint64_t next_ns)
+{
+	uint64_t now;
+
+	if (embperf_ctx_is_cancelled(cs->run->ctx))
+		return -ECANCELED;
+	if (!cs->deadline_ns)
+		return 0;
+	now = ep_now_ns();
+	if (now + next_ns <= cs->deadline_ns)
+		return 0;
+	if (cs->deadline_is_budget)
+		cs->run->budget_hit = 1;
+	cs->truncated = 1;
+	return 1;
+}
+
+static int calibrate(struct case_state *cs)
+{
+	const struct ep_engine_cfg *cfg = &cs->run->cfg;
+	uint64_t res = ep_ctx_clock_res_ns(cs->run->ctx);
+	uint64_t target = (uint64_t)cfg->sample_time_ns;
+	uint64_t cap = cs->c->max_units ? cs->c->max_units : UINT64_MAX / 4;
+	uint64_t units = 1, elapsed = 0;
+	int rc;
+
+	if (target < 1000 * res)
+		target = 1000 * res;
+	for (;;) {
+		rc = time_body(cs->c->body, cs->c->arg, units, &elapsed);
+		if (rc)
+			return rc;
+		if (elapsed >= target || units >= cap)
+			break;
+		rc = may_continue(cs, 0);
+		if (rc)
+			return rc;
+		/* Aim 40% past the target; grow at most 10x from tiny timings. */
+		double mult = 1.4 * (double)target / (double)(elapsed ? elapsed : 1);
+
+		if ((double)elapsed < 0.1 * (double)target && mult > 10.0)
+			mult = 10.0;
+		uint64_t next = (uint64_t)ceil((double)units * mult);
+
+		units = next > units ? next : units + 1;
+		if (units > cap)
+			units = cap;
+	}
+	/* Scale back to the target from the last (overshooting) timing. */
+	double fit = (double)units * (double)target / (double)elapsed;
+
+	cs->units = fit < 1.0 ? 1 : (uint64_t)fit;
+	if (cs->units > cap)
+		cs->units = cap;
+	return 0;
+}
+
+/* Best of a few timings of the empty loop, per unit. */
+static int measure_overhead(struct case_state *cs)
+{
+	uint64_t best = UINT64_MAX, elapsed;
+
+	cs->overhead_ns = 0.0;
+	if (!cs->c->overhead)
+		return 0;
+	for (int i = 0; i < 5; i++) {
+		int rc = time_body(cs->c->overhead, cs->c->arg, cs->units, &elapsed);
+
+		if (rc)
+			return rc;
+		if (elapsed < best)
+			best = elapsed;
+	}
+	cs->overhead_ns = (double)best / (double)cs->units;
+	return 0;
+}
+
+/* Convert time per unit to the metric's unit. */
+static double convert(const struct ep_metric_desc *m, const struct ep_case *c, double ns_per_unit)
+{
+	if (ns_per_unit <= 0.0)
+		ns_per_unit = 1e-6; /* below resolution after overhead removal */
+	switch (m->kind) {
+	case EP_METRIC_RATE:
+		return c->bytes_per_unit / ns_per_unit * 1000.0; /* bytes/ns = GB/s */
+	case EP_METRIC_TIME:
+		return ns_per_unit / (m->time_scale > 0.0 ? m->time_scale : 1.0);
+	default:
+		return ns_per_unit;
+	}
+}
+
+static double relative_stddev(const double *v, size_t n)
+{
+	struct ep_stats s;
+
+	ep_stats_compute(v, n, &s);
+	return s.mean != 0.0 ? s.stddev / fabs(s.mean) : INFINITY;
+}
+
+static int take_samples(struct case_state *cs, int index)
+{
+	struct ep_run *run = cs->run;
+	const struct ep_engine_cfg *cfg = &run->cfg;
+	const struct ep_metric_desc *m = &run->kernel->metrics[cs->c->metric];
+	uint64_t elapsed = 0, last = 0;
+	int rc;
+
+	for (int64_t i = 0; i < cfg->warmup; i++) {
+		rc = may_continue(cs, last);
+		if (rc)
+			return rc < 0 ? rc : 0;
+		rc = time_body(cs->c->body, cs->c->arg, cs->units, &last);
+		if (rc)
+			return rc;
+	}
+	while ((int64_t)cs->n < cfg->repetitions) {
+		rc = may_continue(cs, last);
+		if (rc)
+			return rc < 0 ? rc : 0;
+		rc = time_body(cs->c->body, cs->c->arg, cs->units, &elapsed);
+		if (rc)
+			return rc;
+		last = elapsed;
+		cs->samples[cs->n++] =
+			convert(m, cs->c, (double)elapsed / (double)cs->units - cs->overhead_ns);
+		ep_ctx_progress(run->ctx, run->kernel->name, cs->c->labels,
+				((double)index + (double)cs->n / (double)cfg->repetitions) /
+					(double)run->n_cases);
+		if (cfg->spread > 0.0 && (int64_t)cs->n >= cfg->min_repetitions &&
+		    relative_stddev(cs->samples, cs->n) <= cfg->spread)
+			break;
+	}
+	return 0;
+}
+
+static int make_result(struct case_state *cs, const double *counters, const unsigned char *ok,
+		       int cpu)
+{
+	struct ep_run *run = cs->run;
+	const struct ep_metric_desc *m = &run->kernel->metrics[cs->c->metric];
+	struct embperf_result *r;
+
+	r = ep_result_new(run->kernel->name, m->name, m->unit, cs->c->labels, run->params_text);
+	if (!r)
+		return -ENOMEM;
+	r->primary = m->primary;
+	r->higher_better = m->higher_better;
+	r->cpu = cpu;
+	r->truncated = cs->truncated;
+	memcpy(r->counters, counters, sizeof(r->counters));
+	memcpy(r->counter_ok, ok, sizeof(r->counter_ok));
+	r->counters[EP_CTR_UNITS] = (double)cs->units * (double)cs->n;
+	r->counter_ok[EP_CTR_UNITS] = 1;
+	if (ep_result_set_samples(r, cs->samples, cs->n) || ep_run_add_result(run, r)) {
+		ep_result_free(r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Calibrate, then sample with counters and CPU load running. */
+static int measure(struct case_state *cs, int index)
+{
+	struct ep_run *run = cs->run;
+	double counters[EP_CTR_COUNT] = { 0 };
+	unsigned char ok[EP_CTR_COUNT] = { 0 };
+	struct ep_counters ctr;
+	struct ep_cpuload load;
+	int cpu_before, cpu_after, rc;
+
+	rc = calibrate(cs);
+	if (!rc)
+		rc = measure_overhead(cs);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (run->cfg.counters)
+		ep_counters_open(&ctr);
+	else
+		for (int i = 0; i < EP_CTR_COUNT; i++)
+			ctr.fd[i] = -1;
+	cpu_before = sched_getcpu();
+	ep_cpuload_start(&load);
+	ep_counters_start(&ctr);
+	rc = take_samples(cs, index);
+	ep_counters_stop(&ctr, counters, ok);
+	ep_cpuload_stop(&load, counters, ok);
+	cpu_after = sched_getcpu();
+	ep_counters_close(&ctr);
+	if (rc)
+		return rc;
+	if (!cs->n)
+		return cs->deadline_is_budget ? -ETIME : 0;
+	ep_run_log(run, EMBPERF_LOG_DEBUG, "%s [%s]: %llu units/sample, %zu samples, overhead %.3g ns/unit",
+		   run->kernel->name, cs->c->labels, (unsigned long long)cs->units, cs->n,
+		   cs->overhead_ns);
+	return make_result(cs, counters, ok,
+			   run->cpu >= 0 ? run->cpu : (cpu_before == cpu_after ? cpu_after : -1));
+}
+
+int ep_engine_measure(struct ep_run *run, struct ep_run_case *rc, int index)
+{
+	struct case_state cs = { .run = run, .c = &rc->c };
+	int err;
+
+	cs.deadline_ns = case_deadline(run, ep_now_ns(), &cs.deadline_is_budget);
+	if (rc->c.metric < 0 || rc->c.metric >= run->kernel->n_metrics || !rc->c.body)
+		return ep_run_fail(run, -EINVAL, "kernel %s: case '%s' is malformed",
+				   run->kernel->name, rc->c.labels);
+	if (rc->c.prepare) {
+		err = rc->c.prepare(rc->c.arg);
+		if (err)
+			return err;
+	}
+	cs.samples = calloc((size_t)run->cfg.repetitions, sizeof(*cs.samples));
+	if (!cs.samples)
+		return -ENOMEM;
+	err = measure(&cs, index);
+	free(cs.samples);
+	return err;
+}

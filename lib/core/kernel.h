@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel.h - what a benchmark kernel sees of the engine.
+ *
+ * A kernel never reads a clock. It describes its parameters and metrics,
+ * and in setup() it allocates its state and adds one or more cases. A case
+ * is a body that does N units of work (one load, one pass over a buffer,
+ * one context switch); the engine calibrates N, warms up, repeats, computes
+ * the statistics and turns time per unit into the metric's unit.
+ *
+ * Lifetime of a run:
+ *   setup(run, &state)        read parameters, allocate, ep_run_add_case()
+ *   for each case:
+ *     prepare(arg)            optional: build what this case needs
+ *     body(arg, n) ...        timed by the engine
+ *   finish(run, state)        optional: validate, add derived values
+ *   teardown(state)           always called when setup succeeded, also on
+ *                             cancel, budget exhaustion and errors
+ */
+#ifndef EMBPERF_CORE_KERNEL_H
+#define EMBPERF_CORE_KERNEL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "embperf.h"
+
+struct ep_run;
+
+/** Parameter types; the text after each is the type's name in descriptions. */
+enum ep_ptype {
+	EP_PT_INT,        /* "int": a count; suffixes k, M, G multiply by 10^3.. */
+	EP_PT_SIZE,       /* "size": bytes; k, M, G multiply by 2^10.. (as lmbench) */
+	EP_PT_SIZE_RANGE, /* "size-range": "SIZE" or "SIZE..SIZE" */
+	EP_PT_DURATION,   /* "duration": ns, us, ms, s; a bare number is seconds */
+	EP_PT_DOUBLE,     /* "double": a real number; a trailing % divides by 100 */
+	EP_PT_ENUM,       /* "enum": one of the '|'-separated choices */
+	EP_PT_BOOL,       /* "bool": 0/1, no/yes, off/on, false/true */
+	EP_PT_RATE,       /* "rate": bits/s; bit, kbit, Mbit, Gbit (10^3 steps) */
+	EP_PT_FREQ,       /* "freq": Hz; k, M (10^3 steps), "48k" */
+	EP_PT_STRING,     /* "string": free text (paths, device names) */
+};
+
+/**
+ * struct ep_param_desc - one parameter of a kernel.
+ * @name:    lower case, [a-z0-9_].
+ * @type:    how the text is parsed.
+ * @def:     default, as text ("" only for strings).
+ * @min:     smallest accepted value in base units (integer types).
+ * @max:     largest accepted value in base units (integer types).
+ * @dmin:    smallest accepted value (EP_PT_DOUBLE).
+ * @dmax:    largest accepted value (EP_PT_DOUBLE).
+ * @choices: EP_PT_ENUM: "rd|wr|rdwr"; the value is the index.
+ * @unit:    base unit shown in descriptions ("bytes", "ns", "bit/s", "Hz", "").
+ * @help:    one line.
+ */
+struct ep_param_desc {
+	const char *name;
+	enum ep_ptype type;
+	const char *def;
+	int64_t min, max;
+	double dmin, dmax;
+	const char *choices;
+	const char *unit;
+	const char *help;
+};
+
+/** Which statistic is a metric's value. */
+enum ep_primary {
+	EP_PRIMARY_MEDIAN,
+	EP_PRIMARY_MIN,
+	EP_PRIMARY_MAX,
+};
+
+/** How a sample's time per unit becomes the metric's value. */
+enum ep_metric_kind {
+	EP_METRIC_TIME,  /* value = ns per unit / time_scale (time_scale 1: ns, 1000: us) */
+	EP_METRIC_RATE,  /* value = bytes per unit / ns per unit * 1000 = MB/s (10^6) */
+	EP_METRIC_VALUE, /* derived values added with ep_run_add_value(): no conversion */
+};
+
+/**
+ * struct ep_metric_desc - one metric of a kernel.
+ * @name:          "latency", "bandwidth", "copy", ...
+ * @unit:          "ns", "us", "MB/s", "bytes", ...
+ * @kind:          conversion from time per unit.
+ * @time_scale:    EP_METRIC_TIME: nanoseconds per reported unit.
+ * @primary:       statistic reported as the value.
+ * @higher_better: 1 for bandwidths, 0 for latencies.
+ * @help:          one line.
+ */
+struct ep_metric_desc {
+	const char *name;
+	const char *unit;
+	enum ep_metric_kind kind;
+	double time_scale;
+	enum ep_primary primary;
+	int higher_better;
+	const char *help;
+};
+
+/** Body of a case: do @units units of work. Returns 0 or a negative errno. */
+typedef int (*ep_body_fn)(void *arg, uint64_t units);
+
+/**
+ * struct ep_case - one measured point of a run.
+ * @metric:         index into the kernel's metrics.
+ * @labels:         "op=rd size=1M": what tells this case from the others.
+ * @body:           timed work.
+ * @overhead:       optional: the same loop without the work; its time per
+ *                  unit (best of several) is subtracted from every sample.
+ * @prepare:        optional: called once before the case is calibrated.
+ * @arg:            passed to the three callbacks.
+ * @bytes_per_unit: EP_METRIC_RATE: bytes one unit counts for.
+ * @max_units:      optional cap on units per sample (0: none), for bodies
+ *                  whose units cannot repeat without limit.
+ */
+struct ep_case {
+	int metric;
+	const char *labels;
+	ep_body_fn body;
+	ep_body_fn overhead;
+	int (*prepare)(void *arg);
+	void *arg;
+	double bytes_per_unit;
+	uint64_t max_units;
+};
+
+/** struct ep_default - a kernel's default for one engine parameter. */
+struct ep_default {
+	const char *name;
+	const char *value;
+};
+
+/**
+ * struct ep_kernel - a kernel, as the registry lists it.
+ * @name:            "mem.lat".
+ * @summary:         one line.
+ * @feature:         build feature it needs ("alsa"), or NULL.
+ * @params:          its own parameters (the engine's are added to these).
+ * @n_params:        number of @params.
+ * @metrics:         its metrics.
+ * @n_metrics:       number of @metrics.
+ * @engine_defaults: the kernel's own defaults for engine parameters, an
+ *                   array ended by { NULL, NULL }, or NULL. Example:
+ *                   static const struct ep_default d[] = {
+ *                           { "repetitions", "10" }, { "warmup", "1" }, { NULL, NULL } };
+ * @setup:           reads parameters, allocates *@state, adds cases.
+ * @finish:          optional: after every case has run (validation,
+ *                   derived values). Not called when the run was cut short.
+ * @teardown:        frees the state; called whenever setup succeeded.
+ */
+struct ep_kernel {
+	const char *name;
+	const char *summary;
+	const char *feature;
+	const struct ep_param_desc *params;
+	int n_params;
+	const struct ep_metric_desc *metrics;
+	int n_metrics;
+	const struct ep_default *engine_defaults;
+	int (*setup)(struct ep_run *run, void **state);
+	int (*finish)(struct ep_run *run, void *state);
+	void (*teardown)(void *state);
+};
+
+/* Parameters, read in setup(). Unknown names are a programming error and
+ * return 0 / NULL. */
+
+/** ep_param_int() - value of an integer-like parameter, in base units (enum: index). */
+int64_t ep_param_int(const struct ep_run *run, const char *name);
+/** ep_param_double() - value of a double parameter (integer-like ones convert). */
+double ep_param_double(const struct ep_run *run, const char *name);
+/** ep_param_text() - canonical text of any parameter (enum: the choice). */
+const char *ep_param_text(const struct ep_run *run, const char *name);
+/** ep_param_range() - bounds of a size-range parameter; a single size gives lo == hi. */
+void ep_param_range(const struct ep_run *run, const char *name, int64_t *lo, int64_t *hi);
+
+/**
+ * ep_run_add_case() - add a case to the run; the engine copies @c and its labels.
+ * Return: 0 or -ENOMEM.
+ */
+int ep_run_add_case(struct ep_run *run, const struct ep_case *c);
+
+/**
+ * ep_run_add_value() - add a derived one-sample result (EP_METRIC_VALUE metric).
+ * Return: 0 or -ENOMEM.
+ */
+int ep_run_add_value(struct ep_run *run, int metric, const char *labels, double value);
+
+/**
+ * ep_run_fail() - record the detail message of a failure and return @err.
+ * The message names the parameter, the value and what is accepted.
+ */
+int ep_run_fail(struct ep_run *run, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** ep_run_log() - send a message to the context's log callback. */
+void ep_run_log(struct ep_run *run, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * ep_run_check() - for long bodies: has the run been cancelled or its budget spent?
+ * Return: 0 to go on, -ECANCELED or -ETIME to stop (return it from the body).
+ */
+int ep_run_check(struct ep_run *run);
+
+/** ep_run_ctx() - the session the run belongs to. */
+embperf_ctx *ep_run_ctx(struct ep_run *run);
+
+/** ep_run_cpu() - CPU the run is pinned to, or -1. */
+int ep_run_cpu(const struct ep_run *run);
+
+/** ep_now_ns() - CLOCK_MONOTONIC_RAW in nanoseconds. */
+uint64_t ep_now_ns(void);
+
+/** ep_sysinfo_u64() - a numeric system information entry (0 when unknown). */
+uint64_t ep_sysinfo_u64(embperf_ctx *ctx, const char *key);
+
+#endif /* EMBPERF_CORE_KERNEL_H */

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * registry.c - the kernels of this build, and their descriptions.
+ *
+ * Adding a kernel: one file in its area's folder and one line here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "core.h"
+
+/* TEMP bring-up: weak until lib/mem lands. */
+extern const struct ep_kernel ep_kernel_mem_lat __attribute__((weak));
+extern const struct ep_kernel ep_kernel_mem_bw __attribute__((weak));
+extern const struct ep_kernel ep_kernel_mem_stream __attribute__((weak));
+
+static const struct ep_kernel *const kernels[] = {
+	&ep_kernel_mem_lat,
+	&ep_kernel_mem_bw,
+	&ep_kernel_mem_stream,
+};
+
+int embperf_kernel_count(void)
+{
+	return (int)EP_ARRAY_SIZE(kernels);
+}
+
+const char *embperf_kernel_name(int index)
+{
+	if (index < 0 || index >= embperf_kernel_count())
+		return NULL;
+	return kernels[index]->name;
+}
+
+const struct ep_kernel *ep_kernel_find(const char *name)
+{
+	for (size_t i = 0; name && i < EP_ARRAY_SIZE(kernels); i++)
+		if (!strcmp(kernels[i]->name, name))
+			return kernels[i];
+	return NULL;
+}
+
+/* Look a kernel up for the describe functions; errno ENOENT when absent. */
+static const struct ep_kernel *find_or_errno(const char *name)
+{
+	const struct ep_kernel *k = ep_kernel_find(name);
+
+	if (!k)
+		errno = ENOENT;
+	return k;
+}
+
+const char *embperf_kernel_summary(const char *kernel)
+{
+	const struct ep_kernel *k = find_or_errno(kernel);
+
+	return k ? k->summary : NULL;
+}
+
+int ep_kernel_param_total(const struct ep_kernel *k)
+{
+	return k->n_params + ep_engine_n_params;
+}
+
+const struct ep_param_desc *ep_kernel_param(const struct ep_kernel *k, int index)
+{
+	if (index < 0 || index >= ep_kernel_param_total(k))
+		return NULL;
+	if (index < k->n_params)
+		return &k->params[index];
+	return &ep_engine_params[index - k->n_params];
+}
+
+const char *ep_kernel_param_default(const struct ep_kernel *k, int index)
+{
+	const struct ep_param_desc *d = ep_kernel_param(k, index);
+
+	if (!d)
+		return NULL;
+	if (index >= k->n_params && k->engine_defaults) {
+		for (const struct ep_default *o = k->engine_defaults; o->name; o++)
+			if (!strcmp(o->name, d->name))
+				return o->value;
+	}
+	return d->def ? d->def : "";
+}
+
+int embperf_kernel_param_count(const char *kernel)
+{
+	const struct ep_kernel *k = ep_kernel_find(kernel);
+
+	return k ? ep_kernel_param_total(k) : -ENOENT;
+}
+
+/* Copy @text to the caller's buffer; return its full length. */
+static int copy_out(const char *text, char *buf, size_t size)
+{
+	if (!text)
+		return -EINVAL;
+	if (size)
+		snprintf(buf, size, "%s", text);
+	return (int)strlen(text);
+}
+
+int embperf_kernel_param_info(const char *kernel, int index, enum embperf_info field, char *buf,
+			      size_t size)
+{
+	const struct ep_kernel *k = ep_kernel_find(kernel);
+	const struct ep_param_desc *d = k ? ep_kernel_param(k, index) : NULL;
+	char range[256];
+
+	if (!d)
+		return -ENOENT;
+	switch (field) {
+	case EMBPERF_INFO_NAME:
+		return copy_out(d->name, buf, size);
+	case EMBPERF_INFO_TYPE:
+		return copy_out(ep_ptype_name(d->type), buf, size);
+	case EMBPERF_INFO_DEFAULT:
+		return copy_out(ep_kernel_param_default(k, index), buf, size);
+	case EMBPERF_INFO_RANGE:
+		ep_param_accepted(d, range, sizeof(range));
+		return copy_out(range, buf, size);
+	case EMBPERF_INFO_UNIT:
+		return copy_out(d->unit ? d->unit : "", buf, size);
+	case EMBPERF_INFO_HELP:
+		return copy_out(d->help ? d->help : "", buf, size);
+	case EMBPERF_INFO_GROUP:
+		return copy_out(index < k->n_params ? "kernel" : "engine", buf, size);
+	default:
+		return -EINVAL;
+	}
+}
+
+int embperf_kernel_metric_count(const char *kernel)
+{
+	const struct ep_kernel *k = ep_kernel_find(kernel);
+
+	return k ? k->n_metrics : -ENOENT;
+}
+
+int embperf_kernel_metric_info(const char *kernel, int index, enum embperf_info field, char *buf,
+			       size_t size)
+{
+	const struct ep_kernel *k = ep_kernel_find(kernel);
+	const struct ep_metric_desc *m;
+
+	if (!k || index < 0 || index >= k->n_metrics)
+		return -ENOENT;
+	m = &k->metrics[index];
+	switch (field) {
+	case EMBPERF_INFO_NAME:
+		return copy_out(m->name, buf, size);
+	case EMBPERF_INFO_UNIT:
+		return copy_out(m->unit, buf, size);
+	case EMBPERF_INFO_HELP:
+		return copy_out(m->help ? m->help : "", buf, size);
+	case EMBPERF_INFO_PRIMARY:
+		return copy_out(ep_primary_name(m->primary), buf, size);
+	case EMBPERF_INFO_BETTER:
+		return copy_out(m->higher_better ? "higher" : "lower", buf, size);
+	default:
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * result.h - the result object, shared by the engine (which fills it) and
+ * the report (which copies, renders, loads and compares it).
+ */
+#ifndef EMBPERF_CORE_RESULT_H
+#define EMBPERF_CORE_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "embperf.h"
+#include "kernel.h"
+
+/** Counters recorded with every measured result, in this order. */
+enum ep_counter {
+	EP_CTR_UNITS,            /* units of work in all kept samples */
+	EP_CTR_CPU_PROCESS_PCT,  /* getrusage user+system / wall, % of one CPU */
+	EP_CTR_CPU_SYSTEM_PCT,   /* /proc/stat (total - idle - iowait) / total, % */
+	EP_CTR_TASK_CLOCK_NS,
+	EP_CTR_CONTEXT_SWITCHES,
+	EP_CTR_CPU_MIGRATIONS,
+	EP_CTR_PAGE_FAULTS,
+	EP_CTR_CYCLES,
+	EP_CTR_INSTRUCTIONS,
+	EP_CTR_CACHE_REFERENCES,
+	EP_CTR_CACHE_MISSES,
+	EP_CTR_COUNT
+};
+
+/** ep_counter_name() - "units", "cpu_process_pct", ...; NULL when out of range. */
+const char *ep_counter_name(int counter);
+
+/** ep_counter_index() - index of a counter name, or -1. */
+int ep_counter_index(const char *name);
+
+/**
+ * struct ep_stats - statistics of a result's samples.
+ * Fields are NaN when undefined (no samples; stddev of one sample).
+ */
+struct ep_stats {
+	size_t n;
+	double min, max, mean, median, stddev;
+};
+
+/** ep_stats_compute() - statistics of @n values (any order; not modified). */
+void ep_stats_compute(const double *values, size_t n, struct ep_stats *out);
+
+/**
+ * struct embperf_result - one metric of a run.
+ * All strings are owned by the result (malloc'd), never NULL.
+ */
+struct embperf_result {
+	char *kernel;
+	char *metric;
+	char *unit;
+	char *title;
+	char *labels;          /* "op=rd size=1M" */
+	char *params;          /* every parameter, "k=v k=v" */
+	enum ep_primary primary;
+	int higher_better;
+	struct ep_stats stats;
+	double value;          /* the primary statistic */
+	double *samples;
+	size_t n_samples;
+	double counters[EP_CTR_COUNT];
+	unsigned char counter_ok[EP_CTR_COUNT]; /* 1: measured; 0: unavailable */
+	int cpu;
+	int truncated;
+	/* Set by embperf_report_compare(). */
+	int verdict;
+	int has_baseline;
+	double baseline;
+	double ratio;
+};
+
+/**
+ * ep_result_new() - allocate a result with its identity strings copied.
+ * Statistics are NaN, counters unavailable, cpu -1. Return: NULL on ENOMEM.
+ */
+struct embperf_result *ep_result_new(const char *kernel, const char *metric, const char *unit,
+				     const char *labels, const char *params);
+
+/**
+ * ep_result_set_samples() - copy @n samples in and compute statistics and value.
+ * Return: 0 or -ENOMEM.
+ */
+int ep_result_set_samples(struct embperf_result *r, const double *samples, size_t n);
+
+/** ep_result_set_title() - replace the title. Return: 0 or -ENOMEM. */
+int ep_result_set_title(struct embperf_result *r, const char *title);
+
+/** ep_result_dup() - deep copy. Return: NULL on ENOMEM. */
+struct embperf_result *ep_result_dup(const struct embperf_result *r);
+
+/** ep_result_free() - free a result; NULL is a no-op. */
+void ep_result_free(struct embperf_result *r);
+
+/** ep_primary_name() - "median", "min", "max". */
+const char *ep_primary_name(enum ep_primary p);
+
+/** ep_primary_parse() - inverse of ep_primary_name(); -1 when unknown. */
+int ep_primary_parse(const char *name);
+
+/**
+ * ep_labels_get() - value of @key in a "k=v k=v" string.
+ * Return: length of the value copied to @buf (truncated to @size), or -ENOENT.
+ */
+int ep_labels_get(const char *labels, const char *key, char *buf, size_t size);
+
+#endif /* EMBPERF_CORE_RESULT_H */

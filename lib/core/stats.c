@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats.c - statistics of a result's samples.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of sorted values; the mean of the two middle ones for even n. */
+static double sorted_median(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+void ep_stats_compute(const double *values, size_t n, struct ep_stats *out)
+{
+	double sum = 0.0, mean, ss = 0.0;
+	double small[64], *sorted = small;
+
+	out->n = n;
+	out->min = out->max = out->mean = out->median = out->stddev = NAN;
+	if (!n)
+		return;
+	if (n > (sizeof(small) / sizeof(small[0])) && !(sorted = malloc(n * sizeof(*sorted))))
+		sorted = NULL;
+	for (size_t i = 0; i < n; i++)
+		sum += values[i];
+	mean = sum / (double)n;
+	/* Two passes: the textbook one-pass formula loses precision when the
+	 * spread is tiny next to the mean, which is the common case here. */
+	for (size_t i = 0; i < n; i++)
+		ss += (values[i] - mean) * (values[i] - mean);
+	out->mean = mean;
+	out->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	out->min = out->max = values[0];
+	for (size_t i = 1; i < n; i++) {
+		if (values[i] < out->min)
+			out->min = values[i];
+		if (values[i] > out->max)
+			out->max = values[i];
+	}
+	if (sorted) {
+		memcpy(sorted, values, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), cmp_double);
+		out->median = sorted_median(sorted, n);
+		if (sorted != small)
+			free(sorted);
+	}
+}

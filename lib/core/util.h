@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - small helpers shared inside the library: strings, a growable
+ * text buffer, and the canonical formatting of units.
+ */
+#ifndef EMBPERF_CORE_UTIL_H
+#define EMBPERF_CORE_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define EP_ERRMSG_MAX 512
+
+/** ep_strdup() - strdup that accepts NULL (gives ""). Return: NULL on ENOMEM. */
+char *ep_strdup(const char *s);
+
+/** ep_asprintf() - allocate a formatted string. Return: NULL on ENOMEM. */
+char *ep_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * struct ep_buf - growable NUL-terminated text.
+ * @data: the text ("" after init); @len: its length; @cap: bytes allocated;
+ * @failed: set once an allocation failed (later appends are ignored).
+ */
+struct ep_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	int failed;
+};
+
+void ep_buf_init(struct ep_buf *b);
+void ep_buf_free(struct ep_buf *b);
+/** ep_buf_printf() - append formatted text. */
+void ep_buf_printf(struct ep_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ep_buf_vprintf(struct ep_buf *b, const char *fmt, va_list ap);
+/** ep_buf_append() - append @n bytes of @s. */
+void ep_buf_append(struct ep_buf *b, const char *s, size_t n);
+/** ep_buf_take() - hand the text to the caller (free()), or NULL if an allocation failed. */
+char *ep_buf_take(struct ep_buf *b);
+
+/**
+ * ep_format_size() - canonical text of a byte count: the largest binary
+ * suffix that divides it exactly ("64M", "1536k", "100").
+ */
+void ep_format_size(int64_t bytes, char *buf, size_t size);
+
+/** ep_format_duration() - canonical text of nanoseconds: "5ms", "1500us", "2s", "0". */
+void ep_format_duration(int64_t ns, char *buf, size_t size);
+
+/** ep_format_double() - shortest text that reads back to the same double ("%.17g" at most). */
+void ep_format_double(double v, char *buf, size_t size);
+
+#endif /* EMBPERF_CORE_UTIL_H */

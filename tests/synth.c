@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/*
+ * synth.c - synthetic kernels for tests (see synth.h).
+ */
+#include <stdio.h>
+
+#include "synth.h"
+
+struct synth synth_cfg;
+
+static void busy_ns(uint64_t ns)
+{
+	uint64_t end = ep_now_ns() + ns;
+
+	while (ep_now_ns() < end)
+		;
+}
+
+static int synth_body(void *arg, uint64_t units)
+{
+	struct synth *s = arg;
+
+	s->calls++;
+	if (s->fail_after && s->calls > s->fail_after)
+		return s->fail_rc;
+	busy_ns(units * s->unit_ns);
+	return 0;
+}
+
+static int synth_overhead(void *arg, uint64_t units)
+{
+	struct synth *s = arg;
+
+	busy_ns(units * s->overhead_ns);
+	return 0;
+}
+
+static const struct ep_param_desc synth_params[] = {
+	{ "size", EP_PT_SIZE, "64M", 512, 1LL << 40, 0, 0, NULL, "bytes", "a size" },
+	{ "span", EP_PT_SIZE_RANGE, "1k", 512, 1LL << 40, 0, 0, NULL, "bytes", "a sweep" },
+	{ "op", EP_PT_ENUM, "rd", 0, 0, 0, 0, "rd|wr|bcopy", "", "an operation" },
+	{ "count", EP_PT_INT, "10", 1, 1000000, 0, 0, NULL, "", "a count" },
+	{ "period", EP_PT_DURATION, "10ms", 1000, 3600000000000LL, 0, 0, NULL, "ns", "a time" },
+	{ "ratio", EP_PT_DOUBLE, "0.5", 0, 0, 0.0, 1.0, NULL, "", "a fraction" },
+	{ "flag", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "", "a switch" },
+	{ "rate", EP_PT_RATE, "100Mbit", 1000, 100000000000LL, 0, 0, NULL, "bit/s", "a rate" },
+	{ "freq", EP_PT_FREQ, "48k", 8000, 384000, 0, 0, NULL, "Hz", "a sample rate" },
+	{ "path", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "", "a path" },
+};
+
+static const struct ep_metric_desc synth_metrics[] = {
+	{ "latency", "ns", EP_METRIC_TIME, 1.0, EP_PRIMARY_MEDIAN, 0, "time per unit" },
+	{ "best", "ns", EP_METRIC_TIME, 1.0, EP_PRIMARY_MIN, 0, "time per unit, min" },
+	{ "bandwidth", "MB/s", EP_METRIC_RATE, 0.0, EP_PRIMARY_MAX, 1, "1000 bytes per unit" },
+	{ "derived", "ns", EP_METRIC_VALUE, 0.0, EP_PRIMARY_MEDIAN, 0, "a derived value" },
+};
+
+static int synth_setup(struct ep_run *run, void **state)
+{
+	struct synth *s = &synth_cfg;
+	int cases = s->cases ? s->cases : 1;
+
+	*state = s;
+	for (int i = 0; i < cases; i++) {
+		char labels[32];
+		struct ep_case c = {
+			.metric = s->metric,
+			.labels = labels,
+			.body = synth_body,
+			.overhead = s->overhead_ns ? synth_overhead : NULL,
+			.arg = s,
+			.bytes_per_unit = 1000.0,
+			.max_units = s->max_units,
+		};
+
+		snprintf(labels, sizeof(labels), "case=%d", i);
+		int rc = ep_run_add_case(run, &c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int synth_finish(struct ep_run *run, void *state)
+{
+	struct synth *s = state;
+
+	s->finished = 1;
+	return s->derived ? ep_run_add_value(run, 3, "what=derived", s->derived) : 0;
+}
+
+static void synth_teardown(void *state)
+{
+	struct synth *s = state;
+
+	s->torn_down = 1;
+}
+
+const struct ep_kernel synth_kernel = {
+	.name = "test.synth",
+	.summary = "synthetic kernel for tests",
+	.params = synth_params,
+	.n_params = (int)EP_ARRAY_SIZE(synth_params),
+	.metrics = synth_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(synth_metrics),
+	.setup = synth_setup,
+	.finish = synth_finish,
+	.teardown = synth_teardown,
+};

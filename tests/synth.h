@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * synth.h - synthetic kernels for engine and parameter tests: bodies that
+ * busy-wait a known time per unit, count their calls, fail or cancel.
+ */
+#ifndef EMBPERF_TESTS_SYNTH_H
+#define EMBPERF_TESTS_SYNTH_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "lib/core/bench.h"
+#include "lib/core/core.h"
+
+/**
+ * struct synth - configuration and observations of a synthetic run.
+ * @unit_ns:       busy time per unit of the body.
+ * @overhead_ns:   busy time per unit of the overhead body (0: none).
+ * @max_units:     cap on units per sample (0: none).
+ * @fail_after:    body call after which the body returns @fail_rc (0: never).
+ * @fail_rc:       error the body returns.
+ * @metric:        metric index the case reports.
+ * @calls:         body calls seen.
+ * @torn_down:     teardown ran.
+ * @finished:      finish ran.
+ */
+struct synth {
+	uint64_t unit_ns;
+	uint64_t overhead_ns;
+	uint64_t max_units;
+	int fail_after;
+	int fail_rc;
+	int metric;
+	int cases;
+	int calls;
+	int torn_down;
+	int finished;
+	double derived;
+};
+
+/* Kernels read their configuration from here: tests run one at a time
+ * within a process, and criterion runs each test in its own process. */
+extern struct synth synth_cfg;
+extern const struct ep_kernel synth_kernel;
+
+#endif

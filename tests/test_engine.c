@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_engine.c - calibration, overhead subtraction, warm-up, stop rules,
+ * budget, cancel, errors and counters, on synthetic kernels whose bodies
+ * busy-wait a known time per unit.
+ *
+ * Bounds are one-sided where the clock makes them exact (a unit never
+ * takes less than its busy time) and generous where scheduling could
+ * stretch them, so a loaded machine does not fail the test.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "synth.h"
+
+static embperf_ctx *ctx;
+static embperf_bench *b;
+
+static void setup(void)
+{
+	memset(&synth_cfg, 0, sizeof(synth_cfg));
+	synth_cfg.unit_ns = 1000;
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+	b = ep_bench_new_kernel(ctx, &synth_kernel);
+	cr_assert(b);
+	cr_assert_eq(embperf_bench_set(b, "sample_time", "2ms"), 0);
+}
+
+static void teardown(void)
+{
+	embperf_bench_free(b);
+	embperf_ctx_free(ctx);
+}
+
+TestSuite(engine, .init = setup, .fini = teardown);
+
+static double counter(const embperf_result *r, const char *name)
+{
+	double v = NAN;
+
+	embperf_result_counter(r, name, &v);
+	return v;
+}
+
+Test(engine, calibration_fills_the_sample_time)
+{
+	const embperf_result *r;
+	double units_per_sample;
+
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "repetitions", "5");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 1);
+	r = embperf_bench_result(b, 0);
+	cr_assert_eq(embperf_result_sample_count(r), 5);
+	units_per_sample = counter(r, "units") / 5;
+	/* 2 ms at >= 1 us per unit: at most 2000 units, and calibration must
+	 * have grown well past the first single unit. */
+	cr_assert_leq(units_per_sample, 2000.0);
+	cr_assert_geq(units_per_sample, 200.0, "units per sample %g", units_per_sample);
+	cr_assert_geq(embperf_result_stat(r, EMBPERF_STAT_MIN), 1000.0,
+		      "a unit busy-waits 1000 ns, so no sample is faster");
+	cr_assert_lt(embperf_result_value(r), 5000.0);
+	cr_assert_str_eq(embperf_result_labels(r), "case=0");
+	cr_assert_str_eq(embperf_result_kernel(r), "test.synth");
+	cr_assert(strstr(embperf_result_params(r), "repetitions=5"), "%s", embperf_result_params(r));
+}
+
+Test(engine, overhead_is_subtracted)
+{
+	const embperf_result *r;
+
+	synth_cfg.overhead_ns = 400;
+	embperf_bench_set(b, "repetitions", "5");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	r = embperf_bench_result(b, 0);
+	/* 1000 ns of work minus at least 400 ns of measured overhead. */
+	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MEDIAN), 900.0, "median %g",
+		     embperf_result_stat(r, EMBPERF_STAT_MEDIAN));
+	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MEDIAN), 300.0);
+}
+
+Test(engine, warmup_and_repetitions_count_calls)
+{
+	/* With one unit per sample, calibration is one call. */
+	synth_cfg.max_units = 1;
+	embperf_bench_set(b, "warmup", "3");
+	embperf_bench_set(b, "repetitions", "4");
+	embperf_bench_set(b, "spread", "0");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(synth_cfg.calls, 1 + 3 + 4);
+	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 4);
+	cr_assert(synth_cfg.finished && synth_cfg.torn_down);
+}
+
+Test(engine, spread_stops_early)
+{
+	embperf_bench_set(b, "repetitions", "50");
+	embperf_bench_set(b, "min_repetitions", "3");
+	embperf_bench_set(b, "spread", "1.0"); /* any busy-wait is within 100% */
+	cr_assert_eq(embperf_bench_run(b), 0);
+	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 3);
+	cr_assert_eq(embperf_result_truncated(embperf_bench_result(b, 0)), 0);
+}
+
+Test(engine, primary_statistic_and_rate_conversion)
+{
+	const embperf_result *r;
+
+	synth_cfg.metric = 2; /* bandwidth: 1000 bytes per unit, primary max */
+	embperf_bench_set(b, "repetitions", "5");
+	cr_assert_eq(embperf_bench_run(b), 0);
+	r = embperf_bench_result(b, 0);
+	cr_assert_str_eq(embperf_result_unit(r), "MB/s");
+	cr_assert_eq(embperf_result_higher_is_better(r), 1);
+	/* 1000 bytes per >= 1000 ns is at most 1000 MB/s (10^6 bytes). */
+	cr_assert_leq(embperf_result_stat(r, EMBPERF_STAT_MAX), 1000.0 + 1e-9);
+	cr_assert_gt(embperf_result_value(r), 200.0);
+	cr_assert_float_eq(embperf_result_value(r), embperf_result_stat(r, EMBPERF_STAT_MAX), 0);
+
+	synth_cfg.metric = 1; /* primary min */
+	cr_assert_eq(embperf_bench_run(b), 0);
+	r = embperf_bench_result(b, 0);
+	cr_assert_float_eq(embperf_result_value(r), embperf_result_stat(r, EMBPERF_STAT_MIN), 0);
+}
+
+Test(engine, derived_values_and_cases)
+{
+	synth_cfg.cases = 3;
+	synth_cfg.derived = 42.5;
+	embperf_bench_set(b, "repetitions", "3");
+	cr_assert_eq(embperf_bench_run(b), 0);
+	cr_assert_eq(embperf_bench_result_count(b), 4);
+	cr_assert_str_eq(embperf_result_labels(embperf_bench_result(b, 2)), "case=2");
+	cr_assert_str_eq(embperf_result_metric(embperf_bench_result(b, 3)), "derived");
+	cr_assert_float_eq(embperf_result_value(embperf_bench_result(b, 3)), 42.5, 0);
+	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 3)), 1);
+}
+
+Test(engine, budget_cuts_the_run_short)
+{
+	const embperf_result *r;
+
+	synth_cfg.unit_ns = 1000000; /* 1 ms per unit, one unit per sample */
+	synth_cfg.max_units = 1;
+	embperf_bench_set(b, "repetitions", "100000");
+	embperf_bench_set(b, "spread", "0");
+	embperf_ctx_set_budget_ns(ctx, 50000000);
+	cr_assert_eq(embperf_bench_run(b), -ETIME);
+	cr_assert_eq(embperf_bench_result_count(b), 1, "samples taken are kept");
+	r = embperf_bench_result(b, 0);
+	cr_assert_eq(embperf_result_truncated(r), 1);
+	cr_assert_lt(embperf_result_sample_count(r), 100);
+	cr_assert_gt(embperf_result_sample_count(r), 0);
+	cr_assert(synth_cfg.torn_down);
+	cr_assert(strstr(embperf_bench_errmsg(b), "budget"));
+	cr_assert_lt(embperf_ctx_remaining_ns(ctx), 50000000);
+}
+
+Test(engine, spent_budget_runs_nothing)
+{
+	embperf_ctx_set_budget_ns(ctx, 1);
+	nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	cr_assert_eq(embperf_bench_run(b), -ETIME);
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	embperf_ctx_set_budget_ns(ctx, 0);
+	cr_assert_eq(embperf_ctx_remaining_ns(ctx), UINT64_MAX);
+	cr_assert_eq(embperf_bench_run(b), 0, "removing the budget lets runs go on");
+}
+
+Test(engine, max_time_truncates_without_error)
+{
+	synth_cfg.unit_ns = 1000000;
+	synth_cfg.max_units = 1;
+	embperf_bench_set(b, "repetitions", "100000");
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "max_time", "30ms");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_result_truncated(embperf_bench_result(b, 0)), 1);
+}
+
+static void cancel_on_progress(void *user, const char *kernel, const char *what, double f)
+{
+	(void)kernel;
+	(void)what;
+	(void)f;
+	embperf_ctx_cancel(user);
+}
+
+Test(engine, cancel_from_progress_callback)
+{
+	embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
+	embperf_bench_set(b, "repetitions", "100");
+	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
+	cr_assert_eq(embperf_bench_result_count(b), 0, "a cancelled run keeps nothing");
+	cr_assert(synth_cfg.torn_down, "teardown runs on cancel");
+	cr_assert_eq(embperf_bench_run(b), -ECANCELED, "cancel sticks until reset");
+	embperf_ctx_set_progress_fn(ctx, NULL, NULL);
+	embperf_ctx_reset_cancel(ctx);
+	cr_assert_eq(embperf_bench_run(b), 0);
+}
+
+static void *cancel_later(void *arg)
+{
+	nanosleep(&(struct timespec){ 0, 30000000 }, NULL);
+	embperf_ctx_cancel(arg);
+	return NULL;
+}
+
+Test(engine, cancel_from_another_thread)
+{
+	pthread_t t;
+
+	synth_cfg.unit_ns = 1000000;
+	synth_cfg.max_units = 1;
+	embperf_bench_set(b, "repetitions", "100000");
+	embperf_bench_set(b, "spread", "0");
+	cr_assert_eq(pthread_create(&t, NULL, cancel_later, ctx), 0);
+	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
+	pthread_join(t, NULL);
+	cr_assert(embperf_ctx_is_cancelled(ctx));
+}
+
+Test(engine, kernel_errors_propagate)
+{
+	synth_cfg.fail_after = 3;
+	synth_cfg.fail_rc = -EIO;
+	cr_assert_eq(embperf_bench_run(b), -EIO);
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert(synth_cfg.torn_down);
+	cr_assert(strstr(embperf_bench_errmsg(b), "EIO"), "%s", embperf_bench_errmsg(b));
+}
+
+Test(engine, counters_and_cpu_load)
+{
+	const embperf_result *r;
+	double v;
+	int rc;
+
+	embperf_bench_set(b, "repetitions", "5");
+	cr_assert_eq(embperf_bench_run(b), 0);
+	r = embperf_bench_result(b, 0);
+	cr_assert_eq(embperf_result_counter_count(r), 11);
+	cr_assert_eq(embperf_result_counter(r, "cpu_process_pct", &v), 0);
+	cr_assert_gt(v, 0.0, "a busy-wait loads its own process");
+	cr_assert_eq(embperf_result_counter(r, "cpu_system_pct", &v), 0);
+	cr_assert_eq(embperf_result_counter(r, "no_such_counter", &v), -ENOENT);
+	rc = embperf_result_counter(r, "task_clock_ns", &v);
+	if (rc == -EOPNOTSUPP)
+		cr_log_warn("software perf events unavailable here");
+	else
+		cr_assert(rc == 0 && v > 1e6, "task clock %g ns over 5 samples of 2 ms", v);
+	/* Hardware events are missing in VMs: unavailable, never an error. */
+	rc = embperf_result_counter(r, "cycles", &v);
+	cr_assert(rc == 0 || rc == -EOPNOTSUPP);
+
+	embperf_bench_set(b, "counters", "0");
+	cr_assert_eq(embperf_bench_run(b), 0);
+	cr_assert_eq(embperf_result_counter(embperf_bench_result(b, 0), "task_clock_ns", &v),
+		     -EOPNOTSUPP, "counters=0 records none");
+}
+
+Test(engine, pinning)
+{
+	cr_assert_eq(embperf_bench_set(b, "cpu", "0"), 0);
+	embperf_bench_set(b, "repetitions", "3");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_result_cpu(embperf_bench_result(b, 0)), 0);
+	cr_assert_eq(embperf_bench_set(b, "cpu", "4000"), 0);
+	cr_assert_eq(embperf_bench_run(b), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "cpu"));
+	cr_assert_eq(embperf_bench_set(b, "cpu", "5000"), -ERANGE);
+}
