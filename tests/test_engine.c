@@ -103,7 +103,10 @@ Test(engine, spread_stops_early)
 	embperf_bench_set(b, "min_repetitions", "3");
 	embperf_bench_set(b, "spread", "1.0"); /* any busy-wait is within 100% */
 	cr_assert_eq(embperf_bench_run(b), 0);
-	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 3);
+	/* Usually 3; a preempted sample on a loaded machine can delay the stop,
+	 * but 50 samples of a busy-wait never stay above 100 % deviation. */
+	cr_assert_geq(embperf_result_sample_count(embperf_bench_result(b, 0)), 3);
+	cr_assert_lt(embperf_result_sample_count(embperf_bench_result(b, 0)), 50);
 	cr_assert_eq(embperf_result_truncated(embperf_bench_result(b, 0)), 0);
 }
 

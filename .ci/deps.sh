@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+# Sourced by quick.sh and test.sh: make sure the Debian packages are there.
+# As root, missing packages are installed; otherwise the apt line is printed.
+
+# ensure_packages PKG... - install what is missing, or say how to.
+ensure_packages() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "missing Debian packages; install them with:" >&2
+		echo "  sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "installing: ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+BUILD_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libjson-c-dev
+	libasound2-dev libpcap-dev libnl-3-dev libnl-route-3-dev python3)
+TEST_PACKAGES=(libcriterion-dev abigail-tools clang binutils)

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Every test: set up, build with -Werror (gcc, and clang for its warnings),
+# run the test suite, run it again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, compare the ABI with the committed baseline,
+# and check the stripped library's size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .ci/deps.sh
+ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+
+root=${BUILD_ROOT:-build-ci}
+step() { printf '\n=== %s\n' "$*"; }
+
+setup() { # setup DIR [meson options...]
+	local dir=$1
+	shift
+	rm -rf "$dir"
+	meson setup "$dir" -Dwerror=true "$@" >/dev/null
+}
+
+step "gcc build, -Werror"
+setup "$root/gcc" -Dtests=enabled
+ninja -C "$root/gcc"
+
+step "tests"
+meson test -C "$root/gcc" --print-errorlogs
+
+step "tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+setup "$root/asan" -Dtests=enabled -Dpython=false -Db_sanitize=address,undefined \
+	-Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
+ninja -C "$root/asan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	meson test -C "$root/asan" --print-errorlogs
+
+step "clang build, -Werror"
+CC=clang setup "$root/clang" -Dtests=enabled
+ninja -C "$root/clang"
+
+step "ABI against lib/libembperf.abi (additions pass; removals and changes fail)"
+lib=$(readlink -f "$root/gcc/lib/libembperf.so")
+if ! abidiff --no-added-syms lib/libembperf.abi "$lib"; then
+	echo "ABI changed or lost symbols (abidiff above); see doc/api.md, 'ABI rules'" >&2
+	exit 1
+fi
+echo "abidiff: no removed or changed symbols"
+
+step "size of the stripped library (target <= 256 KiB)"
+strip -o "$root/libembperf.stripped.so" "$lib"
+bytes=$(stat -c %s "$root/libembperf.stripped.so")
+echo "libembperf.so stripped: $bytes bytes"
+if [ "$bytes" -gt 262144 ]; then
+	echo "libembperf.so is larger than 256 KiB" >&2
+	exit 1
+fi
+
+step "all tests passed"
