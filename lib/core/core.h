@@ -20,7 +20,8 @@ int ep_ctx_fail(embperf_ctx *ctx, int err, const char *fmt, ...)
 /** ep_ctx_log() - deliver a message to the context's log callback, if any. */
 void ep_ctx_log(embperf_ctx *ctx, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void ep_ctx_vlog(embperf_ctx *ctx, int level, const char *fmt, va_list ap);
+void ep_ctx_vlog(embperf_ctx *ctx, int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /** ep_ctx_deadline_ns() - absolute CLOCK_MONOTONIC_RAW deadline of the budget, 0 for none. */
 uint64_t ep_ctx_deadline_ns(const embperf_ctx *ctx);

@@ -11,10 +11,9 @@
 #include "bench.h"
 #include "core.h"
 
-/* TEMP bring-up: weak until lib/mem lands. */
-extern const struct ep_kernel ep_kernel_mem_lat __attribute__((weak));
-extern const struct ep_kernel ep_kernel_mem_bw __attribute__((weak));
-extern const struct ep_kernel ep_kernel_mem_stream __attribute__((weak));
+extern const struct ep_kernel ep_kernel_mem_lat;
+extern const struct ep_kernel ep_kernel_mem_bw;
+extern const struct ep_kernel ep_kernel_mem_stream;
 
 static const struct ep_kernel *const kernels[] = {
 	&ep_kernel_mem_lat,

@@ -136,7 +136,10 @@ static void add_cpuinfo(struct kv_list *l, const char *name, const char *const *
 		for (int i = 0; keys[i]; i++) {
 			size_t klen = strlen(keys[i]);
 
-			if (strncmp(line, keys[i], klen) || (line[klen] != ' ' && line[klen] != '\t'))
+			/* The key must be followed by blanks up to the colon only:
+			 * "cpu" must not match "cpu family". */
+			if (strncmp(line, keys[i], klen) ||
+			    line + klen + strspn(line + klen, " \t") != colon)
 				continue;
 			colon += 1 + strspn(colon + 1, " \t");
 			colon[strcspn(colon, "\n")] = '\0';
