@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report.c - the report object: results copied from benches under titles,
+ * system information, lookup by key, rendering dispatch and atomic saving.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/report/report.h"
+
+static const char *const verdict_names[] = {
+	[EMBPERF_VERDICT_NONE] = "none",
+	[EMBPERF_VERDICT_PASS] = "pass",
+	[EMBPERF_VERDICT_IMPROVED] = "improved",
+	[EMBPERF_VERDICT_REGRESSED] = "regressed",
+};
+
+const char *ep_verdict_name(int verdict)
+{
+	if (verdict < 0 || (size_t)verdict >= EP_ARRAY_SIZE(verdict_names))
+		return NULL;
+	return verdict_names[verdict];
+}
+
+int ep_verdict_parse(const char *name)
+{
+	for (size_t i = 0; name && i < EP_ARRAY_SIZE(verdict_names); i++)
+		if (!strcmp(verdict_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+int ep_report_fail(struct embperf_report *report, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!report)
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(report->errmsg, sizeof(report->errmsg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* The current time as UTC ISO-8601, e.g. "2024-05-01T12:00:00Z". */
+static void utc_now(char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (now == (time_t)-1 || !gmtime_r(&now, &tm) ||
+	    !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "1970-01-01T00:00:00Z");
+}
+
+struct embperf_report *ep_report_alloc(const char *created, const char *library_version)
+{
+	struct embperf_report *report = calloc(1, sizeof(*report));
+	char now[32];
+
+	if (!report)
+		return NULL;
+	if (!created) {
+		utc_now(now, sizeof(now));
+		created = now;
+	}
+	report->created = ep_strdup(created);
+	report->library_version = ep_strdup(library_version ? library_version
+							    : embperf_version_string());
+	if (!report->created || !report->library_version) {
+		embperf_report_free(report);
+		return NULL;
+	}
+	return report;
+}
+
+/**
+ * embperf_report_new() - create an empty report recording @ctx's system information.
+ * @ctx: session, or NULL for a report without system information.
+ *
+ * Return: the report, or NULL with errno ENOMEM.
+ */
+embperf_report *embperf_report_new(embperf_ctx *ctx)
+{
+	struct embperf_report *report = ep_report_alloc(NULL, NULL);
+	int n = ctx ? embperf_ctx_sysinfo_count(ctx) : 0;
+
+	if (!report)
+		goto nomem;
+	for (int i = 0; i < n; i++) {
+		const char *key = embperf_ctx_sysinfo_key(ctx, i);
+		const char *value = key ? embperf_ctx_sysinfo(ctx, key) : NULL;
+
+		if (value && ep_report_set_sysinfo(report, key, value))
+			goto nomem;
+	}
+	return report;
+nomem:
+	embperf_report_free(report);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void ep_report_clear_comparison(struct embperf_report *report)
+{
+	for (int i = 0; i < report->n_results; i++) {
+		struct embperf_result *r = report->results[i];
+
+		r->verdict = EMBPERF_VERDICT_NONE;
+		r->has_baseline = 0;
+		r->baseline = 0.0;
+		r->ratio = 0.0;
+	}
+	for (int i = 0; i < report->n_missing; i++) {
+		free(report->missing[i].key);
+		free(report->missing[i].unit);
+	}
+	free(report->missing);
+	report->missing = NULL;
+	report->n_missing = 0;
+	report->compared = 0;
+	report->tolerance_pct = 0.0;
+}
+
+/**
+ * embperf_report_free() - release a report and its results.
+ * @report: report, or NULL.
+ */
+void embperf_report_free(embperf_report *report)
+{
+	if (!report)
+		return;
+	ep_report_clear_comparison(report);
+	for (int i = 0; i < report->n_results; i++)
+		ep_result_free(report->results[i]);
+	free(report->results);
+	ep_kv_free(report->sysinfo, report->n_sysinfo);
+	free(report->library_version);
+	free(report->created);
+	free(report);
+}
+
+/* Make room for @extra more results. */
+static int reserve_results(struct embperf_report *report, int extra)
+{
+	struct embperf_result **grown;
+	int cap = report->cap_results ? report->cap_results : 16;
+
+	if (extra > INT32_MAX / 2 - report->n_results)
+		return -ENOMEM;
+	while (cap < report->n_results + extra)
+		cap *= 2;
+	if (cap == report->cap_results)
+		return 0;
+	grown = realloc(report->results, (size_t)cap * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	report->results = grown;
+	report->cap_results = cap;
+	return 0;
+}
+
+int ep_report_append(struct embperf_report *report, struct embperf_result *result)
+{
+	if (reserve_results(report, 1))
+		return -ENOMEM;
+	report->results[report->n_results++] = result;
+	return 0;
+}
+
+int ep_report_set_sysinfo(struct embperf_report *report, const char *key, const char *value)
+{
+	struct ep_kv *grown;
+	char *k, *v = ep_strdup(value);
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < report->n_sysinfo; i++) {
+		if (!strcmp(report->sysinfo[i].key, key)) {
+			free(report->sysinfo[i].value);
+			report->sysinfo[i].value = v;
+			return 0;
+		}
+	}
+	k = ep_strdup(key);
+	grown = k ? realloc(report->sysinfo,
+			    (size_t)(report->n_sysinfo + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	report->sysinfo = grown;
+	report->sysinfo[report->n_sysinfo].key = k;
+	report->sysinfo[report->n_sysinfo].value = v;
+	report->n_sysinfo++;
+	return 0;
+}
+
+int ep_report_add_missing(struct embperf_report *report, const char *key, const char *unit,
+			  double baseline)
+{
+	struct ep_missing *grown;
+	char *k = ep_strdup(key), *u = ep_strdup(unit);
+
+	grown = k && u ? realloc(report->missing,
+				 (size_t)(report->n_missing + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(k);
+		free(u);
+		return -ENOMEM;
+	}
+	report->missing = grown;
+	report->missing[report->n_missing].key = k;
+	report->missing[report->n_missing].unit = u;
+	report->missing[report->n_missing].baseline = baseline;
+	report->n_missing++;
+	return 0;
+}
+
+/*
+ * The value of label @name (@name_len bytes) in a "k=v k=v" string, or NULL.
+ * Unlike ep_labels_get() the name need not be NUL-terminated and nothing is copied.
+ */
+static const char *label_find(const char *labels, const char *name, size_t name_len,
+			      size_t *value_len)
+{
+	const char *p = labels;
+
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (n > name_len && p[name_len] == '=' && !strncmp(p, name, name_len)) {
+			*value_len = n - name_len - 1;
+			return p + name_len + 1;
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	return NULL;
+}
+
+/* The label names of @labels, "op, size", for error messages. */
+static void label_names(const char *labels, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (const char *p = labels; *p && len + 1 < size;) {
+		size_t n = strcspn(p, " "), key = strcspn(p, "=");
+
+		if (key > n)
+			key = n;
+		len += (size_t)snprintf(buf + len, size - len, "%s%.*s", len ? ", " : "", (int)key, p);
+		p += n;
+		p += strspn(p, " ");
+	}
+	if (!buf[0])
+		snprintf(buf, size, "none");
+}
+
+/* Replace the {NAME} of @tmpl between @open and @close by its value for @r. */
+static int expand_name(struct embperf_report *report, const char *tmpl, const char *open,
+		       const char *close, const struct embperf_result *r, struct ep_buf *out)
+{
+	const char *name = open + 1, *value;
+	size_t name_len = (size_t)(close - name), value_len;
+	char names[256];
+
+	if (!name_len)
+		return ep_report_fail(report, -EINVAL,
+				      "title '%s': empty '{}' at offset %td; accepted: {metric} or {LABEL}",
+				      tmpl, open - tmpl);
+	if (name_len == 6 && !strncmp(name, "metric", 6)) {
+		ep_buf_append(out, r->metric, strlen(r->metric));
+		return 0;
+	}
+	value = label_find(r->labels, name, name_len, &value_len);
+	if (!value) {
+		label_names(r->labels, names, sizeof(names));
+		return ep_report_fail(report, -EINVAL,
+				      "title '%s': result %s/%s[%s] has no label '%.*s'; accepted: {metric} or a label of the result (%s)",
+				      tmpl, r->kernel, r->metric, r->labels, (int)name_len, name,
+				      names);
+	}
+	ep_buf_append(out, value, value_len);
+	return 0;
+}
+
+/* Expand the title template @tmpl for @r into @out. Return: 0, -EINVAL or -ENOMEM. */
+static int expand_title(struct embperf_report *report, const char *tmpl,
+			const struct embperf_result *r, struct ep_buf *out)
+{
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *open = strchr(p, '{'), *close;
+		int err;
+
+		if (!open) {
+			ep_buf_append(out, p, strlen(p));
+			break;
+		}
+		ep_buf_append(out, p, (size_t)(open - p));
+		close = strchr(open + 1, '}');
+		if (!close)
+			return ep_report_fail(report, -EINVAL,
+					      "title '%s': the '{' at offset %td has no closing '}'; accepted: text with {metric} or {LABEL} names",
+					      tmpl, open - tmpl);
+		err = expand_name(report, tmpl, open, close, r, out);
+		if (err)
+			return err;
+		p = close + 1;
+	}
+	return out->failed ? ep_report_fail(report, -ENOMEM, "title: out of memory") : 0;
+}
+
+/* Copy @src under the title template @title. Return: 0, -EINVAL or -ENOMEM. */
+static int copy_titled(struct embperf_report *report, const struct embperf_result *src,
+		       const char *title, struct embperf_result **out)
+{
+	struct embperf_result *copy;
+	struct ep_buf text;
+	int err;
+
+	ep_buf_init(&text);
+	err = expand_title(report, title ? title : "", src, &text);
+	if (err) {
+		ep_buf_free(&text);
+		return err;
+	}
+	copy = ep_result_dup(src);
+	if (!copy || ep_result_set_title(copy, text.data ? text.data : "")) {
+		ep_result_free(copy);
+		ep_buf_free(&text);
+		return ep_report_fail(report, -ENOMEM, "out of memory copying a result");
+	}
+	ep_buf_free(&text);
+	/* A bench's results carry no comparison; a report's copies start clean. */
+	copy->verdict = EMBPERF_VERDICT_NONE;
+	copy->has_baseline = 0;
+	*out = copy;
+	return 0;
+}
+
+/* Two results of one add must not share a title: compare could not tell them apart. */
+static int check_unique_titles(struct embperf_report *report, struct embperf_result **copies,
+			       int n, const char *title)
+{
+	for (int i = 0; i < n; i++) {
+		if (!copies[i]->title[0])
+			continue;
+		for (int j = i + 1; j < n; j++)
+			if (!strcmp(copies[i]->title, copies[j]->title))
+				return ep_report_fail(report, -EINVAL,
+						      "title '%s' gives %d results the same name '%s'; accepted: a template that tells them apart, e.g. with {metric} or a {LABEL}",
+						      title, n, copies[i]->title);
+	}
+	return 0;
+}
+
+int ep_report_add_results(struct embperf_report *report,
+			  const struct embperf_result *const *results, int n, const char *title)
+{
+	struct embperf_result **copies;
+	int err = 0, made = 0;
+
+	if (n <= 0)
+		return 0;
+	copies = calloc((size_t)n, sizeof(*copies));
+	if (!copies)
+		return ep_report_fail(report, -ENOMEM, "out of memory adding %d results", n);
+	for (; made < n && !err; made++)
+		err = copy_titled(report, results[made], title, &copies[made]);
+	if (!err)
+		err = check_unique_titles(report, copies, n, title);
+	if (!err && reserve_results(report, n))
+		err = ep_report_fail(report, -ENOMEM, "out of memory adding %d results", n);
+	if (!err) {
+		memcpy(report->results + report->n_results, copies, (size_t)n * sizeof(*copies));
+		report->n_results += n;
+	} else {
+		for (int i = 0; i < made; i++)
+			ep_result_free(copies[i]);
+	}
+	free(copies);
+	return err ? err : n;
+}
+
+/**
+ * embperf_report_add() - copy the results of a bench's last run into a report.
+ * @report: report.
+ * @bench:  bench that has run.
+ * @title:  title template, or NULL to let the key derive from kernel, metric
+ *          and labels.
+ *
+ * Return: number of results added, -EINVAL or -ENOMEM (detail in
+ * embperf_report_errmsg()); the report is unchanged on failure.
+ */
+int embperf_report_add(embperf_report *report, const embperf_bench *bench, const char *title)
+{
+	const struct embperf_result **results;
+	int n, err;
+
+	if (!report)
+		return -EINVAL;
+	if (!bench)
+		return ep_report_fail(report, -EINVAL, "bench: NULL; accepted: a bench that has run");
+	n = embperf_bench_result_count(bench);
+	if (n <= 0)
+		return 0;
+	results = calloc((size_t)n, sizeof(*results));
+	if (!results)
+		return ep_report_fail(report, -ENOMEM, "out of memory adding %d results", n);
+	for (int i = 0; i < n; i++)
+		results[i] = embperf_bench_result(bench, i);
+	err = ep_report_add_results(report, results, n, title);
+	free(results);
+	return err;
+}
+
+/**
+ * embperf_report_result_count() - number of results in a report.
+ * @report: report, or NULL (0).
+ *
+ * Return: the count.
+ */
+int embperf_report_result_count(const embperf_report *report)
+{
+	return report ? report->n_results : 0;
+}
+
+/**
+ * embperf_report_result() - one result of a report.
+ * @report: report.
+ * @index:  0 to embperf_report_result_count() - 1.
+ *
+ * Return: the result, owned by @report; NULL when out of range.
+ */
+const embperf_result *embperf_report_result(const embperf_report *report, int index)
+{
+	if (!report || index < 0 || index >= report->n_results)
+		return NULL;
+	return report->results[index];
+}
+
+/**
+ * embperf_result_key() - the key reports match results by.
+ * @result: result.
+ * @buf:    destination, NUL-terminated when @size > 0; may be NULL when @size is 0.
+ * @size:   size of @buf.
+ *
+ * The title when there is one; otherwise "kernel/metric[labels]", or
+ * "kernel/metric" when the result has no labels.
+ *
+ * Return: length of the key (may exceed @size), or -EINVAL for a NULL result.
+ */
+int embperf_result_key(const embperf_result *result, char *buf, size_t size)
+{
+	if (!result)
+		return -EINVAL;
+	if (!buf)
+		size = 0;
+	if (result->title[0])
+		return snprintf(buf, size, "%s", result->title);
+	if (!result->labels[0])
+		return snprintf(buf, size, "%s/%s", result->kernel, result->metric);
+	return snprintf(buf, size, "%s/%s[%s]", result->kernel, result->metric, result->labels);
+}
+
+char *ep_result_key_dup(const struct embperf_result *result)
+{
+	int len = embperf_result_key(result, NULL, 0);
+	char *key = len >= 0 ? malloc((size_t)len + 1) : NULL;
+
+	if (key)
+		embperf_result_key(result, key, (size_t)len + 1);
+	return key;
+}
+
+/* Whether @key starts with @part; then advance it past @part. */
+static int eat(const char **key, const char *part)
+{
+	size_t n = strlen(part);
+
+	if (strncmp(*key, part, n))
+		return 0;
+	*key += n;
+	return 1;
+}
+
+int ep_result_key_matches(const struct embperf_result *result, const char *key)
+{
+	if (result->title[0])
+		return !strcmp(result->title, key);
+	if (!eat(&key, result->kernel) || !eat(&key, "/") || !eat(&key, result->metric))
+		return 0;
+	if (!result->labels[0])
+		return !*key;
+	return eat(&key, "[") && eat(&key, result->labels) && !strcmp(key, "]");
+}
+
+/**
+ * embperf_report_find() - look a result up by its key.
+ * @report: report.
+ * @key:    a title, or "kernel/metric[labels]".
+ *
+ * Return: the first matching result, owned by @report; NULL when none.
+ */
+const embperf_result *embperf_report_find(const embperf_report *report, const char *key)
+{
+	if (!report || !key)
+		return NULL;
+	for (int i = 0; i < report->n_results; i++)
+		if (ep_result_key_matches(report->results[i], key))
+			return report->results[i];
+	return NULL;
+}
+
+/**
+ * embperf_report_sysinfo() - a system information entry recorded in the report.
+ * @report: report.
+ * @key:    entry name, e.g. "cpu_model".
+ *
+ * Return: the value, owned by @report; NULL when absent.
+ */
+const char *embperf_report_sysinfo(const embperf_report *report, const char *key)
+{
+	if (!report || !key)
+		return NULL;
+	for (int i = 0; i < report->n_sysinfo; i++)
+		if (!strcmp(report->sysinfo[i].key, key))
+			return report->sysinfo[i].value;
+	return NULL;
+}
+
+/**
+ * embperf_report_errmsg() - detail of the report's last failure.
+ * @report: report.
+ *
+ * Return: the message, owned by @report; "" when there was none.
+ */
+const char *embperf_report_errmsg(const embperf_report *report)
+{
+	return report ? report->errmsg : "";
+}
+
+/**
+ * embperf_report_render() - render a report as text.
+ * @report: report.
+ * @format: an enum embperf_format value.
+ *
+ * Return: text the caller frees with embperf_free(); NULL with errno EINVAL
+ * (NULL report, unknown format) or ENOMEM.
+ */
+char *embperf_report_render(const embperf_report *report, enum embperf_format format)
+{
+	char *text;
+
+	if (!report) {
+		errno = EINVAL;
+		return NULL;
+	}
+	switch (format) {
+	case EMBPERF_FORMAT_TEXT:
+		text = ep_report_render_table(report, 0);
+		break;
+	case EMBPERF_FORMAT_MARKDOWN:
+		text = ep_report_render_table(report, 1);
+		break;
+	case EMBPERF_FORMAT_JSON:
+		text = ep_report_render_json(report);
+		break;
+	case EMBPERF_FORMAT_CSV:
+		text = ep_report_render_csv(report);
+		break;
+	default:
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!text)
+		errno = ENOMEM;
+	return text;
+}
+
+/* Write all of @text to @fd. Return: 0 or a negative errno. */
+static int write_all(int fd, const char *text, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Create a new file next to @path for the rendering. Its mode is 0666 less
+ * the umask, as for a file created directly (mkstemp() would give 0600).
+ * Return: the descriptor (name in *@tmp_path), or a negative errno.
+ */
+static int create_temp(const char *path, char **tmp_path)
+{
+	for (int attempt = 0; attempt < 100; attempt++) {
+		char *tmp = ep_asprintf("%s.tmp-%ld-%d", path, (long)getpid(), attempt);
+		int fd, err;
+
+		if (!tmp)
+			return -ENOMEM;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			*tmp_path = tmp;
+			return fd;
+		}
+		err = -errno;
+		free(tmp);
+		if (err != -EEXIST)
+			return err;
+	}
+	return -EEXIST;
+}
+
+/* Describe errno @err into @buf. */
+static const char *errtext(int err, char *buf, size_t size)
+{
+	return strerror_r(err < 0 ? -err : err, buf, size);
+}
+
+/* Write @text to @tmp through @fd and flush it to disk. */
+static int write_temp(struct embperf_report *report, int fd, const char *tmp, const char *path,
+		      const char *text)
+{
+	char why[128];
+	int err = write_all(fd, text, strlen(text));
+
+	if (err)
+		return ep_report_fail(report, err, "cannot save the report to '%s': writing '%s': %s",
+				      path, tmp, errtext(err, why, sizeof(why)));
+	/* Without the flush a crash after the rename could leave an empty file. */
+	if (fsync(fd))
+		return ep_report_fail(report, -errno, "cannot save the report to '%s': flushing '%s': %s",
+				      path, tmp, errtext(errno, why, sizeof(why)));
+	return 0;
+}
+
+/**
+ * embperf_report_save() - write a rendering to a file, atomically.
+ * @report: report.
+ * @format: an enum embperf_format value.
+ * @path:   file to create or replace.
+ *
+ * The text goes to "@path.tmp-PID-N" in the same folder, is flushed, then
+ * renamed over @path; on any failure the temporary file is removed and
+ * @path is left as it was.
+ *
+ * Return: 0, or a negative errno (detail in embperf_report_errmsg()).
+ */
+int embperf_report_save(embperf_report *report, enum embperf_format format, const char *path)
+{
+	char why[128], *text, *tmp = NULL;
+	int fd, err;
+
+	if (!report)
+		return -EINVAL;
+	if (!path || !*path)
+		return ep_report_fail(report, -EINVAL, "path: value '' is empty; accepted: a file name");
+	if ((unsigned)format > EMBPERF_FORMAT_CSV)
+		return ep_report_fail(report, -EINVAL,
+				      "format: value '%d' is not a report format; accepted: 0 (text), 1 (markdown), 2 (json), 3 (csv)",
+				      (int)format);
+	text = embperf_report_render(report, format);
+	if (!text)
+		return ep_report_fail(report, -ENOMEM, "cannot render the report: out of memory");
+	fd = create_temp(path, &tmp);
+	if (fd < 0) {
+		free(text);
+		return ep_report_fail(report, fd,
+				      "cannot save the report to '%s': creating a temporary file in its folder: %s",
+				      path, errtext(fd, why, sizeof(why)));
+	}
+	err = write_temp(report, fd, tmp, path, text);
+	if (close(fd) && !err)
+		err = ep_report_fail(report, -errno, "cannot save the report to '%s': closing '%s': %s",
+				     path, tmp, errtext(errno, why, sizeof(why)));
+	if (!err && rename(tmp, path))
+		err = ep_report_fail(report, -errno,
+				     "cannot save the report to '%s': renaming '%s' to it: %s", path,
+				     tmp, errtext(errno, why, sizeof(why)));
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	free(text);
+	return err;
+}

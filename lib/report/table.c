@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * table.c - the human renderings of a report: an aligned text table and a
+ * markdown pipe table, both with rows in the vendor guides' form
+ * "mean (min X, max Y)", and CSV for spreadsheets (RFC 4180).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/report/report.h"
+
+/* Columns of the tables; the last three only after a compare. */
+enum {
+	COL_NAME,
+	COL_VALUE,
+	COL_PRIMARY,
+	COL_N,
+	COL_KERNEL,
+	COL_BASELINE,
+	COL_RATIO,
+	COL_VERDICT,
+	COL_COUNT
+};
+
+static const char *const text_headers[COL_COUNT] = {
+	"Benchmark (unit)", "mean (min, max)", "primary", "n", "kernel and labels",
+	"baseline", "ratio", "verdict",
+};
+
+static const char *const markdown_headers[COL_COUNT] = {
+	"Benchmarks", "value", "primary", "n", "kernel",
+	"baseline", "ratio", "verdict",
+};
+
+void ep_report_format_value(double value, char *buf, size_t size)
+{
+	double mag = fabs(value);
+
+	if (!isfinite(value))
+		snprintf(buf, size, "n/a");
+	else if (mag == 0.0 || (mag >= 0.1 && mag < 1e15))
+		snprintf(buf, size, "%.2f", value);
+	else
+		/* Two decimals would print 0.00 or 20 digits: keep 3 significant. */
+		snprintf(buf, size, "%.3g", value);
+}
+
+/* "mean (min X, max Y)"; the value alone for one sample; "n/a" for none. */
+static void format_spread(const struct embperf_result *r, char *buf, size_t size)
+{
+	char mean[40], min[40], max[40];
+
+	ep_report_format_value(r->stats.mean, mean, sizeof(mean));
+	if (r->stats.n != 1 && isfinite(r->stats.mean)) {
+		ep_report_format_value(r->stats.min, min, sizeof(min));
+		ep_report_format_value(r->stats.max, max, sizeof(max));
+		snprintf(buf, size, "%s (min %s, max %s)", mean, min, max);
+	} else {
+		snprintf(buf, size, "%s", mean);
+	}
+}
+
+/* The system lines above a table, each without its line end. */
+static void system_line(const struct embperf_report *report, int which, struct ep_buf *b)
+{
+	static const struct {
+		const char *key, *name;
+	} caches[] = {
+		{ "cache_l1d_bytes", "L1d" }, { "cache_l2_bytes", "L2" },
+		{ "cache_l3_bytes", "L3" }, { "cache_line_bytes", "line" },
+	};
+	const char *cpu = embperf_report_sysinfo(report, "cpu_model");
+	const char *cpus = embperf_report_sysinfo(report, "cpus_online");
+	const char *kernel = embperf_report_sysinfo(report, "kernel");
+	const char *machine = embperf_report_sysinfo(report, "machine");
+	char size[32];
+	int listed = 0;
+
+	switch (which) {
+	case 0:
+		ep_buf_printf(b, "cpu: %s", cpu ? cpu : "unknown");
+		if (cpus)
+			ep_buf_printf(b, ", %s CPUs online", cpus);
+		break;
+	case 1:
+		ep_buf_printf(b, "caches:");
+		for (size_t i = 0; i < EP_ARRAY_SIZE(caches); i++) {
+			const char *v = embperf_report_sysinfo(report, caches[i].key);
+
+			if (!v)
+				continue;
+			ep_format_size(strtoll(v, NULL, 10), size, sizeof(size));
+			ep_buf_printf(b, "%s %s %s%s", listed++ ? "," : "", caches[i].name, size,
+				      i == 3 ? " bytes" : "");
+		}
+		if (!listed)
+			ep_buf_printf(b, " unknown");
+		break;
+	case 2:
+		ep_buf_printf(b, "kernel: %s%s%s", kernel ? kernel : "unknown",
+			      machine ? " " : "", machine ? machine : "");
+		break;
+	default:
+		ep_buf_printf(b, "bandwidth MB = 10^6 bytes/s; sizes use binary multiples, k = 1024");
+		break;
+	}
+}
+
+/* Failures of the last compare: regressed results plus missing metrics. */
+static int count_verdict(const struct embperf_report *report, int verdict)
+{
+	int n = 0;
+
+	for (int i = 0; i < report->n_results; i++)
+		n += report->results[i]->verdict == verdict;
+	return n;
+}
+
+static void header(const struct embperf_report *report, int markdown, struct ep_buf *b)
+{
+	int regressed = count_verdict(report, EMBPERF_VERDICT_REGRESSED);
+
+	ep_buf_printf(b, markdown ? "**libembperf %s report**, created %s\n\n"
+				  : "libembperf %s report, created %s\n",
+		      report->library_version, report->created);
+	for (int i = 0; i < 4; i++) {
+		ep_buf_printf(b, "%s", markdown ? "- " : "");
+		system_line(report, i, b);
+		ep_buf_printf(b, "\n");
+	}
+	if (report->compared) {
+		char tol[40];
+
+		ep_format_double(report->tolerance_pct, tol, sizeof(tol));
+		ep_buf_printf(b, "%scompared with a baseline, tolerance %s%%: %d failure%s (%d regressed, %d missing)\n",
+			      markdown ? "- " : "", tol, regressed + report->n_missing,
+			      regressed + report->n_missing == 1 ? "" : "s", regressed,
+			      report->n_missing);
+	}
+	ep_buf_printf(b, "\n");
+}
+
+/* Fill the cells of one row. Return: 0 or -ENOMEM. */
+static int row_cells(const struct embperf_result *r, int compared, char **cells)
+{
+	char value[160], stat[64], n[48], base[40], ratio[40];
+	const char *verdict = ep_verdict_name(r->verdict);
+	char *key = ep_result_key_dup(r);
+
+	if (!key)
+		return -ENOMEM;
+	format_spread(r, value, sizeof(value));
+	ep_report_format_value(r->value, stat, sizeof(stat));
+	snprintf(n, sizeof(n), "%zu%s", r->stats.n, r->truncated ? " (truncated)" : "");
+	cells[COL_NAME] = r->unit[0] ? ep_asprintf("%s (%s)", key, r->unit) : ep_strdup(key);
+	cells[COL_VALUE] = ep_strdup(value);
+	cells[COL_PRIMARY] = ep_asprintf("%s=%s", ep_primary_name(r->primary), stat);
+	cells[COL_N] = ep_strdup(n);
+	cells[COL_KERNEL] = ep_asprintf("%s%s%s", r->kernel, r->labels[0] ? " " : "", r->labels);
+	free(key);
+	if (compared) {
+		if (r->has_baseline)
+			ep_report_format_value(r->baseline, base, sizeof(base));
+		if (r->has_baseline && isfinite(r->ratio))
+			snprintf(ratio, sizeof(ratio), "%.3f", r->ratio);
+		cells[COL_BASELINE] = ep_strdup(r->has_baseline ? base : "-");
+		cells[COL_RATIO] = ep_strdup(r->has_baseline && isfinite(r->ratio) ? ratio : "-");
+		cells[COL_VERDICT] = ep_strdup(r->verdict && verdict ? verdict : "-");
+	}
+	for (int c = 0; c < (compared ? COL_COUNT : COL_BASELINE); c++)
+		if (!cells[c])
+			return -ENOMEM;
+	return 0;
+}
+
+/* Append @cell, escaping '|' for markdown. */
+static void put_cell(struct ep_buf *b, const char *cell, int markdown)
+{
+	for (const char *p = cell; *p; p++) {
+		if (markdown && *p == '|')
+			ep_buf_append(b, "\\", 1);
+		ep_buf_append(b, p, 1);
+	}
+}
+
+static void put_row(struct ep_buf *b, char *const *cells, int ncols, const size_t *width,
+		    int markdown)
+{
+	for (int c = 0; c < ncols; c++) {
+		if (markdown) {
+			ep_buf_printf(b, "| ");
+			put_cell(b, cells[c], 1);
+			ep_buf_printf(b, " ");
+		} else {
+			ep_buf_printf(b, "%s%-*s", c ? " | " : "",
+				      c == ncols - 1 ? 0 : (int)width[c], cells[c]);
+		}
+	}
+	ep_buf_printf(b, markdown ? "|\n" : "\n");
+}
+
+/* The rule under the header row. */
+static void put_rule(struct ep_buf *b, int ncols, const size_t *width, int markdown)
+{
+	for (int c = 0; c < ncols; c++) {
+		if (markdown) {
+			ep_buf_printf(b, "|---");
+			continue;
+		}
+		if (c)
+			ep_buf_printf(b, "-+-");
+		for (size_t i = 0; i < width[c]; i++)
+			ep_buf_append(b, "-", 1);
+	}
+	ep_buf_printf(b, markdown ? "|\n" : "\n");
+}
+
+static void put_missing(const struct embperf_report *report, int markdown, struct ep_buf *b)
+{
+	if (!report->n_missing)
+		return;
+	ep_buf_printf(b, "\nmissing from this report (in the baseline; each counts as a failure):\n");
+	for (int i = 0; i < report->n_missing; i++) {
+		char value[40];
+
+		ep_report_format_value(report->missing[i].baseline, value, sizeof(value));
+		ep_buf_printf(b, "%s", markdown ? "- " : "  ");
+		put_cell(b, report->missing[i].key, 0);
+		ep_buf_printf(b, ": baseline %s%s%s\n", value, report->missing[i].unit[0] ? " " : "",
+			      report->missing[i].unit);
+	}
+}
+
+/* Render the table body from @cells (rows of @ncols, the first the header). */
+static void put_table(struct ep_buf *b, char **cells, int nrows, int ncols, int markdown)
+{
+	size_t width[COL_COUNT] = { 0 };
+
+	for (int r = 0; r < nrows; r++)
+		for (int c = 0; c < ncols; c++)
+			if (strlen(cells[r * COL_COUNT + c]) > width[c])
+				width[c] = strlen(cells[r * COL_COUNT + c]);
+	for (int r = 0; r < nrows; r++) {
+		put_row(b, cells + r * COL_COUNT, ncols, width, markdown);
+		if (!r)
+			put_rule(b, ncols, width, markdown);
+	}
+}
+
+char *ep_report_render_table(const struct embperf_report *report, int markdown)
+{
+	const char *const *headers = markdown ? markdown_headers : text_headers;
+	int ncols = report->compared ? COL_COUNT : COL_BASELINE;
+	int nrows = report->n_results + 1, err = 0;
+	char **cells = calloc((size_t)nrows * COL_COUNT, sizeof(*cells));
+	struct ep_buf b;
+
+	if (!cells)
+		return NULL;
+	ep_buf_init(&b);
+	for (int c = 0; c < ncols && !err; c++)
+		err = (cells[c] = ep_strdup(headers[c])) ? 0 : -ENOMEM;
+	for (int r = 1; r < nrows && !err; r++)
+		err = row_cells(report->results[r - 1], report->compared, cells + r * COL_COUNT);
+	if (!err) {
+		header(report, markdown, &b);
+		put_table(&b, cells, nrows, ncols, markdown);
+		put_missing(report, markdown, &b);
+	}
+	for (int i = 0; i < nrows * COL_COUNT; i++)
+		free(cells[i]);
+	free(cells);
+	if (err)
+		ep_buf_free(&b);
+	return err ? NULL : ep_buf_take(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Append one field, quoted when it holds a comma, a quote or a line break. */
+static void csv_field(struct ep_buf *b, const char *s, int first)
+{
+	if (!first)
+		ep_buf_append(b, ",", 1);
+	if (!strpbrk(s, ",\"\r\n")) {
+		ep_buf_append(b, s, strlen(s));
+		return;
+	}
+	ep_buf_append(b, "\"", 1);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			ep_buf_append(b, "\"", 1);
+		ep_buf_append(b, p, 1);
+	}
+	ep_buf_append(b, "\"", 1);
+}
+
+/* A number with every digit needed to read it back; empty for NaN. */
+static void csv_number(struct ep_buf *b, double v)
+{
+	char text[40] = "";
+
+	if (isfinite(v))
+		ep_format_double(v, text, sizeof(text));
+	csv_field(b, text, 0);
+}
+
+static void csv_counter(struct ep_buf *b, const struct embperf_result *r, int counter)
+{
+	csv_number(b, r->counter_ok[counter] ? r->counters[counter] : NAN);
+}
+
+static void csv_row(struct ep_buf *b, const struct embperf_result *r, int compared)
+{
+	char n[24], *key = ep_result_key_dup(r);
+
+	if (!key) {
+		b->failed = 1;
+		return;
+	}
+	snprintf(n, sizeof(n), "%zu", r->stats.n);
+	csv_field(b, r->title, 1);
+	csv_field(b, key, 0);
+	free(key);
+	csv_field(b, r->kernel, 0);
+	csv_field(b, r->metric, 0);
+	csv_field(b, r->unit, 0);
+	csv_field(b, r->labels, 0);
+	csv_field(b, ep_primary_name(r->primary), 0);
+	csv_number(b, r->value);
+	csv_field(b, n, 0);
+	csv_number(b, r->stats.mean);
+	csv_number(b, r->stats.min);
+	csv_number(b, r->stats.max);
+	csv_number(b, r->stats.median);
+	csv_number(b, r->stats.stddev);
+	csv_counter(b, r, EP_CTR_CPU_PROCESS_PCT);
+	csv_counter(b, r, EP_CTR_CPU_SYSTEM_PCT);
+	if (compared) {
+		csv_number(b, r->has_baseline ? r->baseline : NAN);
+		csv_number(b, r->has_baseline ? r->ratio : NAN);
+		csv_field(b, ep_verdict_name(r->verdict) ? ep_verdict_name(r->verdict) : "none", 0);
+	}
+	ep_buf_append(b, "\r\n", 2);
+}
+
+/* A baseline metric the report lacks: a row with only key, unit and baseline. */
+static void csv_missing_row(struct ep_buf *b, const struct ep_missing *m)
+{
+	csv_field(b, "", 1);
+	csv_field(b, m->key, 0);
+	for (int i = 0; i < 2; i++)
+		csv_field(b, "", 0);
+	csv_field(b, m->unit, 0);
+	for (int i = 0; i < 11; i++)
+		csv_field(b, "", 0);
+	csv_number(b, m->baseline);
+	csv_field(b, "", 0);
+	csv_field(b, "missing", 0);
+	ep_buf_append(b, "\r\n", 2);
+}
+
+char *ep_report_render_csv(const struct embperf_report *report)
+{
+	struct ep_buf b;
+
+	ep_buf_init(&b);
+	ep_buf_printf(&b, "title,key,kernel,metric,unit,labels,primary,value,n,mean,min,max,median,stddev,cpu_process_pct,cpu_system_pct%s\r\n",
+		      report->compared ? ",baseline,ratio,verdict" : "");
+	for (int i = 0; i < report->n_results; i++)
+		csv_row(&b, report->results[i], report->compared);
+	for (int i = 0; report->compared && i < report->n_missing; i++)
+		csv_missing_row(&b, &report->missing[i]);
+	return ep_buf_take(&b);
+}
