@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_run.c - the commands that measure: `run KERNEL [key=value ...]` and
+ * `suite NAME|FILE [key=value ...]`.
+ *
+ * Both go the same way: check everything first (kernel names, every
+ * parameter, the baseline file), so that a typo fails in a second and not
+ * after minutes of measuring; then run, collect the results into one
+ * report, compare with the baseline when asked, and emit the report.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "suite.h"
+
+/* Longest parameter name the command handles; kernel parameters are short. */
+#define KEY_MAX 64
+
+/**
+ * struct plan - what a command is about to run.
+ * @ctx:      the session.
+ * @baseline: --baseline report, or NULL.
+ * @benches:  one configured bench per entry; NULL once run and freed.
+ * @titles:   row name template of each entry (NULL: derived).
+ * @lines:    line of each entry in its suite (0 for `run`).
+ * @count:    number of entries.
+ * @origin:   suite name or path ("" for `run`), for messages.
+ * @progress: what the progress line shows.
+ */
+struct plan {
+	embperf_ctx *ctx;
+	embperf_report *baseline;
+	embperf_bench **benches;
+	const char **titles;
+	int *lines;
+	int count;
+	const char *origin;
+	struct cli_progress progress;
+};
+
+static int plan_alloc(struct plan *p, int count)
+{
+	p->benches = calloc((size_t)count, sizeof(*p->benches));
+	p->titles = calloc((size_t)count, sizeof(*p->titles));
+	p->lines = calloc((size_t)count, sizeof(*p->lines));
+	p->count = count;
+	p->progress.count = count;
+	if (!p->benches || !p->titles || !p->lines) {
+		cli_error("out of memory");
+		return CLI_EXIT_RUN;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Free everything but the session, which cli_session_close() ends. */
+static void plan_free(struct plan *p)
+{
+	for (int i = 0; p->benches && i < p->count; i++)
+		embperf_bench_free(p->benches[i]);
+	free(p->benches);
+	free(p->titles);
+	free(p->lines);
+	embperf_report_free(p->baseline);
+}
+
+/* Open the session and load the baseline: the steps `run` and `suite` share. */
+static int plan_open(const struct cli_options *opt, struct plan *p)
+{
+	int status = cli_session_open(opt, &p->progress, &p->ctx);
+
+	if (status != CLI_EXIT_OK)
+		return status;
+	if (opt->baseline_path) {
+		p->baseline = cli_load_report(p->ctx, opt->baseline_path);
+		if (!p->baseline)
+			return CLI_EXIT_FILE;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* A new bench for @kernel; on failure print the library's message. */
+static embperf_bench *new_bench(const struct plan *p, int line, const char *kernel)
+{
+	embperf_bench *b = embperf_bench_new(p->ctx, kernel);
+
+	int saved_errno = errno;
+
+	if (b)
+		return b;
+	if (line)
+		cli_error("%s:%d: %s", p->origin, line, embperf_ctx_errmsg(p->ctx));
+	else
+		cli_error("%s", embperf_ctx_errmsg(p->ctx));
+	/* The caller tells ENOMEM from an unknown kernel. */
+	errno = saved_errno;
+	return NULL;
+}
+
+/* Set one "key=value"; on failure print the library's message. Return: 0 or -errno. */
+static int set_assignment(embperf_bench *b, const char *arg, const char *where)
+{
+	char key[KEY_MAX];
+	const char *value;
+	int err;
+
+	if (cli_split_assignment(arg, key, sizeof(key), &value) < 0) {
+		cli_error("%sexpected key=value, got '%s'", where, arg);
+		return -EINVAL;
+	}
+	err = embperf_bench_set(b, key, value);
+	if (err < 0)
+		cli_error("%s%s", where, embperf_bench_errmsg(b));
+	return err;
+}
+
+/* Exit code of a run's return value. */
+static int run_status(int err)
+{
+	if (err == 0)
+		return CLI_EXIT_OK;
+	if (err == -ECANCELED)
+		return CLI_EXIT_CANCELLED;
+	if (err == -ETIME)
+		return CLI_EXIT_BUDGET;
+	return CLI_EXIT_RUN;
+}
+
+/* The more serious of two exit codes, in the order scripts should see them. */
+static int worse(int a, int b)
+{
+	static const int order[] = {
+		CLI_EXIT_CANCELLED, CLI_EXIT_USAGE, CLI_EXIT_FILE, CLI_EXIT_BUDGET,
+		CLI_EXIT_RUN,       CLI_EXIT_REGRESSION,
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return CLI_EXIT_OK;
+}
+
+/* Where entry @i comes from, for messages: "memory:12: bw_mem-rd-1mb: ". */
+static void entry_where(const struct plan *p, int i, char *buf, size_t size)
+{
+	const char *title = p->titles[i] ? p->titles[i] : embperf_bench_kernel(p->benches[i]);
+
+	if (p->lines[i])
+		snprintf(buf, size, "%s:%d: %s: ", p->origin, p->lines[i], title);
+	else
+		buf[0] = '\0';
+}
+
+/* Add the results of entry @i to @report. Return: an exit code. */
+static int collect(const struct plan *p, int i, embperf_report *report)
+{
+	char where[256];
+
+	if (embperf_bench_result_count(p->benches[i]) == 0)
+		return CLI_EXIT_OK;
+	if (embperf_report_add(report, p->benches[i], p->titles[i]) >= 0)
+		return CLI_EXIT_OK;
+	entry_where(p, i, where, sizeof(where));
+	cli_error("%scannot add the results: %s", where, embperf_report_errmsg(report));
+	/* A title naming a label the results lack is a defect of the suite. */
+	return CLI_EXIT_FILE;
+}
+
+/* Run entry @i and collect its results. Return: an exit code. */
+static int run_entry(struct plan *p, int i, embperf_report *report)
+{
+	char where[256];
+	int err, status;
+
+	p->progress.index = i;
+	p->progress.title = p->titles[i] && !strchr(p->titles[i], '{') ? p->titles[i] : NULL;
+	err = embperf_bench_run(p->benches[i]);
+	status = run_status(err);
+	if (status == CLI_EXIT_RUN) {
+		entry_where(p, i, where, sizeof(where));
+		cli_error("%s%s", where, embperf_bench_errmsg(p->benches[i]));
+	}
+	/* A run the budget cut short keeps its samples: they are reported. */
+	if (status == CLI_EXIT_OK || status == CLI_EXIT_BUDGET)
+		status = worse(status, collect(p, i, report));
+	embperf_bench_free(p->benches[i]);
+	p->benches[i] = NULL;
+	return status;
+}
+
+/*
+ * Run every entry. A failed entry does not stop the others; a spent budget
+ * or a cancel does. Return: an exit code.
+ */
+static int run_all(const struct cli_options *opt, struct plan *p, embperf_report *report)
+{
+	int status = CLI_EXIT_OK;
+
+	for (int i = 0; i < p->count; i++) {
+		int s = run_entry(p, i, report);
+
+		status = worse(status, s);
+		if (s == CLI_EXIT_CANCELLED)
+			break;
+		if (s == CLI_EXIT_BUDGET) {
+			if (p->count == 1)
+				cli_note(opt, "time budget exhausted; results are partial");
+			else
+				cli_note(opt, "time budget exhausted in entry %d of %d; results are partial",
+					 i + 1, p->count);
+			break;
+		}
+	}
+	return status;
+}
+
+/* Run the plan, compare, emit. Return: the command's exit code. */
+static int execute(const struct cli_options *opt, struct plan *p)
+{
+	embperf_report *report = embperf_report_new(p->ctx);
+	int status, verdict = CLI_EXIT_OK;
+
+	if (!report) {
+		cli_error("cannot create a report: %s", embperf_strerror(-errno));
+		return CLI_EXIT_RUN;
+	}
+	status = run_all(opt, p, report);
+	if (status == CLI_EXIT_CANCELLED || embperf_ctx_is_cancelled(p->ctx)) {
+		/* Emit nothing: a half-written -o FILE must not replace a good one. */
+		cli_error("cancelled");
+		embperf_report_free(report);
+		return CLI_EXIT_CANCELLED;
+	}
+	if (status != CLI_EXIT_OK && embperf_report_result_count(report) == 0) {
+		/* Nothing measured: an empty table would only hide the error above. */
+		embperf_report_free(report);
+		return status;
+	}
+	if (p->baseline)
+		verdict = cli_judge(opt, report, p->baseline);
+	status = worse(status, cli_emit_report(opt, report));
+	embperf_report_free(report);
+	return worse(status, verdict);
+}
+
+/**
+ * cmd_run() - `embperf run KERNEL [key=value ...]`.
+ * @opt: options; operands: the kernel and its parameters.
+ *
+ * Return: the command's exit code (see enum cli_exit).
+ */
+int cmd_run(const struct cli_options *opt)
+{
+	struct plan p = { .origin = "" };
+	int status;
+
+	if (opt->argc < 1) {
+		cli_error("run needs a kernel name (see `embperf list`)");
+		return CLI_EXIT_USAGE;
+	}
+	status = plan_open(opt, &p);
+	if (status == CLI_EXIT_OK)
+		status = plan_alloc(&p, 1);
+	if (status == CLI_EXIT_OK) {
+		p.benches[0] = new_bench(&p, 0, opt->argv[0]);
+		if (!p.benches[0])
+			status = errno == ENOMEM ? CLI_EXIT_RUN : CLI_EXIT_USAGE;
+	}
+	for (int i = 1; status == CLI_EXIT_OK && i < opt->argc; i++)
+		if (set_assignment(p.benches[0], opt->argv[i], "") < 0)
+			status = CLI_EXIT_USAGE;
+	if (status == CLI_EXIT_OK)
+		status = execute(opt, &p);
+	plan_free(&p);
+	cli_session_close(p.ctx);
+	return status;
+}
+
+/* Does @kernel have a parameter named @key? */
+static int kernel_accepts(const char *kernel, const char *key)
+{
+	int n = embperf_kernel_param_count(kernel);
+	char name[KEY_MAX];
+
+	for (int i = 0; i < n; i++) {
+		int len = embperf_kernel_param_info(kernel, i, EMBPERF_INFO_NAME, name,
+						    sizeof(name));
+
+		if (len >= 0 && strcmp(name, key) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Apply the command line's key=value operands to every entry whose kernel
+ * accepts the key; an operand no entry accepts is a usage error.
+ */
+static int apply_overrides(const struct cli_options *opt, struct plan *p)
+{
+	char key[KEY_MAX];
+	const char *value;
+
+	for (int o = 1; o < opt->argc; o++) {
+		int used = 0;
+
+		if (cli_split_assignment(opt->argv[o], key, sizeof(key), &value) < 0) {
+			cli_error("expected key=value, got '%s'", opt->argv[o]);
+			return CLI_EXIT_USAGE;
+		}
+		for (int i = 0; i < p->count; i++) {
+			if (!kernel_accepts(embperf_bench_kernel(p->benches[i]), key))
+				continue;
+			used++;
+			if (embperf_bench_set(p->benches[i], key, value) < 0) {
+				cli_error("%s", embperf_bench_errmsg(p->benches[i]));
+				return CLI_EXIT_USAGE;
+			}
+		}
+		if (!used) {
+			cli_error("parameter '%s' is accepted by no entry of suite %s", key,
+				  p->origin);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Configure one bench per suite entry; errors in the suite text exit 4. */
+static int prepare_entries(struct plan *p, const struct suite *s)
+{
+	char where[256];
+
+	for (int i = 0; i < s->n_entries; i++) {
+		const struct suite_entry *e = &s->entries[i];
+
+		p->titles[i] = e->title;
+		p->lines[i] = e->line;
+		p->benches[i] = new_bench(p, e->line, e->kernel);
+		if (!p->benches[i])
+			return errno == ENOMEM ? CLI_EXIT_RUN : CLI_EXIT_FILE;
+		snprintf(where, sizeof(where), "%s:%d: ", s->origin, e->line);
+		for (int k = 0; k < e->n_params; k++)
+			if (set_assignment(p->benches[i], e->params[k], where) < 0)
+				return CLI_EXIT_FILE;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Does @name look like a path rather than a built-in suite's name? */
+static int looks_like_path(const char *name)
+{
+	size_t len = strlen(name);
+
+	return strchr(name, '/') || (len > 6 && strcmp(name + len - 6, ".suite") == 0) ||
+	       access(name, F_OK) == 0;
+}
+
+static void unknown_suite(const char *name)
+{
+	char list[512] = "";
+	size_t used = 0;
+
+	for (int i = 0; i < suite_builtin_count && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+					 suite_builtins[i].name);
+	cli_error("unknown suite '%s' (built-in: %s; or give the path of a suite file)", name,
+		  list);
+}
+
+/* Find and parse suite @name: built-in first, then a file. Return: an exit code. */
+static int open_suite(const char *name, struct suite **out)
+{
+	const char *text = suite_builtin_text(name);
+	char err[512];
+
+	if (text) {
+		if (suite_parse(name, text, out, err, sizeof(err)) == 0)
+			return CLI_EXIT_OK;
+	} else if (looks_like_path(name)) {
+		if (suite_load_file(name, out, err, sizeof(err)) == 0)
+			return CLI_EXIT_OK;
+	} else {
+		unknown_suite(name);
+		return CLI_EXIT_USAGE;
+	}
+	cli_error("%s", err);
+	return CLI_EXIT_FILE;
+}
+
+/**
+ * cmd_suite() - `embperf suite NAME|FILE [key=value ...]`.
+ * @opt: options; operands: the suite and parameter overrides.
+ *
+ * Return: the command's exit code (see enum cli_exit).
+ */
+int cmd_suite(const struct cli_options *opt)
+{
+	struct plan p = { 0 };
+	struct suite *s = NULL;
+	int status;
+
+	if (opt->argc < 1) {
+		cli_error("suite needs a suite name or file (see `embperf suites`)");
+		return CLI_EXIT_USAGE;
+	}
+	status = open_suite(opt->argv[0], &s);
+	if (status != CLI_EXIT_OK)
+		return status;
+	p.origin = s->origin;
+	status = plan_open(opt, &p);
+	if (status == CLI_EXIT_OK)
+		status = plan_alloc(&p, s->n_entries);
+	if (status == CLI_EXIT_OK)
+		status = prepare_entries(&p, s);
+	if (status == CLI_EXIT_OK)
+		status = apply_overrides(opt, &p);
+	if (status == CLI_EXIT_OK)
+		status = execute(opt, &p);
+	plan_free(&p);
+	cli_session_close(p.ctx);
+	suite_free(s);
+	return status;
+}
