@@ -12,7 +12,7 @@ from ._errors import (BudgetExceeded, Error, ParameterError, UnknownKernelError,
                       error_from_code)
 from ._kernels import describe
 from ._result import Result, RunResult
-from ._util import decode, encode, read_sized
+from ._util import OwnedHandle, decode, encode, read_sized
 
 __all__ = ["Bench", "run"]
 
@@ -20,7 +20,7 @@ _INT64_MIN = -2**63
 _INT64_MAX = 2**63 - 1
 
 
-class Bench:
+class Bench(OwnedHandle):
     """One kernel, ready to run.
 
     ::
@@ -37,6 +37,8 @@ class Bench:
     "100Mbit", "1k..64M"), int (base units: bytes, ns, bit/s, Hz, counts),
     float, bool (0/1), a 2-tuple (lo, hi) for ranges, or a path.
     """
+
+    _free = "embperf_bench_free"
 
     def __init__(self, kernel, ctx=None, **params):
         self._lib = _clib.lib()
@@ -68,43 +70,10 @@ class Bench:
 
     # -- lifetime ----------------------------------------------------------
 
-    def _handle(self):
-        if not self._ptr:
-            raise ValueError("operation on a closed embperf.Bench")
-        return self._ptr
-
-    @property
-    def closed(self):
-        """True once close() has run (or its context was closed)."""
-        return not self._ptr
-
     @property
     def context(self):
         """The Context the bench runs in."""
         return self._ctx
-
-    def close(self):
-        """Free the bench (and its own context, if it made one). Idempotent."""
-        ptr, self._ptr = self._ptr, None
-        if ptr:
-            self._lib.embperf_bench_free(ptr)
-        # Cleared first: the context closes its children, this one included.
-        own, self._own_ctx = getattr(self, "_own_ctx", False), False
-        if own and self._ctx is not None:
-            self._ctx.close()
-
-    def __enter__(self):
-        self._handle()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: modules may be gone
-            pass
 
     def __repr__(self):
         if not self._ptr:

@@ -11,7 +11,7 @@ import weakref
 
 from . import _clib
 from ._errors import Error, ParameterError
-from ._util import decode, encode
+from ._util import Handle, decode, encode
 
 __all__ = ["Context", "LogLevel"]
 
@@ -41,7 +41,7 @@ def _sysinfo_value(key, text):
     return text
 
 
-class Context:
+class Context(Handle):
     """A session in which benches run.
 
     ::
@@ -96,16 +96,6 @@ class Context:
 
     # -- lifetime ----------------------------------------------------------
 
-    def _handle(self):
-        if not self._ptr:
-            raise ValueError("operation on a closed embperf.Context")
-        return self._ptr
-
-    @property
-    def closed(self):
-        """True once close() has run."""
-        return not self._ptr
-
     def close(self):
         """Free the context, and before it its benches and reports.
 
@@ -124,19 +114,6 @@ class Context:
         # The C side no longer calls them: the wrappers may go.
         self._log_fn = None
         self._progress_fn = None
-
-    def __enter__(self):
-        self._handle()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: modules may be gone
-            pass
 
     def __repr__(self):
         if not self._ptr:

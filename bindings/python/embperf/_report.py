@@ -11,7 +11,7 @@ from ._bench import Bench
 from ._context import Context
 from ._errors import Error, ParameterError
 from ._result import Result, Verdict
-from ._util import decode, encode, encode_path
+from ._util import OwnedHandle, decode, encode, encode_path
 
 __all__ = ["Report", "Format"]
 
@@ -50,7 +50,7 @@ def _format_of_path(path):
     return _FORMAT_NAMES.get(ext, Format.JSON)
 
 
-class Report:
+class Report(OwnedHandle):
     """Results of many runs, with the system information of their context.
 
     ::
@@ -66,6 +66,8 @@ class Report:
     Iterating yields Result copies; len() counts them; ``report[i]`` is the
     i-th and ``report["key"]`` the one find() gives.
     """
+
+    _free = "embperf_report_free"
 
     def __init__(self, ctx=None, *, _ptr=None, _own_ctx=False):
         self._lib = _clib.lib()
@@ -114,39 +116,6 @@ class Report:
         return cls._read("embperf_report_parse", encode(text), ctx, None)
 
     # -- lifetime ----------------------------------------------------------
-
-    def _handle(self):
-        if not self._ptr:
-            raise ValueError("operation on a closed embperf.Report")
-        return self._ptr
-
-    @property
-    def closed(self):
-        """True once close() has run (or its context was closed)."""
-        return not self._ptr
-
-    def close(self):
-        """Free the report and its results. Idempotent."""
-        ptr, self._ptr = self._ptr, None
-        if ptr:
-            self._lib.embperf_report_free(ptr)
-        # Cleared first: the context closes its children, this one included.
-        own, self._own_ctx = getattr(self, "_own_ctx", False), False
-        if own and self._ctx is not None:
-            self._ctx.close()
-
-    def __enter__(self):
-        self._handle()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: modules may be gone
-            pass
 
     def __repr__(self):
         if not self._ptr:

@@ -4,7 +4,7 @@
 import ctypes
 import os
 
-__all__ = ["encode", "encode_path", "decode", "read_sized", "split_pairs"]
+__all__ = ["Handle", "OwnedHandle", "encode", "encode_path", "decode", "read_sized", "split_pairs"]
 
 
 def encode(text):
@@ -65,3 +65,52 @@ def split_pairs(text):
         elif last is not None:
             pairs[last] += " " + word
     return pairs
+
+
+class Handle:
+    """Lifetime of a C handle held in self._ptr: closed state, context
+    manager, and close() on garbage collection. Subclasses define close()."""
+
+    _ptr = None
+
+    def _handle(self):
+        if not self._ptr:
+            raise ValueError("operation on a closed embperf.%s" % type(self).__name__)
+        return self._ptr
+
+    @property
+    def closed(self):
+        """True once close() has run (or, for children, their context was closed)."""
+        return not self._ptr
+
+    def __enter__(self):
+        self._handle()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: modules may be gone
+            pass
+
+
+class OwnedHandle(Handle):
+    """A handle that belongs to a Context (a bench or a report), and may
+    own a private context made for it. _free names the C function."""
+
+    _free = None
+    _own_ctx = False
+    _ctx = None
+
+    def close(self):
+        """Free the handle (and its own context, if it made one). Idempotent."""
+        ptr, self._ptr = self._ptr, None
+        if ptr:
+            getattr(self._lib, self._free)(ptr)
+        # Cleared first: the context closes its children, this one included.
+        own, self._own_ctx = self._own_ctx, False
+        if own and self._ctx is not None:
+            self._ctx.close()
