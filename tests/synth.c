@@ -53,6 +53,7 @@ static const struct ep_metric_desc synth_metrics[] = {
 	{ "best", "ns", EP_METRIC_TIME, 1.0, EP_PRIMARY_MIN, 0, "time per unit, min" },
 	{ "bandwidth", "MB/s", EP_METRIC_RATE, 0.0, EP_PRIMARY_MAX, 1, "1000 bytes per unit" },
 	{ "derived", "ns", EP_METRIC_VALUE, 0.0, EP_PRIMARY_MEDIAN, 0, "a derived value" },
+	{ "rate", "1/s", EP_METRIC_PER_SECOND, 0.0, EP_PRIMARY_MEDIAN, 1, "units per second" },
 };
 
 static int synth_setup(struct ep_run *run, void **state)

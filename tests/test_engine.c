@@ -125,6 +125,13 @@ Test(engine, primary_statistic_and_rate_conversion)
 	cr_assert_gt(embperf_result_value(r), 200.0);
 	cr_assert_float_eq(embperf_result_value(r), embperf_result_stat(r, EMBPERF_STAT_MAX), 0);
 
+	synth_cfg.metric = 4; /* units per second */
+	cr_assert_eq(embperf_bench_run(b), 0);
+	r = embperf_bench_result(b, 0);
+	/* A unit takes >= 1000 ns: at most 10^6 per second. */
+	cr_assert_leq(embperf_result_stat(r, EMBPERF_STAT_MAX), 1e6 + 1e-6);
+	cr_assert_gt(embperf_result_value(r), 2e5);
+
 	synth_cfg.metric = 1; /* primary min */
 	cr_assert_eq(embperf_bench_run(b), 0);
 	r = embperf_bench_result(b, 0);

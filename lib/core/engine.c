@@ -164,6 +164,8 @@ static double convert(const struct ep_metric_desc *m, const struct ep_case *c, d
 		return c->bytes_per_unit / ns_per_unit * 1000.0; /* bytes/ns = GB/s */
 	case EP_METRIC_TIME:
 		return ns_per_unit / (m->time_scale > 0.0 ? m->time_scale : 1.0);
+	case EP_METRIC_PER_SECOND:
+		return 1e9 / ns_per_unit;
 	default:
 		return ns_per_unit;
 	}

@@ -77,6 +77,7 @@ enum ep_metric_kind {
 	EP_METRIC_TIME,  /* value = ns per unit / time_scale (time_scale 1: ns, 1000: us) */
 	EP_METRIC_RATE,  /* value = bytes per unit / ns per unit * 1000 = MB/s (10^6) */
 	EP_METRIC_VALUE, /* derived values added with ep_run_add_value(): no conversion */
+	EP_METRIC_PER_SECOND, /* value = units per second (10^9 / ns per unit), e.g. files/s */
 };
 
 /**
