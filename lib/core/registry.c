@@ -2,7 +2,8 @@
 /*
  * registry.c - the kernels of this build, and their descriptions.
  *
- * Adding a kernel: one file in its area's folder and one line here.
+ * Adding a kernel: one file in its area's folder and one line in
+ * kernels.def.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,14 +12,14 @@
 #include "bench.h"
 #include "core.h"
 
-extern const struct ep_kernel ep_kernel_mem_lat;
-extern const struct ep_kernel ep_kernel_mem_bw;
-extern const struct ep_kernel ep_kernel_mem_stream;
+#define EP_KERNEL(sym) extern const struct ep_kernel ep_kernel_##sym;
+#include "kernels.def"
+#undef EP_KERNEL
 
 static const struct ep_kernel *const kernels[] = {
-	&ep_kernel_mem_lat,
-	&ep_kernel_mem_bw,
-	&ep_kernel_mem_stream,
+#define EP_KERNEL(sym) &ep_kernel_##sym,
+#include "kernels.def"
+#undef EP_KERNEL
 };
 
 int embperf_kernel_count(void)
