@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * buffer.c - anonymous mappings for the memory kernels, with the huge page
+ * modes and the "does it fit in memory" check.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/core/core.h"
+#include "lib/mem/buffer.h"
+
+#define MEMINFO_PATH "/proc/meminfo"
+#define THP_ALIGN_BYTES ((size_t)2 << 20) /* PMD size of the common 4k-page MMUs */
+
+/* Value of a "Key: N" line of /proc/meminfo (kB lines in kB); 0 when absent. */
+static uint64_t meminfo_value(const char *key)
+{
+	size_t key_len = strlen(key);
+	uint64_t value = 0;
+	char line[256];
+	FILE *f = fopen(MEMINFO_PATH, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, key_len) && line[key_len] == ':') {
+			value = strtoull(line + key_len + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return value;
+}
+
+void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, size, "%" PRIu64 " bytes", bytes);
+	else
+		snprintf(out, size, "%.1f %s", v, units[u]);
+}
+
+int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
+		      uint64_t need_bytes)
+{
+	uint64_t avail_bytes = ep_mem_available_bytes();
+	char need[32], avail[32];
+
+	if (!avail_bytes || need_bytes <= avail_bytes)
+		return 0;
+	ep_mem_format_bytes(need_bytes, need, sizeof(need));
+	ep_mem_format_bytes(avail_bytes, avail, sizeof(avail));
+	return ep_run_fail(run, -ENOMEM,
+			   "parameter '%s': value '%s' needs %s of memory, more than the %s "
+			   "available (MemAvailable in " MEMINFO_PATH "); accepted: a smaller %s",
+			   param, value, need, avail, param);
+}
+
+/* Round @bytes up to a multiple of @align (a power of two); 0 on overflow. */
+static size_t round_up(size_t bytes, size_t align)
+{
+	size_t r = (bytes + align - 1) & ~(align - 1);
+
+	return r < bytes ? 0 : r;
+}
+
+/* Map reserved huge pages, after checking that enough are free. */
+static int alloc_hugetlb(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes)
+{
+	uint64_t huge_bytes = meminfo_value("Hugepagesize") * 1024;
+	uint64_t free_pages = meminfo_value("HugePages_Free");
+	size_t map_bytes;
+	uint64_t pages;
+	void *p;
+
+	if (!huge_bytes)
+		return ep_run_fail(run, -ENOMEM,
+				   "parameter 'hugepages': value 'on' needs huge pages, which this "
+				   "system does not offer; accepted: off, thp");
+	map_bytes = round_up(bytes, (size_t)huge_bytes);
+	pages = map_bytes / huge_bytes;
+	if (!map_bytes || pages > free_pages)
+		return ep_run_fail(run, -ENOMEM,
+				   "parameter 'hugepages': value 'on' needs %" PRIu64 " huge pages of "
+				   "%" PRIu64 " kB, HugePages_Free is %" PRIu64 "; reserve them "
+				   "(sysctl vm.nr_hugepages) or use hugepages=thp or off",
+				   pages, huge_bytes / 1024, free_pages);
+	p = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return ep_run_fail(run, -ENOMEM,
+				   "parameter 'hugepages': mapping %" PRIu64 " huge pages failed (%s); "
+				   "reserve more (sysctl vm.nr_hugepages) or use hugepages=thp or off",
+				   pages, strerror(errno));
+	buf->addr = p;
+	buf->map_addr = p;
+	buf->map_bytes = map_bytes;
+	return 0;
+}
+
+int ep_mem_buf_alloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes,
+		     enum ep_mem_huge mode)
+{
+	size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+	/* THP can only back 2 MiB aligned ranges: map one more and align. */
+	size_t align_bytes = mode == EP_MEM_HUGE_THP ? THP_ALIGN_BYTES : page_bytes;
+	size_t map_bytes = round_up(round_up(bytes, page_bytes) + align_bytes - page_bytes,
+				    page_bytes);
+	char text[32];
+	char *p;
+
+	buf->addr = NULL;
+	buf->map_addr = NULL;
+	buf->map_bytes = 0;
+	if (mode == EP_MEM_HUGE_ON)
+		return alloc_hugetlb(run, buf, bytes);
+	ep_mem_format_bytes(bytes, text, sizeof(text));
+	if (!bytes || map_bytes < bytes)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': %s cannot be mapped", text);
+	p = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': mapping %s failed (%s)", text,
+				   strerror(errno));
+	/* Advice is best effort: a kernel without THP keeps base pages either way. */
+	if (mode == EP_MEM_HUGE_OFF)
+		(void)madvise(p, map_bytes, MADV_NOHUGEPAGE);
+	else if (mode == EP_MEM_HUGE_THP)
+		(void)madvise(p, map_bytes, MADV_HUGEPAGE);
+	buf->map_addr = p;
+	buf->map_bytes = map_bytes;
+	buf->addr = p + (align_bytes - (uintptr_t)p % align_bytes) % align_bytes;
+	return 0;
+}
+
+void ep_mem_buf_free(struct ep_mem_buf *buf)
+{
+	if (buf->map_addr)
+		munmap(buf->map_addr, buf->map_bytes);
+	buf->addr = NULL;
+	buf->map_addr = NULL;
+	buf->map_bytes = 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * buffer.h - page-aligned buffers of the memory kernels: huge page modes and
+ * the check that a size fits in the memory the system has available.
+ */
+#ifndef EMBPERF_MEM_BUFFER_H
+#define EMBPERF_MEM_BUFFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/core/kernel.h"
+
+/**
+ * enum ep_mem_huge - how a buffer is backed.
+ * @EP_MEM_HUGE_OFF:    base pages only (madvise MADV_NOHUGEPAGE).
+ * @EP_MEM_HUGE_THP:    transparent huge pages requested (MADV_HUGEPAGE).
+ * @EP_MEM_HUGE_ON:     reserved huge pages (MAP_HUGETLB); fails when the
+ *                      system has too few free ones.
+ * @EP_MEM_HUGE_SYSTEM: no advice: the system's THP policy decides, as it does
+ *                      for malloc() and static arrays in the reference tools.
+ */
+enum ep_mem_huge {
+	EP_MEM_HUGE_OFF = 0,
+	EP_MEM_HUGE_THP = 1,
+	EP_MEM_HUGE_ON = 2,
+	EP_MEM_HUGE_SYSTEM = 3,
+};
+
+/**
+ * struct ep_mem_buf - one anonymous mapping.
+ * @addr:      start of the usable bytes, page aligned (2 MiB aligned with
+ *             EP_MEM_HUGE_THP and EP_MEM_HUGE_ON); NULL when not allocated.
+ * @map_addr:  start of the mapping.
+ * @map_bytes: length of the mapping.
+ */
+struct ep_mem_buf {
+	void *addr;
+	void *map_addr;
+	size_t map_bytes;
+};
+
+/**
+ * ep_mem_check_fits() - refuse a request larger than the available memory.
+ * @run:        run receiving the detail message.
+ * @param:      parameter the request comes from ("size").
+ * @value:      that parameter's text, for the message.
+ * @need_bytes: memory the kernel will touch in all.
+ *
+ * Compares @need_bytes with MemAvailable of /proc/meminfo. When the system
+ * does not tell, the mapping itself is the only check.
+ *
+ * Return: 0, or -ENOMEM with a message naming the parameter, the bytes
+ * needed and the bytes available.
+ */
+int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
+		      uint64_t need_bytes);
+
+/**
+ * ep_mem_buf_alloc() - map a zero-filled buffer.
+ * @run:   run receiving the detail message on failure.
+ * @buf:   receives the mapping; left empty on failure.
+ * @bytes: bytes wanted (> 0).
+ * @mode:  page backing.
+ *
+ * Pages are not touched: the kernel first-touches them from the threads
+ * that use them.
+ *
+ * Return: 0; -ENOMEM when the mapping fails, or with EP_MEM_HUGE_ON when the
+ * system has too few free huge pages (the message says how many it needs
+ * and how to reserve them).
+ */
+int ep_mem_buf_alloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes,
+		     enum ep_mem_huge mode);
+
+/**
+ * ep_mem_buf_free() - unmap a buffer; an empty one is a no-op.
+ * @buf: buffer, emptied.
+ */
+void ep_mem_buf_free(struct ep_mem_buf *buf);
+
+/**
+ * ep_mem_format_bytes() - a byte count for messages: "1.5 GiB", "512 KiB".
+ * @bytes: the count.
+ * @out:   destination.
+ * @size:  size of @out.
+ */
+void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size);
+
+#endif /* EMBPERF_MEM_BUFFER_H */

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mem_stream.c - mem.stream: sustainable memory bandwidth of the four
+ * kernels of STREAM (McCalpin), on arrays of 8-byte reals.
+ *
+ *   copy   c = a          2 arrays of 8 bytes per element counted
+ *   scale  b = q * c      2
+ *   add    c = a + b      3
+ *   triad  a = b + q * c  3
+ *
+ * Bytes are counted as STREAM counts them: every array read and every array
+ * written, 8 bytes per element each. A team of threads (the caller and
+ * threads - 1 workers) splits the arrays as OpenMP's static schedule does;
+ * each thread first-touches the part it works on. The values are checked
+ * after the run as STREAM does.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/mem/buffer.h"
+#include "lib/mem/pool.h"
+#include "lib/mem/stream.h"
+
+#define STREAM_SCALAR 3.0
+#define STREAM_ARRAYS 3
+#define STREAM_DEFAULT_ELEMENTS 10000000 /* STREAM 5.10's default, when no cache size is known */
+#define STREAM_CACHE_FACTOR 4            /* STREAM's rule: each array >= 4 x the cache */
+#define STREAM_MAX_ELEMENTS ((int64_t)1 << 37) /* 1T bytes per array; checked against memory */
+#define STREAM_MAX_THREADS 1024
+#define STREAM_LABEL_MAX 80
+
+enum stream_kernel { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_COUNT };
+
+struct stream_state;
+
+/**
+ * struct stream_case - one kernel's case.
+ * @st:     the run's state.
+ * @kernel: which kernel.
+ */
+struct stream_case {
+	struct stream_state *st;
+	enum stream_kernel kernel;
+};
+
+/**
+ * struct stream_state - the run's state.
+ * @buf:      one mapping for the three arrays.
+ * @a, @b, @c: the arrays, @n elements each, each starting on a page.
+ * @n:        elements per array.
+ * @pool:     the thread team.
+ * @expect:   value every element should hold, updated with each pass.
+ * @cases:    the four cases.
+ * @label:    "size=N threads=T", shared by the four results.
+ */
+struct stream_state {
+	struct ep_mem_buf buf;
+	double *a, *b, *c;
+	size_t n;
+	struct ep_mem_pool *pool;
+	struct ep_stream_expect expect;
+	struct stream_case cases[K_COUNT];
+	char label[STREAM_LABEL_MAX];
+};
+
+static const struct ep_param_desc stream_params[] = {
+	{ "size", EP_PT_INT, "0", 0, STREAM_MAX_ELEMENTS, 0, 0, NULL, "elements",
+	  "elements (8-byte reals) per array, as STREAM_ARRAY_SIZE; 0: 4 x the last-level cache" },
+	{ "threads", EP_PT_INT, "1", 1, STREAM_MAX_THREADS, 0, 0, NULL, "",
+	  "threads sharing each pass (the OpenMP threads of STREAM)" },
+};
+
+static const struct ep_metric_desc stream_metrics[] = {
+	[K_COPY] = { "copy", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
+		     "c = a; 16 bytes per element, best rate as STREAM" },
+	[K_SCALE] = { "scale", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
+		      "b = q * c; 16 bytes per element, best rate as STREAM" },
+	[K_ADD] = { "add", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
+		    "c = a + b; 24 bytes per element, best rate as STREAM" },
+	[K_TRIAD] = { "triad", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
+		      "a = b + q * c; 24 bytes per element, best rate as STREAM" },
+};
+
+/* STREAM: NTIMES = 10 runs, the first excluded, best of the other nine. */
+static const struct ep_default stream_defaults[] = {
+	{ "repetitions", "9" },
+	{ "warmup", "1" },
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+static const int stream_arrays_touched[K_COUNT] = { 2, 2, 3, 3 };
+
+void ep_stream_expect_init(struct ep_stream_expect *e)
+{
+	e->a = 1.0;
+	e->b = 2.0;
+	e->c = 0.0;
+	e->a = 2.0 * e->a;
+}
+
+/* Scalar shadow of one pass of @k. */
+static void expect_pass(struct ep_stream_expect *e, enum stream_kernel k)
+{
+	switch (k) {
+	case K_COPY:
+		e->c = e->a;
+		break;
+	case K_SCALE:
+		e->b = STREAM_SCALAR * e->c;
+		break;
+	case K_ADD:
+		e->c = e->a + e->b;
+		break;
+	default:
+		e->a = e->b + STREAM_SCALAR * e->c;
+		break;
+	}
+}
+
+/* Average relative error of @x against @want; 0 when the array is right. */
+static double avg_rel_error(const double *x, size_t n, double want, size_t *n_wrong)
+{
+	double sum = 0.0;
+
+	*n_wrong = 0;
+	for (size_t j = 0; j < n; j++) {
+		double d = fabs(x[j] - want);
+
+		sum += d;
+		*n_wrong += d != 0.0;
+	}
+	sum /= (double)n;
+	return want != 0.0 ? sum / fabs(want) : sum;
+}
+
+int ep_stream_validate(const double *a, const double *b, const double *c, size_t n,
+		       const struct ep_stream_expect *expect, char *msg, size_t msg_size)
+{
+	const double *arrays[STREAM_ARRAYS] = { a, b, c };
+	const double wants[STREAM_ARRAYS] = { expect->a, expect->b, expect->c };
+	static const char names[STREAM_ARRAYS] = { 'a', 'b', 'c' };
+
+	for (int i = 0; i < STREAM_ARRAYS; i++) {
+		size_t n_wrong;
+		double err = avg_rel_error(arrays[i], n, wants[i], &n_wrong);
+
+		if (!(err <= EP_STREAM_EPSILON)) {
+			if (msg_size)
+				snprintf(msg, msg_size,
+					 "mem.stream: validation failed on array %c: average relative "
+					 "error %.3g exceeds %.0e (expected %.17g; %zu of %zu elements "
+					 "differ)",
+					 names[i], err, EP_STREAM_EPSILON, wants[i], n_wrong, n);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The four kernels, over one thread's share. The arrays are restrict
+ * parameters, which lets the compiler treat them as STREAM's distinct static
+ * arrays: gcc -O2 then turns copy into memcpy() as it does in stream.c.
+ */
+static void pass_copy(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+		      size_t hi)
+{
+	(void)b;
+	for (size_t j = lo; j < hi; j++)
+		c[j] = a[j];
+}
+
+static void pass_scale(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+		       size_t hi)
+{
+	(void)a;
+	for (size_t j = lo; j < hi; j++)
+		b[j] = STREAM_SCALAR * c[j];
+}
+
+static void pass_add(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+		     size_t hi)
+{
+	for (size_t j = lo; j < hi; j++)
+		c[j] = a[j] + b[j];
+}
+
+static void pass_triad(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+		       size_t hi)
+{
+	for (size_t j = lo; j < hi; j++)
+		a[j] = b[j] + STREAM_SCALAR * c[j];
+}
+
+typedef void (*stream_pass_fn)(double *restrict, double *restrict, double *restrict, size_t,
+			       size_t);
+
+static const stream_pass_fn stream_passes[K_COUNT] = {
+	[K_COPY] = pass_copy, [K_SCALE] = pass_scale,
+	[K_ADD] = pass_add,   [K_TRIAD] = pass_triad,
+};
+
+/* One thread's share of one pass of the case given as @arg. */
+static void thread_pass(void *arg, int thread, int n_threads)
+{
+	struct stream_case *sc = arg;
+	size_t lo, hi;
+
+	ep_mem_pool_share(sc->st->n, thread, n_threads, &lo, &hi);
+	stream_passes[sc->kernel](sc->st->a, sc->st->b, sc->st->c, lo, hi);
+}
+
+/*
+ * body(): @units passes of one kernel over the whole arrays, the team
+ * meeting at a barrier after each. The stores to the arrays, which finish()
+ * reads back, keep the passes from being optimised away.
+ */
+static int stream_body(void *arg, uint64_t units)
+{
+	struct stream_case *sc = arg;
+
+	ep_mem_pool_run(sc->st->pool, thread_pass, sc, units);
+	for (uint64_t i = 0; i < units; i++)
+		expect_pass(&sc->st->expect, sc->kernel);
+	return 0;
+}
+
+/* STREAM's initialisation, each thread on its share: a = 1, b = 2, c = 0. */
+static void thread_init(void *arg, int thread, int n_threads)
+{
+	struct stream_state *st = arg;
+	size_t lo, hi;
+
+	ep_mem_pool_share(st->n, thread, n_threads, &lo, &hi);
+	for (size_t j = lo; j < hi; j++) {
+		st->a[j] = 1.0;
+		st->b[j] = 2.0;
+		st->c[j] = 0.0;
+	}
+}
+
+/* STREAM's timer check loop, kept for the same starting values: a = 2 * a. */
+static void thread_double_a(void *arg, int thread, int n_threads)
+{
+	struct stream_state *st = arg;
+	size_t lo, hi;
+
+	ep_mem_pool_share(st->n, thread, n_threads, &lo, &hi);
+	for (size_t j = lo; j < hi; j++)
+		st->a[j] = 2.0 * st->a[j];
+}
+
+/* Elements per array when size=0: 4 x the last-level cache, or STREAM's default. */
+static size_t default_elements(embperf_ctx *ctx)
+{
+	uint64_t llc = ep_sysinfo_u64(ctx, "cache_l3_bytes");
+
+	if (!llc)
+		llc = ep_sysinfo_u64(ctx, "cache_l2_bytes");
+	if (!llc)
+		return STREAM_DEFAULT_ELEMENTS;
+	return (size_t)(STREAM_CACHE_FACTOR * llc / sizeof(double));
+}
+
+static void stream_teardown(void *state)
+{
+	struct stream_state *st = state;
+
+	if (!st)
+		return;
+	ep_mem_pool_free(st->pool);
+	ep_mem_buf_free(&st->buf);
+	free(st);
+}
+
+/* Map the three arrays, each on its own pages, and start the team. */
+static int alloc_arrays(struct ep_run *run, struct stream_state *st, int threads)
+{
+	size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+	size_t array_bytes = (st->n * sizeof(double) + page_bytes - 1) / page_bytes * page_bytes;
+	int rc;
+
+	rc = ep_mem_buf_alloc(run, &st->buf, STREAM_ARRAYS * array_bytes, EP_MEM_HUGE_SYSTEM);
+	if (rc)
+		return rc;
+	st->a = st->buf.addr;
+	st->b = (double *)((char *)st->buf.addr + array_bytes);
+	st->c = (double *)((char *)st->buf.addr + 2 * array_bytes);
+	rc = ep_mem_pool_new(threads, ep_run_cpu(run), &st->pool);
+	if (rc)
+		return ep_run_fail(run, rc, "parameter 'threads': value '%d': cannot start the "
+				   "threads (%s)", threads, strerror(-rc));
+	return 0;
+}
+
+static int add_cases(struct ep_run *run, struct stream_state *st)
+{
+	for (int k = 0; k < K_COUNT; k++) {
+		struct ep_case c = {
+			.metric = k,
+			.labels = st->label,
+			.body = stream_body,
+			.arg = &st->cases[k],
+			.bytes_per_unit = (double)stream_arrays_touched[k] * sizeof(double) *
+					  (double)st->n,
+		};
+		int rc;
+
+		st->cases[k].st = st;
+		st->cases[k].kernel = (enum stream_kernel)k;
+		rc = ep_run_add_case(run, &c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int stream_setup(struct ep_run *run, void **state)
+{
+	size_t n = (size_t)ep_param_int(run, "size");
+	int threads = (int)ep_param_int(run, "threads");
+	struct stream_state *st;
+	char value[64];
+	int rc;
+
+	if (!n)
+		n = default_elements(ep_run_ctx(run));
+	snprintf(value, sizeof(value), "%s (%zu elements)", ep_param_text(run, "size"), n);
+	rc = ep_mem_check_fits(run, "size", value,
+			       (uint64_t)STREAM_ARRAYS * sizeof(double) * (uint64_t)n);
+	if (rc)
+		return rc;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->n = n;
+	snprintf(st->label, sizeof(st->label), "size=%zu threads=%d", n, threads);
+	rc = alloc_arrays(run, st, threads);
+	if (!rc) {
+		ep_mem_pool_run(st->pool, thread_init, st, 1);
+		ep_mem_pool_run(st->pool, thread_double_a, st, 1);
+		ep_stream_expect_init(&st->expect);
+		rc = add_cases(run, st);
+	}
+	if (rc) {
+		stream_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+/* finish(): STREAM's check of the results; a wrong value fails the run. */
+static int stream_finish(struct ep_run *run, void *state)
+{
+	struct stream_state *st = state;
+	char msg[EP_ERRMSG_MAX];
+	int rc = ep_stream_validate(st->a, st->b, st->c, st->n, &st->expect, msg, sizeof(msg));
+
+	return rc ? ep_run_fail(run, rc, "%s", msg) : 0;
+}
+
+const struct ep_kernel ep_kernel_mem_stream = {
+	.name = "mem.stream",
+	.summary = "sustainable memory bandwidth: STREAM's copy, scale, add and triad, "
+		   "optionally multithreaded",
+	.params = stream_params,
+	.n_params = (int)EP_ARRAY_SIZE(stream_params),
+	.metrics = stream_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(stream_metrics),
+	.engine_defaults = stream_defaults,
+	.setup = stream_setup,
+	.finish = stream_finish,
+	.teardown = stream_teardown,
+};
