@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cpu_par.c - cpu.par: the instruction-level parallelism of simple
+ * arithmetic operations, the method of lmbench's par_ops (McVoy & Staelin).
+ *
+ * For each type/operation pair, the same dependent chain as cpu.ops runs
+ * as 1, 2, ... 16 independent chains interleaved step by step. A case times
+ * one chain count ("step_time": the time for every chain to advance by one
+ * operation, best of the samples as par_ops). With t(1) the time of one
+ * chain and t(k) that of k chains, k chains deliver k * t(1) / t(k)
+ * operations in the time of one; the parallelism is the largest of these
+ * over k (at least 1, k = 1 included), as par_ops takes its best k.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/cpu/ops_chains.h"
+#include "lib/cpu/results.h"
+
+/* Independent chains must stay scalar operations, not lanes of a vector. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
+
+#define PAR_LABEL_MAX 48
+#define PAR_MAX_SETS (CPU_N_TYPES * CPU_N_OPS)
+
+enum { PAR_METRIC_PARALLELISM, PAR_METRIC_STEP_TIME };
+
+/**
+ * struct par_set - one type/operation pair and its chains' values, shared
+ * by its cases (one per chain count; they run one after another).
+ */
+struct par_set {
+	struct cpu_combo combo;
+	union cpu_vals vals;
+};
+
+/**
+ * struct par_state - the run's state.
+ * @sets:       one per type/operation pair.
+ * @n_sets:     number of @sets.
+ * @max_chains: chain counts 1 to this are measured.
+ */
+struct par_state {
+	struct par_set sets[PAR_MAX_SETS];
+	int n_sets;
+	int max_chains;
+};
+
+static const struct ep_param_desc par_params[] = {
+	{ "type", EP_PT_ENUM, "all", 0, 0, 0, 0, CPU_TYPE_CHOICES, "",
+	  "data type: int (32-bit), int64, float, double, or all" },
+	{ "op", EP_PT_ENUM, "all", 0, 0, 0, 0, CPU_OP_CHOICES, "",
+	  "operation; bit and mod exist for int and int64 (bogo is cpu.ops only)" },
+	{ "chains", EP_PT_INT, "16", 1, CPU_MAX_CHAINS, 0, 0, NULL, "",
+	  "largest number of independent chains tried (par_ops: 16)" },
+};
+
+static const struct ep_metric_desc par_metrics[] = {
+	[PAR_METRIC_PARALLELISM] = { "parallelism", "x", EP_METRIC_VALUE, 1.0, EP_PRIMARY_MAX, 1,
+				     "operations that overlap: best over k of k * t(1) / t(k), "
+				     "as par_ops" },
+	[PAR_METRIC_STEP_TIME] = { "step_time", "ns", EP_METRIC_TIME, CPU_PAR_OPS_PER_UNIT,
+				   EP_PRIMARY_MIN, 0,
+				   "time for every chain to advance by one operation, best of "
+				   "the samples as par_ops" },
+};
+
+static const struct ep_default par_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "warmup", "1" },
+	{ "spread", "0" },       /* a minimum wants every repetition */
+	{ NULL, NULL },
+};
+
+/* The bodies of one type/operation pair for 1 to 16 chains, and their table. */
+#define PAR_FAMILY(name, T, MEMBER, STEP, XN)                                         \
+	CPU_CHAIN_FN(name##_1, T, MEMBER, CPU_CHAINS1, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_2, T, MEMBER, CPU_CHAINS2, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_3, T, MEMBER, CPU_CHAINS3, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_4, T, MEMBER, CPU_CHAINS4, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_5, T, MEMBER, CPU_CHAINS5, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_6, T, MEMBER, CPU_CHAINS6, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_7, T, MEMBER, CPU_CHAINS7, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_8, T, MEMBER, CPU_CHAINS8, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_9, T, MEMBER, CPU_CHAINS9, STEP, XN)                     \
+	CPU_CHAIN_FN(name##_10, T, MEMBER, CPU_CHAINS10, STEP, XN)                   \
+	CPU_CHAIN_FN(name##_11, T, MEMBER, CPU_CHAINS11, STEP, XN)                   \
+	CPU_CHAIN_FN(name##_12, T, MEMBER, CPU_CHAINS12, STEP, XN)                   \
+	CPU_CHAIN_FN(name##_13, T, MEMBER, CPU_CHAINS13, STEP, XN)                   \
+	CPU_CHAIN_FN(name##_14, T, MEMBER, CPU_CHAINS14, STEP, XN)                   \
+	CPU_CHAIN_FN(name##_15, T, MEMBER, CPU_CHAINS15, STEP, XN)                   \
+	CPU_CHAIN_FN(name##_16, T, MEMBER, CPU_CHAINS16, STEP, XN)                   \
+	static const ep_body_fn name[CPU_MAX_CHAINS] = {                             \
+		name##_1,  name##_2,  name##_3,  name##_4,  name##_5,  name##_6,     \
+		name##_7,  name##_8,  name##_9,  name##_10, name##_11, name##_12,    \
+		name##_13, name##_14, name##_15, name##_16,                          \
+	};
+
+/*
+ * Four operations of each chain per unit (two-operation steps: two steps).
+ * par_ops unrolls ten; four keeps the 256 bodies near 80 KiB of code, and
+ * the loop's counter and branch still run beside the chains.
+ */
+PAR_FAMILY(par_int_bit, uint32_t, u32, CPU_STEP_IBIT, CPU_X2)
+PAR_FAMILY(par_int_add, uint32_t, u32, CPU_STEP_IADD, CPU_X4)
+PAR_FAMILY(par_int_mul, uint32_t, u32, CPU_STEP_IMUL, CPU_X4)
+PAR_FAMILY(par_int_div, int32_t, i32, CPU_STEP_IDIV, CPU_X4)
+PAR_FAMILY(par_int_mod, int32_t, i32, CPU_STEP_IMOD, CPU_X4)
+PAR_FAMILY(par_int64_bit, uint64_t, u64, CPU_STEP_IBIT, CPU_X2)
+PAR_FAMILY(par_int64_add, uint64_t, u64, CPU_STEP_IADD, CPU_X4)
+PAR_FAMILY(par_int64_mul, uint64_t, u64, CPU_STEP_IMUL, CPU_X4)
+PAR_FAMILY(par_int64_div, int64_t, i64, CPU_STEP_IDIV, CPU_X4)
+PAR_FAMILY(par_int64_mod, int64_t, i64, CPU_STEP_IMOD, CPU_X4)
+PAR_FAMILY(par_float_add, float, f32, CPU_STEP_FADD, CPU_X4)
+PAR_FAMILY(par_float_mul, float, f32, CPU_STEP_FMUL, CPU_X2)
+PAR_FAMILY(par_float_div, float, f32, CPU_STEP_FDIV, CPU_X4)
+PAR_FAMILY(par_double_add, double, f64, CPU_STEP_FADD, CPU_X4)
+PAR_FAMILY(par_double_mul, double, f64, CPU_STEP_FMUL, CPU_X2)
+PAR_FAMILY(par_double_div, double, f64, CPU_STEP_FDIV, CPU_X4)
+
+static const ep_body_fn *const par_bodies[CPU_N_TYPES][CPU_N_OPS] = {
+	[CPU_T_INT] = { [CPU_OP_BIT] = par_int_bit, [CPU_OP_ADD] = par_int_add,
+			[CPU_OP_MUL] = par_int_mul, [CPU_OP_DIV] = par_int_div,
+			[CPU_OP_MOD] = par_int_mod },
+	[CPU_T_INT64] = { [CPU_OP_BIT] = par_int64_bit, [CPU_OP_ADD] = par_int64_add,
+			  [CPU_OP_MUL] = par_int64_mul, [CPU_OP_DIV] = par_int64_div,
+			  [CPU_OP_MOD] = par_int64_mod },
+	[CPU_T_FLOAT] = { [CPU_OP_ADD] = par_float_add, [CPU_OP_MUL] = par_float_mul,
+			  [CPU_OP_DIV] = par_float_div },
+	[CPU_T_DOUBLE] = { [CPU_OP_ADD] = par_double_add, [CPU_OP_MUL] = par_double_mul,
+			   [CPU_OP_DIV] = par_double_div },
+};
+
+/* "type=int op=add", with " chains=K" when @chains > 0. */
+static void set_label(const struct cpu_combo *c, int chains, char *buf, size_t size)
+{
+	int len = snprintf(buf, size, "type=%s op=%s", ep_cpu_type_name(c->type),
+			   ep_cpu_op_name(c->op));
+
+	if (chains > 0 && len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, " chains=%d", chains);
+}
+
+static int add_set_cases(struct ep_run *run, struct par_set *set, int max_chains)
+{
+	struct ep_case ec = { .metric = PAR_METRIC_STEP_TIME, .arg = &set->vals };
+	char label[PAR_LABEL_MAX];
+	int rc = 0;
+
+	ep_cpu_seed(&set->vals, &set->combo);
+	for (int k = 1; k <= max_chains && !rc; k++) {
+		set_label(&set->combo, k, label, sizeof(label));
+		ec.labels = label;
+		ec.body = par_bodies[set->combo.type][set->combo.op][k - 1];
+		rc = ep_run_add_case(run, &ec);
+	}
+	return rc;
+}
+
+static void par_teardown(void *state)
+{
+	free(state);
+}
+
+static int par_setup(struct ep_run *run, void **state)
+{
+	struct cpu_combo combos[PAR_MAX_SETS];
+	struct par_state *st;
+	int n, rc = 0;
+
+	n = ep_cpu_select(run, 1, combos);
+	if (n < 0)
+		return n;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->max_chains = (int)ep_param_int(run, "chains");
+	for (int i = 0; i < n && !rc; i++) {
+		st->sets[i].combo = combos[i];
+		st->n_sets++;
+		rc = add_set_cases(run, &st->sets[i], st->max_chains);
+	}
+	if (rc) {
+		par_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+/* Best over k of k * t(1) / t(k); never below 1 (k = 1 counts). */
+static int add_parallelism(struct ep_run *run, const struct par_set *set, int max_chains)
+{
+	const char *metric = par_metrics[PAR_METRIC_STEP_TIME].name;
+	char label[PAR_LABEL_MAX];
+	double t1, best = 1.0;
+
+	set_label(&set->combo, 1, label, sizeof(label));
+	t1 = ep_cpu_result_value(run, metric, label);
+	if (!(t1 > 0.0))
+		return ep_run_fail(run, -ENODATA, "cpu.par: no time for one chain of %s", label);
+	for (int k = 2; k <= max_chains; k++) {
+		double tk;
+
+		set_label(&set->combo, k, label, sizeof(label));
+		tk = ep_cpu_result_value(run, metric, label);
+		if (tk > 0.0 && k * t1 / tk > best)
+			best = k * t1 / tk;
+	}
+	set_label(&set->combo, 0, label, sizeof(label));
+	return ep_run_add_value(run, PAR_METRIC_PARALLELISM, label, best);
+}
+
+static int par_finish(struct ep_run *run, void *state)
+{
+	const struct par_state *st = state;
+	int rc = 0;
+
+	for (int i = 0; i < st->n_sets && !rc; i++)
+		rc = add_parallelism(run, &st->sets[i], st->max_chains);
+	return rc;
+}
+
+const struct ep_kernel ep_kernel_cpu_par = {
+	.name = "cpu.par",
+	.summary = "instruction-level parallelism of arithmetic operations (lmbench par_ops)",
+	.params = par_params,
+	.n_params = (int)EP_ARRAY_SIZE(par_params),
+	.metrics = par_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(par_metrics),
+	.engine_defaults = par_defaults,
+	.setup = par_setup,
+	.finish = par_finish,
+	.teardown = par_teardown,
+};

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cpu.c - cpu.ops, cpu.par and cpu.mhz through the public API: every
+ * case is positive and physically plausible, the orderings that hold on any
+ * processor hold (a division is no faster than an addition), parallelism
+ * stays between 1 and the chain count, the clock agrees with the latency
+ * of an addition, the clock fit recovers known periods, and combinations
+ * lmbench lacks or unknown values fail with messages naming the parameter.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/core/core.h"
+#include "lib/cpu/mhz.h"
+
+/* No processor of the next years does a dependent operation in 10 ps, and
+ * even soft-float double division on a slow core stays under 100 us. */
+#define OPS_MIN_NS 0.01
+#define OPS_MAX_NS 1e5
+
+static embperf_ctx *ctx;
+
+static void setup(void)
+{
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+}
+
+static void teardown(void)
+{
+	embperf_ctx_free(ctx);
+}
+
+TestSuite(cpu, .init = setup, .fini = teardown);
+
+/* A bench with few, short samples: these tests check sanity, not speed. */
+static embperf_bench *quick_bench(const char *kernel, const char *reps)
+{
+	embperf_bench *b = embperf_bench_new(ctx, kernel);
+
+	cr_assert(b, "%s missing: %s", kernel, embperf_ctx_errmsg(ctx));
+	cr_assert_eq(embperf_bench_set(b, "repetitions", reps), 0);
+	cr_assert_eq(embperf_bench_set(b, "sample_time", "1ms"), 0);
+	return b;
+}
+
+static void set2(embperf_bench *b, const char *type, const char *op)
+{
+	cr_assert_eq(embperf_bench_set(b, "type", type), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_set(b, "op", op), 0, "%s", embperf_bench_errmsg(b));
+}
+
+/* The value of the result with @metric and @labels; fails the test if absent. */
+static double value_of(const embperf_bench *b, const char *metric, const char *labels)
+{
+	for (int i = 0; i < embperf_bench_result_count(b); i++) {
+		const embperf_result *r = embperf_bench_result(b, i);
+
+		if (!strcmp(embperf_result_metric(r), metric) &&
+		    !strcmp(embperf_result_labels(r), labels))
+			return embperf_result_value(r);
+	}
+	cr_assert_fail("no result %s[%s]", metric, labels);
+	return NAN;
+}
+
+Test(cpu, ops_measures_every_lmbench_combination_once)
+{
+	static const char *const want[] = {
+		"type=int op=bit",      "type=int op=add",      "type=int op=mul",
+		"type=int op=div",      "type=int op=mod",      "type=int64 op=bit",
+		"type=int64 op=add",    "type=int64 op=mul",    "type=int64 op=div",
+		"type=int64 op=mod",    "type=float op=add",    "type=float op=mul",
+		"type=float op=div",    "type=float op=bogo",   "type=double op=add",
+		"type=double op=mul",   "type=double op=div",   "type=double op=bogo",
+	};
+	embperf_bench *b = quick_bench("cpu.ops", "3");
+
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), (int)(sizeof(want) / sizeof(want[0])));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const embperf_result *r = embperf_bench_result(b, (int)i);
+		double ns = embperf_result_value(r);
+
+		cr_assert_str_eq(embperf_result_labels(r), want[i]);
+		cr_assert_str_eq(embperf_result_metric(r), "latency");
+		cr_assert_str_eq(embperf_result_unit(r), "ns");
+		cr_assert_str_eq(embperf_result_primary(r), "median");
+		cr_assert(ns > OPS_MIN_NS && ns < OPS_MAX_NS, "%s: %g ns", want[i], ns);
+	}
+	embperf_bench_free(b);
+}
+
+Test(cpu, ops_one_type_and_op_is_one_case)
+{
+	embperf_bench *b = quick_bench("cpu.ops", "3");
+
+	set2(b, "int64", "mod");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 1);
+	cr_assert_str_eq(embperf_result_labels(embperf_bench_result(b, 0)), "type=int64 op=mod");
+	set2(b, "all", "bit");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 2, "bit exists for int and int64 only");
+	embperf_bench_free(b);
+}
+
+Test(cpu, division_is_no_faster_than_addition)
+{
+	embperf_bench *b = quick_bench("cpu.ops", "5");
+	double int_add, int_div, int64_div, double_add, double_div;
+
+	set2(b, "all", "all");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	int_add = value_of(b, "latency", "type=int op=add");
+	int_div = value_of(b, "latency", "type=int op=div");
+	int64_div = value_of(b, "latency", "type=int64 op=div");
+	double_add = value_of(b, "latency", "type=double op=add");
+	double_div = value_of(b, "latency", "type=double op=div");
+	cr_expect_geq(int_div, int_add, "int div %g ns < int add %g ns", int_div, int_add);
+	cr_expect_geq(int64_div, int_add, "int64 div %g ns < int add %g ns", int64_div, int_add);
+	cr_expect_geq(double_div, double_add, "double div %g ns < double add %g ns", double_div,
+		      double_add);
+	embperf_bench_free(b);
+}
+
+Test(cpu, unknown_type_or_op_names_the_parameter)
+{
+	embperf_bench *b = quick_bench("cpu.ops", "3");
+
+	cr_assert_eq(embperf_bench_set(b, "type", "quad"), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "'type'"), "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "quad"), "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_set(b, "op", "pow"), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "'op'"), "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "pow"), "%s", embperf_bench_errmsg(b));
+	embperf_bench_free(b);
+}
+
+/* Run and expect -EINVAL with a message holding every one of @words. */
+static void expect_invalid_run(embperf_bench *b, const char *const *words, int n_words)
+{
+	cr_assert_eq(embperf_bench_run(b), -EINVAL, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	for (int i = 0; i < n_words; i++)
+		cr_assert(strstr(embperf_bench_errmsg(b), words[i]), "'%s' not in: %s", words[i],
+			  embperf_bench_errmsg(b));
+}
+
+Test(cpu, combinations_lmbench_lacks_are_errors)
+{
+	static const char *const float_bit[] = { "'op'", "bit", "type=float", "add|mul|div|bogo" };
+	static const char *const int_bogo[] = { "'op'", "bogo", "type=int", "bit|add|mul|div|mod" };
+	embperf_bench *b = quick_bench("cpu.ops", "3");
+
+	set2(b, "float", "bit");
+	expect_invalid_run(b, float_bit, 4);
+	set2(b, "int", "bogo");
+	expect_invalid_run(b, int_bogo, 4);
+	set2(b, "double", "mod");
+	cr_assert_eq(embperf_bench_run(b), -EINVAL, "lat_ops has no double mod");
+	embperf_bench_free(b);
+}
+
+Test(cpu, parallelism_lies_between_one_and_the_chain_count)
+{
+	static const char *const pairs[][2] = { { "int", "add" }, { "double", "div" } };
+	embperf_bench *b = quick_bench("cpu.par", "3");
+
+	cr_assert_eq(embperf_bench_set(b, "chains", "4"), 0);
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		char labels[64], step[80];
+		double par;
+
+		set2(b, pairs[i][0], pairs[i][1]);
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		cr_assert_eq(embperf_bench_result_count(b), 4 + 1, "4 chain counts, 1 parallelism");
+		snprintf(labels, sizeof(labels), "type=%s op=%s", pairs[i][0], pairs[i][1]);
+		for (int k = 1; k <= 4; k++) {
+			double ns;
+
+			snprintf(step, sizeof(step), "%s chains=%d", labels, k);
+			ns = value_of(b, "step_time", step);
+			cr_assert(ns > OPS_MIN_NS && ns < OPS_MAX_NS, "%s: %g ns", step, ns);
+		}
+		par = value_of(b, "parallelism", labels);
+		/* k chains cannot do more than k operations in the time of one,
+		 * give or take the noise of a shared machine. */
+		cr_assert(par >= 0.8 && par <= 4 * 1.5, "%s: parallelism %g", labels, par);
+	}
+	embperf_bench_free(b);
+}
+
+Test(cpu, par_rejects_bogo_and_too_many_chains)
+{
+	static const char *const bogo[] = { "'op'", "bogo", "cpu.par" };
+	embperf_bench *b = quick_bench("cpu.par", "3");
+
+	set2(b, "all", "bogo");
+	expect_invalid_run(b, bogo, 3);
+	cr_assert_eq(embperf_bench_set(b, "chains", "17"), -ERANGE);
+	cr_assert(strstr(embperf_bench_errmsg(b), "'chains'"), "%s", embperf_bench_errmsg(b));
+	embperf_bench_free(b);
+}
+
+/* cpu.mhz fails with -EAGAIN when the machine is too busy to fit; like mhz,
+ * try three times. */
+static embperf_bench *run_mhz(void)
+{
+	embperf_bench *b = quick_bench("cpu.mhz", "11");
+	int rc = -EAGAIN;
+
+	for (int attempt = 0; attempt < 3 && rc == -EAGAIN; attempt++)
+		rc = embperf_bench_run(b);
+	cr_assert_eq(rc, 0, "%s", embperf_bench_errmsg(b));
+	return b;
+}
+
+Test(cpu, mhz_is_plausible_and_agrees_with_add_latency)
+{
+	embperf_bench *mhz = run_mhz();
+	embperf_bench *ops = quick_bench("cpu.ops", "5");
+	double clock_mhz = value_of(mhz, "mhz", ""), period_ns = value_of(mhz, "clock", "");
+	double add_ns, add_cycles;
+
+	cr_assert(clock_mhz >= 100.0 && clock_mhz <= 10000.0, "%g MHz", clock_mhz);
+	cr_assert_float_eq(clock_mhz * period_ns, 1000.0, 1e-6);
+	set2(ops, "int", "add");
+	cr_assert_eq(embperf_bench_run(ops), 0, "%s", embperf_bench_errmsg(ops));
+	add_ns = value_of(ops, "latency", "type=int op=add");
+	/* An integer add takes one cycle nearly everywhere: within a factor 3. */
+	add_cycles = add_ns * clock_mhz / 1000.0;
+	cr_assert(add_cycles > 1.0 / 3 && add_cycles < 3.0, "add %g ns at %g MHz: %g cycles",
+		  add_ns, clock_mhz, add_cycles);
+	embperf_bench_free(ops);
+	embperf_bench_free(mhz);
+}
+
+Test(cpu, clock_fit_recovers_a_known_period)
+{
+	/* Whole cycle counts of 0.25 ns, as cpu.mhz's loops take on a 4 GHz core. */
+	static const double cycles[] = { 1, 2, 3, 5, 3, 4, 4 };
+	double t_ns[7], period_ns = 0.0;
+
+	for (int i = 0; i < 7; i++)
+		t_ns[i] = 0.25 * cycles[i];
+	cr_assert_eq(ep_cpu_mhz_period(t_ns, 7, &period_ns), 0);
+	cr_assert_float_eq(period_ns, 0.25, 1e-9);
+	/* 4 % noise, alternating in sign, keeps the period within 2 %. */
+	for (int i = 0; i < 7; i++)
+		t_ns[i] = 0.25 * cycles[i] * (i % 2 ? 1.04 : 0.96);
+	cr_assert_eq(ep_cpu_mhz_period(t_ns, 7, &period_ns), 0);
+	cr_assert_float_eq(period_ns, 0.25, 0.005);
+	/* The fastest loop may take several cycles: 3, 4 and 5 give 1 cycle. */
+	t_ns[0] = 0.75, t_ns[1] = 1.0, t_ns[2] = 1.25;
+	cr_assert_eq(ep_cpu_mhz_period(t_ns, 3, &period_ns), 0);
+	cr_assert_float_eq(period_ns, 0.25, 1e-9);
+}
+
+Test(cpu, clock_fit_refuses_times_without_a_common_period)
+{
+	static const double scattered[] = { 1.0, 1.37, 1.81, 2.26, 2.9 };
+	double period_ns, bad[] = { 1.0, 0.0 };
+
+	cr_assert_eq(ep_cpu_mhz_period(scattered, 5, &period_ns), -EAGAIN);
+	cr_assert_eq(ep_cpu_mhz_period(bad, 2, &period_ns), -EINVAL);
+	cr_assert_eq(ep_cpu_mhz_period(scattered, 1, &period_ns), -EINVAL);
+}
+
+Test(cpu, budget_stops_a_long_run_early)
+{
+	embperf_bench *b = embperf_bench_new(ctx, "cpu.par");
+	uint64_t start = ep_now_ns();
+	int rc;
+
+	cr_assert(b);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 50 * 1000 * 1000), 0);
+	rc = embperf_bench_run(b); /* 256 cases: seconds without the budget */
+	cr_assert_eq(rc, -ETIME, "%d: %s", rc, embperf_bench_errmsg(b));
+	cr_assert_lt(ep_now_ns() - start, 5ull * 1000 * 1000 * 1000);
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		cr_assert_str_eq(embperf_result_metric(embperf_bench_result(b, i)), "step_time",
+				 "no parallelism from a run cut short");
+	embperf_bench_free(b);
+}
+
+Test(cpu, metrics_are_described_as_lmbench_reports_them)
+{
+	char buf[32];
+
+	cr_assert_gt(embperf_kernel_metric_info("cpu.ops", 0, EMBPERF_INFO_PRIMARY, buf,
+						sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "median", "lat_ops reports the median");
+	embperf_kernel_metric_info("cpu.par", 1, EMBPERF_INFO_PRIMARY, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "min", "par_ops times each chain count by its minimum");
+	embperf_kernel_metric_info("cpu.mhz", 0, EMBPERF_INFO_UNIT, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "MHz");
+}
