@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_ctx.c - os.ctx: context switch time, the method of lmbench's lat_ctx
+ * (McVoy & Staelin).
+ *
+ * `procs` members - the calling thread and procs - 1 children (or threads)
+ * - form a ring of pipes and pass a 4-byte token around it. Each member,
+ * when the token reaches it, sums its own private working set of `size`
+ * bytes, then writes the token on. One hop (write, wake-up of the next
+ * member, its read and its sum) is the unit of work; its time, less the
+ * time of one pipe write + read + sum done in a single thread (the
+ * overhead body, as lat_ctx subtracts), is the cost of a context switch
+ * including the cache refill a working set of that size causes.
+ *
+ * Hop accounting. The engine asks for any number of hops, not a multiple of
+ * the ring. The token therefore carries a count: member i forwards it while
+ * the count says more hops remain and otherwise writes it to its own exit
+ * pipe back to the caller. A body makes whole trips around the ring and at
+ * most two shorter trips, so the hops of a body are exactly what the engine
+ * asked (one more only when that is impossible: a 2-member ring and an odd
+ * count, where the error is one hop in the whole sample).
+ *
+ * Why the waits need no poll(): every member's input pipe is written by
+ * exactly one other process (the caller holds no write end but the first),
+ * so when any child dies, end-of-file travels along the ring and reaches
+ * the caller's read, which then fails. The caller keeps the read end of the
+ * first pipe open, so its own writes never raise SIGPIPE. A hop therefore
+ * costs exactly one blocking write and one blocking read, as in lat_ctx.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/core/core.h"
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/child.h"
+
+/* lat_ctx sums with plain scalar code (built with -O); keep ours scalar too,
+ * so summing costs the same instructions as there. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
+
+#define CTX_MIN_PROCS 2
+#define CTX_MAX_PROCS 1024
+#define CTX_MAX_SIZE ((int64_t)64 << 20)
+#define CTX_TRIPS_PER_CHECK 32           /* trips between cancel/budget checks */
+#define CTX_THREAD_STACK_BYTES (256 << 10) /* members do little; ASan needs headroom */
+#define CTX_LABEL_MAX 80
+#define CTX_STOP 0 /* token value that ends a member thread */
+
+enum ctx_mode { MODE_PROCESS, MODE_THREADS };
+
+struct ctx_state;
+
+/**
+ * struct ctx_member - what member i of the ring (1..procs-1) uses.
+ * @st:     the run's state (threads mode).
+ * @in_r:   read end of the pipe from member i - 1.
+ * @next_w: write end of the pipe to member i + 1 (the caller for the last).
+ * @exit_w: write end of the pipe back to the caller, used when a trip ends here.
+ * @work:   its private working set.
+ * @words:  longs in @work.
+ * @thread: its thread (threads mode).
+ * @started: the thread was created.
+ */
+struct ctx_member {
+	struct ctx_state *st;
+	int in_r;
+	int next_w;
+	int exit_w;
+	long *work;
+	size_t words;
+	pthread_t thread;
+	int started;
+};
+
+/**
+ * struct ctx_state - the run's state.
+ * @run:        the run (messages, cancel and budget checks).
+ * @mode:       process or threads.
+ * @procs:      members of the ring, the caller included.
+ * @size_bytes: working set of each member.
+ * @words:      longs summed per visit.
+ * @map:        the working sets: the caller's only (process mode; children
+ *              get private copies by copy-on-write), or one per member.
+ * @map_bytes:  length of @map.
+ * @stride_words: distance between two members' working sets in @map.
+ * @first_w:    write end of the pipe to member 1.
+ * @first_r:    read end of that pipe, kept by the caller (process mode) so
+ *              its writes never meet a pipe without reader.
+ * @exit_r:     exit_r[i]: read end of the pipe member i writes when a trip
+ *              ends there (index 1..procs-1; the last is the ring's end).
+ * @members:    the members (threads mode: their descriptors and threads).
+ * @n_threads:  threads started.
+ * @ring_fds:   every pipe descriptor of the ring the caller holds, to close.
+ * @n_ring_fds: how many.
+ * @ovh:        the overhead's pipes, [i][0] read, [i][1] write.
+ * @n_ovh:      how many (procs, as lat_ctx cycles through as many).
+ * @ovh_next:   next overhead pipe to use.
+ * @children:   the children (process mode).
+ * @sink:       sums land here so they cannot be optimised away.
+ * @label:      "procs=2 size=0 mode=process".
+ */
+struct ctx_state {
+	struct ep_run *run;
+	int mode;
+	int procs;
+	size_t size_bytes;
+	size_t words;
+	void *map;
+	size_t map_bytes;
+	size_t stride_words;
+	int first_w;
+	int first_r;
+	int *exit_r;
+	struct ctx_member *members;
+	int n_threads;
+	int *ring_fds;
+	int n_ring_fds;
+	int (*ovh)[2];
+	int n_ovh;
+	int ovh_next;
+	struct ep_children children;
+	volatile long sink;
+	char label[CTX_LABEL_MAX];
+};
+
+static const struct ep_param_desc ctx_params[] = {
+	{ "procs", EP_PT_INT, "2", CTX_MIN_PROCS, CTX_MAX_PROCS, 0, 0, NULL, "",
+	  "members of the ring, the caller included (lat_ctx's #procs)" },
+	{ "size", EP_PT_SIZE, "0", 0, CTX_MAX_SIZE, 0, 0, NULL, "bytes",
+	  "private working set each member sums when the token reaches it (lat_ctx -s, in bytes)" },
+	{ "mode", EP_PT_ENUM, "process", 0, 0, 0, 0, "process|threads", "",
+	  "members are processes (lat_ctx) or threads of the caller (systems without fork)" },
+};
+
+static const struct ep_metric_desc ctx_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "microseconds per context switch, pipe transfer and summing subtracted; median as lat_ctx" },
+};
+
+static const struct ep_default ctx_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+
+/* Sum a working set the way lat_ctx's members do: every long, in order. */
+static long sum_words(const long *p, size_t words)
+{
+	long sum = 0;
+
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) interleave(disable)
+#endif
+	for (size_t i = 0; i < words; i++)
+		sum += p[i];
+	return sum;
+}
+
+/* read() or write() of one token, retried when a signal interrupts it.
+ * Return: 0, -EPIPE when the other end is gone, or another -errno. */
+static int token_io(int fd, int32_t *token, int writing)
+{
+	ssize_t n;
+
+	do
+		n = writing ? write(fd, token, sizeof(*token)) : read(fd, token, sizeof(*token));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(*token))
+		return 0;
+	return n < 0 ? -errno : -EPIPE;
+}
+
+/*
+ * One member's life: wait for the token, sum the working set, pass the
+ * token on. The token holds the hops the trip still makes; at 1 this
+ * member's hop is the trip's last and goes back to the caller. Returns when
+ * the ring breaks (end-of-file) or CTX_STOP arrives.
+ */
+static void member_loop(const struct ctx_member *m)
+{
+	volatile long sink;
+	int32_t token;
+
+	for (;;) {
+		if (token_io(m->in_r, &token, 0) || token <= CTX_STOP)
+			return;
+		sink = sum_words(m->work, m->words);
+		(void)sink;
+		token--;
+		if (token_io(token ? m->next_w : m->exit_w, &token, 1))
+			return;
+	}
+}
+
+static void *member_thread(void *arg)
+{
+	struct ctx_member *m = arg;
+
+	/* The member writes its own working set first, as lat_ctx's children do. */
+	if (m->words)
+		memset(m->work, 1, m->words * sizeof(long));
+	member_loop(m);
+	return NULL;
+}
+
+/* The caller's working set: the start of the mapping. */
+static const long *own_work(const struct ctx_state *st)
+{
+	return st->map;
+}
+
+/*
+ * One trip of @hops hops (2..procs): the token goes to member 1, on to
+ * member hops - 1, and back. The caller then sums its own working set, as
+ * lat_ctx's timing process does once per trip around the ring.
+ */
+static int trip(struct ctx_state *st, int hops)
+{
+	int32_t token = hops - 1;
+	int rc = token_io(st->first_w, &token, 1);
+
+	if (!rc)
+		rc = token_io(st->exit_r[hops - 1], &token, 0);
+	if (rc)
+		return ep_run_fail(st->run, rc,
+				   "os.ctx: the ring of %d %s broke (%s): a member ended or was "
+				   "killed from outside",
+				   st->procs, st->mode == MODE_PROCESS ? "processes" : "threads",
+				   strerror(-rc));
+	st->sink = sum_words(own_work(st), st->words);
+	return 0;
+}
+
+/**
+ * struct ctx_plan - the trips of one body call.
+ * @full:      trips around the whole ring.
+ * @short_hops: hops of up to two shorter trips (2..procs - 1 each).
+ * @n_short:   how many shorter trips.
+ */
+struct ctx_plan {
+	uint64_t full;
+	int short_hops[2];
+	int n_short;
+};
+
+/*
+ * Split @units hops into trips of 2..@procs hops. A remainder of 1 cannot
+ * be one trip (a trip leaves and returns: two hops at least), so one whole
+ * trip becomes two short ones, procs - 1 and 2 hops. With procs == 2 (or a
+ * single unit) that is impossible and the body makes one hop more.
+ */
+static void plan_trips(uint64_t units, int procs, struct ctx_plan *p)
+{
+	uint64_t rem = units % (uint64_t)procs;
+
+	p->full = units / (uint64_t)procs;
+	p->n_short = 0;
+	if (rem == 0)
+		return;
+	if (rem >= 2) {
+		p->short_hops[p->n_short++] = (int)rem;
+		return;
+	}
+	if (p->full > 0 && procs >= 3) {
+		p->full--;
+		p->short_hops[p->n_short++] = procs - 1;
+		p->short_hops[p->n_short++] = 2;
+		return;
+	}
+	p->short_hops[p->n_short++] = 2;
+}
+
+/* Body: @units context switches, i.e. hops of the token. */
+static int ctx_body(void *arg, uint64_t units)
+{
+	struct ctx_state *st = arg;
+	struct ctx_plan plan;
+	int rc;
+
+	plan_trips(units, st->procs, &plan);
+	for (uint64_t t = 0; t < plan.full; t++) {
+		if (t % CTX_TRIPS_PER_CHECK == CTX_TRIPS_PER_CHECK - 1) {
+			rc = ep_run_check(st->run);
+			if (rc)
+				return rc;
+		}
+		rc = trip(st, st->procs);
+		if (rc)
+			return rc;
+	}
+	for (int i = 0; i < plan.n_short; i++) {
+		rc = trip(st, plan.short_hops[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Overhead: what a hop costs without a switch - one write and one read of
+ * a pipe and one sum of the working set, in the calling thread, cycling
+ * through procs pipes as lat_ctx's overhead loop does.
+ */
+static int ctx_overhead(void *arg, uint64_t units)
+{
+	struct ctx_state *st = arg;
+	int32_t token = 1;
+	int rc;
+
+	while (units--) {
+		const int *p = st->ovh[st->ovh_next];
+
+		rc = token_io(p[1], &token, 1);
+		if (!rc)
+			rc = token_io(p[0], &token, 0);
+		if (rc)
+			return ep_run_fail(st->run, rc, "os.ctx: overhead pipe: %s", strerror(-rc));
+		if (++st->ovh_next == st->n_ovh)
+			st->ovh_next = 0;
+		st->sink = sum_words(own_work(st), st->words);
+	}
+	return 0;
+}
+
+/* Remember a descriptor the caller holds, for teardown. */
+static void hold_fd(struct ctx_state *st, int fd)
+{
+	st->ring_fds[st->n_ring_fds++] = fd;
+}
+
+static void close_pair(int p[2])
+{
+	for (int k = 0; k < 2; k++)
+		if (p[k] >= 0) {
+			close(p[k]);
+			p[k] = -1;
+		}
+}
+
+/* In the child that becomes member @i: keep its three pipe ends, make its
+ * working set private (copy-on-write of the caller's) and serve the ring. */
+static void __attribute__((noreturn)) run_member_process(struct ctx_state *st, int in_r,
+							  int next_w, int exit_w, int i)
+{
+	const int keep[3] = { in_r, next_w, exit_w };
+	struct ctx_member m = {
+		.in_r = in_r, .next_w = next_w, .exit_w = exit_w,
+		.work = st->map, .words = st->words,
+	};
+
+	ep_child_keep_fds(keep, 3);
+	if (st->words)
+		memset(st->map, i & 0x7f, st->words * sizeof(long));
+	member_loop(&m);
+	_exit(0);
+}
+
+/*
+ * Fork members 1..procs-1. Member i reads the pipe member i - 1 writes and
+ * writes two: the next member's and its own exit pipe to the caller (the
+ * last member's two are the same). The caller keeps only the first pipe
+ * and the exit pipes' read ends, so end-of-file reaches it when any child
+ * dies.
+ */
+static int start_processes(struct ctx_state *st)
+{
+	int ring0[2], in_r;
+	char value[16];
+
+	snprintf(value, sizeof(value), "%d", st->procs);
+	if (pipe2(ring0, O_CLOEXEC))
+		return ep_run_fail(st->run, -errno, "os.ctx: pipe(): %s", strerror(errno));
+	hold_fd(st, ring0[0]);
+	hold_fd(st, ring0[1]);
+	st->first_r = ring0[0];
+	st->first_w = ring0[1];
+	in_r = ring0[0];
+	for (int i = 1; i < st->procs; i++) {
+		int last = i == st->procs - 1;
+		int next[2] = { -1, -1 }, exitp[2] = { -1, -1 };
+		int next_w;
+		pid_t pid;
+
+		if ((!last && pipe2(next, O_CLOEXEC)) || pipe2(exitp, O_CLOEXEC)) {
+			int err = -errno;
+
+			close_pair(next);
+			if (in_r != st->first_r)
+				close(in_r);
+			return ep_run_fail(st->run, err, "os.ctx: pipe(): %s", strerror(-err));
+		}
+		next_w = last ? exitp[1] : next[1];
+		pid = ep_child_fork(&st->children);
+		if (pid == 0)
+			run_member_process(st, in_r, next_w, exitp[1], i);
+		if (in_r != st->first_r)
+			close(in_r);
+		close(exitp[1]);
+		if (next[1] >= 0)
+			close(next[1]);
+		hold_fd(st, exitp[0]);
+		st->exit_r[i] = exitp[0];
+		in_r = next[0];
+		if (pid < 0) {
+			if (in_r >= 0)
+				close(in_r);
+			return ep_child_fork_error(st->run, (int)pid, "procs", value, i - 1, "fork()");
+		}
+	}
+	return 0;
+}
+
+/* Threads mode: procs pipes in one process, member i a thread. */
+static int start_threads(struct ctx_state *st)
+{
+	int n = st->procs, rc = 0;
+	int (*ring)[2] = calloc((size_t)n, sizeof(*ring));
+	pthread_attr_t attr;
+	char value[16];
+
+	if (!ring)
+		return -ENOMEM;
+	snprintf(value, sizeof(value), "%d", n);
+	for (int i = 0; i < n && !rc; i++) {
+		if (pipe2(ring[i], O_CLOEXEC)) {
+			rc = ep_run_fail(st->run, -errno, "os.ctx: pipe(): %s", strerror(errno));
+			break;
+		}
+		hold_fd(st, ring[i][0]);
+		hold_fd(st, ring[i][1]);
+	}
+	if (rc) {
+		free(ring);
+		return rc;
+	}
+	st->first_w = ring[0][1];
+	for (int i = 1; i < n; i++) {
+		struct ctx_member *m = &st->members[i];
+
+		st->exit_r[i] = ring[n - 1][0];
+		m->st = st;
+		m->in_r = ring[i - 1][0];
+		m->next_w = ring[i][1];
+		m->exit_w = ring[n - 1][1];
+		m->work = (long *)st->map + (size_t)i * st->stride_words;
+		m->words = st->words;
+	}
+	free(ring);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, CTX_THREAD_STACK_BYTES);
+	for (int i = 1; i < n && !rc; i++) {
+		int err = pthread_create(&st->members[i].thread, &attr, member_thread,
+					 &st->members[i]);
+
+		if (err)
+			rc = ep_child_fork_error(st->run, -err, "procs", value, i - 1,
+						 "pthread_create()");
+		else
+			st->members[i].started = 1;
+	}
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
+/* Threads mode: a CTX_STOP token to each member's input ends it. */
+static void stop_threads(struct ctx_state *st)
+{
+	int32_t stop = CTX_STOP;
+
+	for (int i = 1; i < st->procs; i++)
+		if (st->members[i].started)
+			token_io(i == 1 ? st->first_w : st->members[i - 1].next_w, &stop, 1);
+	for (int i = 1; i < st->procs; i++)
+		if (st->members[i].started) {
+			pthread_join(st->members[i].thread, NULL);
+			st->members[i].started = 0;
+		}
+}
+
+static void ctx_teardown(void *state)
+{
+	struct ctx_state *st = state;
+
+	if (!st)
+		return;
+	if (st->members)
+		stop_threads(st);
+	ep_children_free(&st->children);
+	for (int i = 0; i < st->n_ring_fds; i++)
+		close(st->ring_fds[i]);
+	for (int i = 0; i < st->n_ovh; i++)
+		close_pair(st->ovh[i]);
+	if (st->map)
+		munmap(st->map, st->map_bytes);
+	free(st->ovh);
+	free(st->ring_fds);
+	free(st->exit_r);
+	free(st->members);
+	free(st);
+}
+
+/* Descriptors the caller holds at once, for the RLIMIT_NOFILE check. */
+static int fds_needed(int mode, int procs)
+{
+	int ovh = 2 * procs;
+
+	if (mode == MODE_THREADS)
+		return 2 * procs + ovh;
+	/* first pipe, procs - 1 exit pipes, two pipes being handed over */
+	return 2 + (procs - 1) + 4 + ovh;
+}
+
+/* Map the working sets and check they fit in memory. */
+static int map_working_sets(struct ctx_state *st)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t stride = (st->size_bytes + page - 1) / page * page;
+	int sets = st->mode == MODE_THREADS ? st->procs : 1;
+	uint64_t total = (uint64_t)stride * (uint64_t)st->procs;
+	uint64_t avail = ep_mem_available_bytes();
+
+	if (!stride)
+		return 0;
+	if (avail && total > avail)
+		return ep_run_fail(st->run, -ENOMEM,
+				   "parameters 'procs' and 'size': %d working sets of %zu bytes need "
+				   "%llu bytes, more than the %llu bytes available",
+				   st->procs, st->size_bytes, (unsigned long long)total,
+				   (unsigned long long)avail);
+	st->map_bytes = stride * (size_t)sets;
+	st->map = mmap(NULL, st->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (st->map == MAP_FAILED) {
+		st->map = NULL;
+		return ep_run_fail(st->run, -ENOMEM, "parameter 'size': cannot map %zu bytes",
+				   st->map_bytes);
+	}
+	st->stride_words = stride / sizeof(long);
+	memset(st->map, 1, st->size_bytes); /* the caller's own set; members write theirs */
+	return 0;
+}
+
+static int make_overhead_pipes(struct ctx_state *st)
+{
+	for (int i = 0; i < st->procs; i++) {
+		if (pipe2(st->ovh[i], O_CLOEXEC))
+			return ep_run_fail(st->run, -errno, "os.ctx: pipe(): %s", strerror(errno));
+		st->n_ovh++;
+	}
+	return 0;
+}
+
+static struct ctx_state *ctx_alloc(struct ep_run *run)
+{
+	struct ctx_state *st = calloc(1, sizeof(*st));
+	int procs = (int)ep_param_int(run, "procs");
+
+	if (!st)
+		return NULL;
+	st->run = run;
+	st->procs = procs;
+	st->mode = (int)ep_param_int(run, "mode");
+	st->size_bytes = (size_t)ep_param_int(run, "size");
+	st->words = st->size_bytes / sizeof(long);
+	st->first_w = st->first_r = -1;
+	st->exit_r = calloc((size_t)procs, sizeof(*st->exit_r));
+	st->ring_fds = calloc((size_t)(2 * procs + 2), sizeof(*st->ring_fds));
+	st->ovh = calloc((size_t)procs, sizeof(*st->ovh));
+	if (st->mode == MODE_THREADS)
+		st->members = calloc((size_t)procs, sizeof(*st->members));
+	if (!st->exit_r || !st->ring_fds || !st->ovh ||
+	    (st->mode == MODE_THREADS && !st->members) ||
+	    ep_children_init(&st->children, procs)) {
+		ctx_teardown(st);
+		return NULL;
+	}
+	for (int i = 0; i < procs; i++)
+		st->ovh[i][0] = st->ovh[i][1] = -1;
+	snprintf(st->label, sizeof(st->label), "procs=%d size=%s mode=%s", procs,
+		 ep_param_text(run, "size"), ep_param_text(run, "mode"));
+	return st;
+}
+
+static int ctx_setup(struct ep_run *run, void **state)
+{
+	struct ctx_state *st = ctx_alloc(run);
+	struct ep_case c = { .metric = 0, .body = ctx_body, .overhead = ctx_overhead };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	rc = ep_fd_room(run, "procs", ep_param_text(run, "procs"), fds_needed(st->mode, st->procs));
+	if (!rc)
+		rc = map_working_sets(st);
+	if (!rc)
+		rc = st->mode == MODE_THREADS ? start_threads(st) : start_processes(st);
+	if (!rc)
+		rc = make_overhead_pipes(st);
+	/* Once around the ring: every member is ready and the token flows. */
+	if (!rc)
+		rc = trip(st, st->procs);
+	if (!rc) {
+		c.labels = st->label;
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		ctx_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_ctx = {
+	.name = "os.ctx",
+	.summary = "context switch time through a ring of pipes (lmbench lat_ctx)",
+	.params = ctx_params,
+	.n_params = (int)EP_ARRAY_SIZE(ctx_params),
+	.metrics = ctx_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(ctx_metrics),
+	.engine_defaults = ctx_defaults,
+	.setup = ctx_setup,
+	.teardown = ctx_teardown,
+};

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_pipe.c - os.pipe.lat and os.pipe.bw: latency and bandwidth of a pipe
+ * between two processes, the methods of lmbench's lat_pipe and bw_pipe
+ * (McVoy & Staelin).
+ *
+ * os.pipe.lat: one unit is a round trip of one byte. This process writes a
+ *   byte into one pipe, a forked echo process reads it and writes it into a
+ *   second pipe, this process reads it back. Reported per round trip, as
+ *   lat_pipe does (it does not halve it).
+ * os.pipe.bw: a forked process writes 'size'-byte chunks into a pipe
+ *   without pause; one unit is reading 'total' bytes out of it in reads of
+ *   at most 'size' bytes. MB/s with MB = 10^6 bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/peer.h"
+
+#define PIPE_LABEL_MAX 48
+#define PIPE_READ_MISALIGN 128 /* bw_pipe reads into a buffer 128 bytes past a page */
+
+/**
+ * struct pipe_lat - state of os.pipe.lat.
+ * @peer:      the echo process.
+ * @to_peer:   pipe this process writes, the echo process reads.
+ * @from_peer: pipe the echo process writes, this process reads.
+ * @echo:      the echo process's arguments.
+ * @byte:      the byte going round.
+ */
+struct pipe_lat {
+	struct ep_peer peer;
+	int to_peer[2];
+	int from_peer[2];
+	struct ep_peer_echo echo;
+	char byte;
+};
+
+/**
+ * struct pipe_bw - state of os.pipe.bw.
+ * @peer:     the writer process.
+ * @fds:      the pipe: the writer holds [1], this process reads [0].
+ * @wbuf:     the writer's chunk (page aligned), allocated before the fork.
+ * @rbuf_mem: the reader's allocation; @rbuf lies 128 bytes into it.
+ * @rbuf:     where reads land.
+ * @size:     bytes per write and most bytes per read.
+ * @total:    bytes one unit reads.
+ * @label:    "size=64k".
+ */
+struct pipe_bw {
+	struct ep_peer peer;
+	int fds[2];
+	char *wbuf;
+	char *rbuf_mem;
+	char *rbuf;
+	size_t size;
+	uint64_t total;
+	char label[PIPE_LABEL_MAX];
+};
+
+static const struct ep_param_desc pipe_lat_params[] = {
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_param_desc pipe_bw_params[] = {
+	{ "size", EP_PT_SIZE, "64k", 1, 64LL << 20, 0, 0, NULL, "bytes",
+	  "bytes per write of the writer and most bytes per read (bw_pipe -m)" },
+	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
+	  "bytes read per unit (bw_pipe -M); raised to 'size' when smaller" },
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_metric_desc pipe_lat_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "round trip of one byte between two processes, median of the samples (lat_pipe)" },
+};
+
+static const struct ep_metric_desc pipe_bw_metrics[] = {
+	{ "bandwidth", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MEDIAN, 1,
+	  "bytes moved through the pipe per second, MB = 10^6 bytes, median (bw_pipe)" },
+};
+
+static const struct ep_default pipe_lat_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+static const struct ep_default pipe_bw_defaults[] = {
+	{ "repetitions", "11" },
+	{ "spread", "0" },
+	{ "sample_time", "20ms" }, /* a few 10 MB units per sample */
+	{ NULL, NULL },
+};
+
+static int make_pipe(struct ep_run *run, int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC))
+		return ep_run_fail(run, -errno, "cannot make a pipe: %s", strerror(errno));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ latency */
+
+static int pipe_lat_body(void *arg, uint64_t units)
+{
+	struct pipe_lat *st = arg;
+
+	return ep_peer_round_trips(&st->peer, st->to_peer[1], st->from_peer[0], 0, &st->byte, 1,
+				   units);
+}
+
+static void pipe_lat_teardown(void *state)
+{
+	struct pipe_lat *st = state;
+
+	if (!st)
+		return;
+	ep_peer_stop(&st->peer);
+	for (int i = 0; i < 2; i++) {
+		ep_ipc_close(&st->to_peer[i]);
+		ep_ipc_close(&st->from_peer[i]);
+	}
+	free(st);
+}
+
+static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
+{
+	struct ep_peer_cfg cfg = {
+		.name = "pipe echo process",
+		.fn = ep_peer_echo_loop,
+		.arg = &st->echo,
+		.n_keep = 2,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+	};
+	int rc;
+
+	rc = make_pipe(run, st->to_peer);
+	if (!rc)
+		rc = make_pipe(run, st->from_peer);
+	if (rc)
+		return rc;
+	st->echo = (struct ep_peer_echo){ .in = st->to_peer[0], .out = st->from_peer[1],
+					  .buf = &st->byte, .size = 1 };
+	cfg.keep[0] = st->to_peer[0];
+	cfg.keep[1] = st->from_peer[1];
+	rc = ep_peer_start(run, &st->peer, &cfg);
+	if (rc)
+		return rc;
+	/*
+	 * Close the echo process's write end here, so its death reads as an
+	 * end of file. Its read end stays open: the pipe we write then always
+	 * has a reader, and a write can never raise SIGPIPE in the caller.
+	 */
+	ep_ipc_close(&st->from_peer[1]);
+	/* One round trip before timing, as lat_pipe: both processes are up. */
+	return pipe_lat_body(st, 1);
+}
+
+static int pipe_lat_setup(struct ep_run *run, void **state)
+{
+	struct pipe_lat *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .labels = "", .body = pipe_lat_body };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->to_peer[0] = st->to_peer[1] = st->from_peer[0] = st->from_peer[1] = -1;
+	rc = pipe_lat_start(run, st);
+	if (!rc) {
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		pipe_lat_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- bandwidth */
+
+/* The writer process: 'size'-byte writes for ever, as bw_pipe's writer. */
+static void pipe_bw_writer(void *arg)
+{
+	const struct pipe_bw *st = arg;
+
+	while (!ep_peer_write_full(st->fds[1], st->wbuf, st->size, 0))
+		;
+}
+
+static int pipe_bw_body(void *arg, uint64_t units)
+{
+	struct pipe_bw *st = arg;
+	int rc = 0;
+
+	while (units-- && !rc)
+		rc = ep_peer_receive(&st->peer, st->fds[0], st->rbuf, st->size, st->total);
+	return rc;
+}
+
+static void pipe_bw_teardown(void *state)
+{
+	struct pipe_bw *st = state;
+
+	if (!st)
+		return;
+	ep_peer_stop(&st->peer);
+	ep_ipc_close(&st->fds[0]);
+	ep_ipc_close(&st->fds[1]);
+	free(st->wbuf);
+	free(st->rbuf_mem);
+	free(st);
+}
+
+/* Page-aligned buffers, touched so no page fault lands in a timed read.
+ * The reader's starts 128 bytes past a page boundary, as bw_pipe's. */
+static int pipe_bw_buffers(struct ep_run *run, struct pipe_bw *st)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (posix_memalign((void **)&st->wbuf, page, st->size) ||
+	    posix_memalign((void **)&st->rbuf_mem, page, st->size + page))
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
+				   st->size);
+	memset(st->wbuf, 'w', st->size);
+	memset(st->rbuf_mem, 0, st->size + page);
+	st->rbuf = st->rbuf_mem + PIPE_READ_MISALIGN;
+	return 0;
+}
+
+static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
+{
+	struct ep_peer_cfg cfg = {
+		.name = "pipe writer process",
+		.fn = pipe_bw_writer,
+		.arg = st,
+		.n_keep = 1,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+	};
+	int rc = pipe_bw_buffers(run, st);
+
+	if (!rc)
+		rc = make_pipe(run, st->fds);
+	if (rc)
+		return rc;
+	cfg.keep[0] = st->fds[1];
+	rc = ep_peer_start(run, &st->peer, &cfg);
+	if (rc)
+		return rc;
+	ep_ipc_close(&st->fds[1]); /* the writer's death then reads as an end of file */
+	/* One chunk before timing: the writer is up. */
+	return ep_peer_receive(&st->peer, st->fds[0], st->rbuf, st->size, st->size);
+}
+
+static int pipe_bw_setup(struct ep_run *run, void **state)
+{
+	struct pipe_bw *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = pipe_bw_body };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->fds[0] = st->fds[1] = -1;
+	st->size = (size_t)ep_param_int(run, "size");
+	st->total = (uint64_t)ep_param_int(run, "total");
+	if (st->total < st->size)
+		st->total = st->size; /* as bw_pipe */
+	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	rc = pipe_bw_start(run, st);
+	if (!rc) {
+		c.labels = st->label;
+		c.arg = st;
+		c.bytes_per_unit = (double)st->total;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		pipe_bw_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_pipe_lat = {
+	.name = "os.pipe.lat",
+	.summary = "pipe round trip of one byte between two processes (lmbench lat_pipe)",
+	.params = pipe_lat_params,
+	.n_params = (int)EP_ARRAY_SIZE(pipe_lat_params),
+	.metrics = pipe_lat_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(pipe_lat_metrics),
+	.engine_defaults = pipe_lat_defaults,
+	.setup = pipe_lat_setup,
+	.teardown = pipe_lat_teardown,
+};
+
+const struct ep_kernel ep_kernel_os_pipe_bw = {
+	.name = "os.pipe.bw",
+	.summary = "pipe bandwidth from a writer process to this one (lmbench bw_pipe)",
+	.params = pipe_bw_params,
+	.n_params = (int)EP_ARRAY_SIZE(pipe_bw_params),
+	.metrics = pipe_bw_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(pipe_bw_metrics),
+	.engine_defaults = pipe_bw_defaults,
+	.setup = pipe_bw_setup,
+	.teardown = pipe_bw_teardown,
+};

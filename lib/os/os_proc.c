@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_proc.c - os.proc: process creation costs, the method of lmbench's
+ * lat_proc (McVoy & Staelin). One unit is:
+ *
+ *   fork      fork(); the child _exit()s at once; the parent waits for it
+ *   exec      fork(); the child execve()s `exec_path` (embperf-hello by
+ *             default, lmbench's "hello") with an empty environment; the
+ *             parent waits for it to exit
+ *   sh        fork(); the child runs `shell` -c `exec_path`, as lat_proc
+ *             runs /bin/sh -c /tmp/hello; the parent waits
+ *   proccall  a call of a function the compiler may not inline, which adds
+ *             its argument to a counter (lat_proc "procedure")
+ *
+ * The cost of fork() grows with the caller's address space (page tables
+ * to copy), so it measures the process that runs the kernel: the small
+ * `embperf` command or a front end compares with lat_proc; a large program
+ * linking the library measures its own fork.
+ *
+ * Children of exec and sh have their standard output and error on
+ * /dev/null (lat_proc closes standard output), die with the parent
+ * (PR_SET_PDEATHSIG) and are killed when they outlive `child_timeout`, or
+ * when the run is cancelled or its budget ends while waiting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/child.h"
+#include "lib/os/os_paths.h"
+
+#define PROC_LABEL_MAX 32
+#define PROC_EXIT_EXEC_FAILED 127 /* the shell's code for "cannot execute" */
+
+enum proc_op { OP_FORK, OP_EXEC, OP_SH, OP_PROCCALL };
+
+/**
+ * struct proc_state - the run's state.
+ * @run:        the run: cancel and budget checks, failure messages.
+ * @op:         what is timed.
+ * @exec_path:  program exec runs, and sh's command.
+ * @shell:      the shell of sh.
+ * @command:    sh's command: @exec_path, quoted when the shell would
+ *              otherwise split or expand it.
+ * @devnull:    /dev/null, the children's standard output and error.
+ * @timeout_ns: longest a child may live.
+ * @counter:    what proccall's callee adds to.
+ * @label:      "op=fork".
+ */
+struct proc_state {
+	struct ep_run *run;
+	int op;
+	char *exec_path;
+	char *shell;
+	char *command;
+	int devnull;
+	uint64_t timeout_ns;
+	volatile long counter;
+	char label[PROC_LABEL_MAX];
+};
+
+static const struct ep_param_desc proc_params[] = {
+	{ "op", EP_PT_ENUM, "fork", 0, 0, 0, 0, "fork|exec|sh|proccall", "",
+	  "fork+exit, fork+execve, fork+shell -c, or a procedure call (lat_proc's rows)" },
+	{ "exec_path", EP_PT_STRING, EP_OS_HELLO_PATH, 0, 0, 0, 0, NULL, "",
+	  "program that exec and sh run (lat_proc's hello): embperf-hello as installed" },
+	{ "shell", EP_PT_STRING, "/bin/sh", 0, 0, 0, 0, NULL, "",
+	  "shell that sh runs as 'shell -c exec_path'" },
+	{ "child_timeout", EP_PT_DURATION, "10s", 1000000, 3600000000000LL, 0, 0, NULL, "ns",
+	  "a child of exec or sh still alive after this is killed and the run fails" },
+};
+
+static const struct ep_metric_desc proc_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "microseconds per process created and reaped (or per procedure call); median as lat_proc" },
+};
+
+static const struct ep_default proc_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+/* The callee of proccall: not inlined, and the asm keeps the compiler
+ * from treating the call as removable. */
+static __attribute__((noinline)) void proc_callee(volatile long *counter, long v)
+{
+	__asm__ __volatile__("" ::: "memory");
+	*counter += v;
+}
+
+static int proc_call(void *arg, uint64_t units)
+{
+	struct proc_state *st = arg;
+
+	while (units--)
+		proc_callee(&st->counter, 1);
+	return 0;
+}
+
+static int fork_failed(struct proc_state *st, int err)
+{
+	return ep_child_fork_error(st->run, err, "op", ep_param_text(st->run, "op"), 0, "fork()");
+}
+
+static int proc_fork(void *arg, uint64_t units)
+{
+	struct proc_state *st = arg;
+
+	while (units--) {
+		int rc = ep_run_check(st->run);
+		pid_t pid, r;
+
+		if (rc)
+			return rc;
+		pid = fork();
+		if (pid < 0)
+			return fork_failed(st, -errno);
+		if (pid == 0)
+			_exit(0);
+		do
+			r = waitpid(pid, NULL, 0);
+		while (r < 0 && errno == EINTR);
+		/* ECHILD: the caller ignores SIGCHLD and the kernel reaped it. */
+		if (r < 0 && errno != ECHILD)
+			return ep_run_fail(st->run, -errno, "os.proc: waitpid(): %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* In the child: output to /dev/null, then become the program. */
+static void __attribute__((noreturn)) become(const struct proc_state *st)
+{
+	static char *const no_env[] = { NULL };
+
+	dup2(st->devnull, STDOUT_FILENO);
+	dup2(st->devnull, STDERR_FILENO);
+	if (st->op == OP_EXEC) {
+		char *const argv[] = { st->exec_path, NULL };
+
+		execve(st->exec_path, argv, no_env);
+	} else {
+		char *const argv[] = { "sh", "-c", st->command, NULL };
+
+		execve(st->shell, argv, environ); /* lat_proc's shell keeps the environment */
+	}
+	_exit(PROC_EXIT_EXEC_FAILED);
+}
+
+/* The child of exec or sh ended badly: say what ran and how it ended. */
+static int child_failed(struct proc_state *st, int status)
+{
+	char how[96];
+
+	ep_child_describe_status(status, how, sizeof(how));
+	if (st->op == OP_EXEC)
+		return ep_run_fail(st->run, -ECHILD, "parameter 'exec_path': '%s' %s; accepted: a "
+				   "program that exits with status 0", st->exec_path, how);
+	return ep_run_fail(st->run, -ECHILD, "parameters 'shell' and 'exec_path': '%s -c %s' %s; "
+			   "accepted: a shell and a program that exit with status 0",
+			   st->shell, st->command, how);
+}
+
+static int proc_spawn(void *arg, uint64_t units)
+{
+	struct proc_state *st = arg;
+
+	while (units--) {
+		int rc = ep_run_check(st->run), status = 0;
+		pid_t pid;
+
+		if (rc)
+			return rc;
+		pid = ep_child_fork(NULL);
+		if (pid < 0)
+			return fork_failed(st, (int)pid);
+		if (pid == 0)
+			become(st);
+		rc = ep_child_wait(st->run, pid, st->timeout_ns, &status);
+		if (rc == -ETIMEDOUT)
+			return ep_run_fail(st->run, rc, "parameter 'child_timeout': the child running "
+					   "'%s' was still alive after %s and was killed",
+					   st->op == OP_EXEC ? st->exec_path : st->command,
+					   ep_param_text(st->run, "child_timeout"));
+		if (rc)
+			return rc;
+		if (status)
+			return child_failed(st, status);
+	}
+	return 0;
+}
+
+static void proc_teardown(void *state)
+{
+	struct proc_state *st = state;
+
+	if (!st)
+		return;
+	if (st->devnull >= 0)
+		close(st->devnull);
+	free(st->exec_path);
+	free(st->shell);
+	free(st->command);
+	free(st);
+}
+
+/* A program parameter must name an executable file. */
+static int check_program(struct ep_run *run, const char *param, const char *path)
+{
+	if (!path || !*path)
+		return ep_run_fail(run, -EINVAL, "parameter '%s': empty; accepted: the path of an "
+				   "executable file", param);
+	if (access(path, X_OK) == 0)
+		return 0;
+	if (errno == ENOENT || errno == ENOTDIR)
+		return ep_run_fail(run, -ENOENT,
+				   "parameter '%s': value '%s' does not exist; accepted: the path of "
+				   "an executable file%s",
+				   param, path,
+				   strcmp(param, "exec_path") ? ""
+				   : " (the default, embperf-hello, is put there by 'ninja install')");
+	return ep_run_fail(run, -errno, "parameter '%s': value '%s' cannot be executed: %s; "
+			   "accepted: the path of an executable file", param, path, strerror(errno));
+}
+
+/* The shell command: the path itself when the shell reads it as one word
+ * (lat_proc passes it bare), otherwise single-quoted. */
+static char *shell_command(const char *path)
+{
+	struct ep_buf b;
+
+	if (!path[strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789/._+-,:@%=")])
+		return ep_strdup(path);
+	ep_buf_init(&b);
+	ep_buf_append(&b, "'", 1);
+	for (const char *p = path; *p; p++)
+		if (*p == '\'')
+			ep_buf_append(&b, "'\\''", 4);
+		else
+			ep_buf_append(&b, p, 1);
+	ep_buf_append(&b, "'", 1);
+	return ep_buf_take(&b);
+}
+
+/* exec and sh: check the programs, open /dev/null, build the command. */
+static int prepare_children(struct ep_run *run, struct proc_state *st)
+{
+	int rc = check_program(run, "exec_path", st->exec_path);
+
+	if (!rc && st->op == OP_SH)
+		rc = check_program(run, "shell", st->shell);
+	if (rc)
+		return rc;
+	st->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (st->devnull < 0)
+		return ep_run_fail(run, -errno, "os.proc: cannot open /dev/null: %s", strerror(errno));
+	st->command = shell_command(st->exec_path);
+	return st->command ? 0 : -ENOMEM;
+}
+
+static int proc_setup(struct ep_run *run, void **state)
+{
+	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, proc_call };
+	struct proc_state *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0 };
+	int rc = 0;
+
+	if (!st)
+		return -ENOMEM;
+	st->run = run;
+	st->op = (int)ep_param_int(run, "op");
+	st->devnull = -1;
+	st->timeout_ns = (uint64_t)ep_param_int(run, "child_timeout");
+	st->exec_path = ep_strdup(ep_param_text(run, "exec_path"));
+	st->shell = ep_strdup(ep_param_text(run, "shell"));
+	if (!st->exec_path || !st->shell)
+		rc = -ENOMEM;
+	if (!rc && (st->op == OP_EXEC || st->op == OP_SH))
+		rc = prepare_children(run, st);
+	if (!rc) {
+		snprintf(st->label, sizeof(st->label), "op=%s", ep_param_text(run, "op"));
+		c.labels = st->label;
+		c.body = bodies[st->op];
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		proc_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_proc = {
+	.name = "os.proc",
+	.summary = "process creation: fork+exit, fork+exec, fork+/bin/sh -c, procedure call (lmbench lat_proc)",
+	.params = proc_params,
+	.n_params = (int)EP_ARRAY_SIZE(proc_params),
+	.metrics = proc_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(proc_metrics),
+	.engine_defaults = proc_defaults,
+	.setup = proc_setup,
+	.teardown = proc_teardown,
+};

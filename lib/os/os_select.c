@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_select.c - os.select: cost of one select() over n descriptors, the
+ * method of lmbench's lat_select (McVoy & Staelin).
+ *
+ * The n descriptors are duplicates of one open description, as in
+ * lat_select: of a temporary regular file (type=file) or of the client end
+ * of one TCP connection over 127.0.0.1 (type=tcp). One unit is a select()
+ * asking whether they are writable, with a zero timeout, on a fresh copy of
+ * the set; every descriptor is ready, so the call polls all n and returns.
+ * Nothing waits, so no helper process is needed: the TCP connection's
+ * other end is accepted by this process and kept open.
+ *
+ * lat_select passes n itself as select()'s first argument, which leaves
+ * out the few duplicates numbered n and above; this kernel passes the
+ * highest descriptor plus one, so all n are polled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/child.h"
+#include "lib/os/peer.h"
+
+#define SELECT_LABEL_MAX 48
+
+enum select_type { SELECT_FILE, SELECT_TCP };
+
+/**
+ * struct select_state - state of os.select.
+ * @fds:    the n duplicates, -1 where not open.
+ * @n:      how many.
+ * @other:  the accepted end of the TCP connection (type=tcp), or -1.
+ * @set:    the n descriptors.
+ * @nfds:   highest of them plus one.
+ * @label:  "type=file n=200".
+ */
+struct select_state {
+	int *fds;
+	int n;
+	int other;
+	fd_set set;
+	int nfds;
+	char label[SELECT_LABEL_MAX];
+};
+
+static const struct ep_param_desc select_params[] = {
+	{ "type", EP_PT_ENUM, "file", 0, 0, 0, 0, "file|tcp", "",
+	  "what the descriptors are: a regular file, or a TCP socket on 127.0.0.1" },
+	{ "n", EP_PT_INT, "200", 1, FD_SETSIZE, 0, 0, NULL, "",
+	  "descriptors in the set (lat_select -n); all must be below FD_SETSIZE" },
+	{ "tmpdir", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	  "folder of the temporary file (type=file); empty: $TMPDIR, else /tmp" },
+};
+
+static const struct ep_metric_desc select_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "one select() over n ready descriptors, median (lat_select)" },
+};
+
+static const struct ep_default select_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+static int select_body(void *arg, uint64_t units)
+{
+	struct select_state *st = arg;
+
+	while (units--) {
+		fd_set ready = st->set;
+		struct timeval zero = { 0, 0 };
+
+		if (select(st->nfds, NULL, &ready, NULL, &zero) < 0 && errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+static void select_teardown(void *state)
+{
+	struct select_state *st = state;
+
+	if (!st)
+		return;
+	for (int i = 0; st->fds && i < st->n; i++)
+		ep_ipc_close(&st->fds[i]);
+	ep_ipc_close(&st->other);
+	free(st->fds);
+	free(st);
+}
+
+static const char *select_tmpdir(const struct ep_run *run)
+{
+	const char *dir = ep_param_text(run, "tmpdir");
+
+	if (!dir || !*dir)
+		dir = getenv("TMPDIR");
+	return dir && *dir ? dir : "/tmp";
+}
+
+/* A temporary file, opened read-only as lat_select opens it, and unlinked
+ * at once: nothing is left behind whatever happens next. */
+static int open_temp_file(struct ep_run *run)
+{
+	const char *dir = select_tmpdir(run);
+	char path[PATH_MAX];
+	int tmp, fd, err;
+
+	if (snprintf(path, sizeof(path), "%s/embperf-select-XXXXXX", dir) >= (int)sizeof(path))
+		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'tmpdir': '%s' is too long", dir);
+	tmp = mkostemp(path, O_CLOEXEC);
+	if (tmp < 0)
+		return ep_run_fail(run, -errno,
+				   "parameter 'tmpdir': cannot create a file in '%s': %s "
+				   "(an existing, writable folder is needed)",
+				   dir, strerror(errno));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	unlink(path);
+	close(tmp);
+	if (err)
+		return ep_run_fail(run, err, "cannot reopen '%s': %s", path, strerror(-err));
+	return fd;
+}
+
+/* One descriptor of the requested type, or a negative errno. */
+static int open_one(struct ep_run *run, struct select_state *st, int type)
+{
+	int client = -1, rc;
+
+	if (type == SELECT_FILE)
+		return open_temp_file(run);
+	rc = ep_ipc_tcp_pair(run, &client, &st->other);
+	return rc ? rc : client;
+}
+
+static int select_too_high(struct ep_run *run, int fd, int made)
+{
+	return ep_run_fail(run, -ERANGE,
+			   "parameter 'n': value '%s': after %d duplicates the next descriptor "
+			   "is %d, not below select()'s limit FD_SETSIZE (%d): this process "
+			   "holds too many descriptors already; ask for fewer",
+			   ep_param_text(run, "n"), made, fd, FD_SETSIZE);
+}
+
+/* Duplicate @fd n times into the set; @fd itself is closed. */
+static int fill_set(struct ep_run *run, struct select_state *st, int fd)
+{
+	int rc = 0;
+
+	FD_ZERO(&st->set);
+	for (int i = 0; i < st->n && !rc; i++) {
+		int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+		if (d < 0) {
+			rc = ep_run_fail(run, -errno, "parameter 'n': value '%s': dup() failed after %d: %s",
+					 ep_param_text(run, "n"), i, strerror(errno));
+		} else if (d >= FD_SETSIZE) {
+			close(d);
+			rc = select_too_high(run, d, i);
+		} else {
+			st->fds[i] = d;
+			FD_SET(d, &st->set);
+			if (d + 1 > st->nfds)
+				st->nfds = d + 1;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* Every descriptor must be ready, or the kernel measures something else. */
+static int check_all_ready(struct ep_run *run, struct select_state *st)
+{
+	fd_set ready = st->set;
+	struct timeval zero = { 0, 0 };
+	int got = select(st->nfds, NULL, &ready, NULL, &zero);
+
+	if (got == st->n)
+		return 0;
+	return ep_run_fail(run, -EIO, "select() found %d of the %d descriptors writable", got,
+			   st->n);
+}
+
+static int select_prepare(struct ep_run *run, struct select_state *st)
+{
+	int type = (int)ep_param_int(run, "type");
+	int fd, rc;
+
+	/* n duplicates, plus the original and the accepted end while setting up. */
+	rc = ep_fd_room(run, "n", ep_param_text(run, "n"), st->n + 2);
+	if (rc)
+		return rc;
+	fd = open_one(run, st, type);
+	if (fd < 0)
+		return fd;
+	rc = fill_set(run, st, fd);
+	return rc ? rc : check_all_ready(run, st);
+}
+
+static int select_setup(struct ep_run *run, void **state)
+{
+	struct select_state *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = select_body };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->other = -1;
+	st->n = (int)ep_param_int(run, "n");
+	st->fds = malloc((size_t)st->n * sizeof(*st->fds));
+	if (!st->fds) {
+		free(st);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < st->n; i++)
+		st->fds[i] = -1;
+	snprintf(st->label, sizeof(st->label), "type=%s n=%d", ep_param_text(run, "type"), st->n);
+	rc = select_prepare(run, st);
+	if (!rc) {
+		c.labels = st->label;
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		select_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_select = {
+	.name = "os.select",
+	.summary = "select() over n file or TCP descriptors (lmbench lat_select)",
+	.params = select_params,
+	.n_params = (int)EP_ARRAY_SIZE(select_params),
+	.metrics = select_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(select_metrics),
+	.engine_defaults = select_defaults,
+	.setup = select_setup,
+	.teardown = select_teardown,
+};

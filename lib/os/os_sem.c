@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_sem.c - os.sem: System V semaphore latency between two processes, the
+ * method of lmbench's lat_sem (McVoy & Staelin).
+ *
+ * A set of two semaphores, both at 0. A forked process posts semaphore 1,
+ * then for ever waits on semaphore 0 and posts semaphore 1 in one semop().
+ * One unit is this process's semop() that waits on 1 and posts 0: a round
+ * trip, two hand-overs. lat_sem reports half a round trip, and so does
+ * this kernel (the metric's scale is 2000 ns per reported microsecond).
+ *
+ * System V semaphore sets outlive processes; the set is removed in
+ * teardown on every path (error, budget, cancel). Only a crash of the
+ * whole process between setup and teardown can leave it behind.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/sem.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/peer.h"
+
+/**
+ * struct sem_state - state of os.sem.
+ * @peer:    the other process.
+ * @semid:   the set, or -1.
+ * @removed: 1 once the set is removed (by the watchdog or teardown).
+ */
+struct sem_state {
+	struct ep_peer peer;
+	int semid;
+	int removed;
+};
+
+static const struct ep_param_desc sem_params[] = {
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_metric_desc sem_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 2000.0, EP_PRIMARY_MEDIAN, 0,
+	  "half a semop() round trip between two processes, median (lat_sem)" },
+};
+
+static const struct ep_default sem_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+/* semop() that survives signals of the caller's handlers. */
+static int sem_do(int semid, struct sembuf *ops, size_t n)
+{
+	while (semop(semid, ops, n)) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/* The other process: post 1, then wait on 0 and post 1, for ever. */
+static void sem_partner(void *arg)
+{
+	const struct sem_state *st = arg;
+	struct sembuf start = { .sem_num = 1, .sem_op = 1 };
+	struct sembuf ops[2] = { { .sem_num = 0, .sem_op = -1 }, { .sem_num = 1, .sem_op = 1 } };
+
+	if (sem_do(st->semid, &start, 1))
+		return;
+	while (!sem_do(st->semid, ops, 2))
+		;
+}
+
+/* Remove the set once, whoever comes first. */
+static void sem_remove(void *arg)
+{
+	struct sem_state *st = arg;
+
+	if (st->semid >= 0 && !__atomic_exchange_n(&st->removed, 1, __ATOMIC_ACQ_REL))
+		semctl(st->semid, 0, IPC_RMID);
+}
+
+static int sem_body(void *arg, uint64_t units)
+{
+	struct sem_state *st = arg;
+	struct sembuf ops[2] = { { .sem_num = 1, .sem_op = -1 }, { .sem_num = 0, .sem_op = 1 } };
+	int err = 0;
+
+	ep_peer_enter(&st->peer);
+	while (units-- && !err) {
+		err = sem_do(st->semid, ops, 2);
+		ep_peer_beat(&st->peer);
+	}
+	ep_peer_leave(&st->peer);
+	return err ? ep_peer_failed(&st->peer, err, "semop") : 0;
+}
+
+static void sem_teardown(void *state)
+{
+	struct sem_state *st = state;
+
+	if (!st)
+		return;
+	ep_peer_stop(&st->peer);
+	sem_remove(st);
+	free(st);
+}
+
+static int sem_create(struct ep_run *run, struct sem_state *st)
+{
+	int err;
+
+	st->semid = semget(IPC_PRIVATE, 2, IPC_CREAT | IPC_EXCL | 0600);
+	if (st->semid < 0) {
+		err = -errno;
+		if (err == -ENOSYS)
+			return ep_run_fail(run, -EOPNOTSUPP,
+					   "this kernel has no System V semaphores (CONFIG_SYSVIPC)");
+		if (err == -ENOSPC)
+			return ep_run_fail(run, err,
+					   "the system's limit on semaphore sets is reached "
+					   "(kernel.sem; see ipcs -s)");
+		return ep_run_fail(run, err, "semget() failed: %s", strerror(-err));
+	}
+	if (semctl(st->semid, 0, SETVAL, 0) || semctl(st->semid, 1, SETVAL, 0))
+		return ep_run_fail(run, -errno, "semctl(SETVAL) failed: %s", strerror(errno));
+	return 0;
+}
+
+static int sem_start(struct ep_run *run, struct sem_state *st)
+{
+	struct ep_peer_cfg cfg = {
+		.name = "semaphore partner process",
+		.fn = sem_partner,
+		.arg = st,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		/* A dead partner does not end a semop() wait: removing the set does. */
+		.unblock = sem_remove,
+		.unblock_arg = st,
+	};
+	int rc = sem_create(run, st);
+
+	if (!rc)
+		rc = ep_peer_start(run, &st->peer, &cfg);
+	return rc ? rc : sem_body(st, 1); /* one round trip first: both are up */
+}
+
+static int sem_setup(struct ep_run *run, void **state)
+{
+	struct sem_state *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .labels = "", .body = sem_body };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->semid = -1;
+	rc = sem_start(run, st);
+	if (!rc) {
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		sem_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_sem = {
+	.name = "os.sem",
+	.summary = "System V semaphore hand-over between two processes (lmbench lat_sem)",
+	.params = sem_params,
+	.n_params = (int)EP_ARRAY_SIZE(sem_params),
+	.metrics = sem_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(sem_metrics),
+	.engine_defaults = sem_defaults,
+	.setup = sem_setup,
+	.teardown = sem_teardown,
+};

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_signal.c - os.signal: signal costs, the method of lmbench's lat_sig
+ * (McVoy & Staelin). One unit is:
+ *
+ *   install  one sigaction() installing a handler for SIGUSR1
+ *   catch    one SIGUSR1 sent to the calling thread and caught by an empty
+ *            handler, less the cost of sending a signal that is not
+ *            delivered (signal 0): the overhead body
+ *   prot     one write to a read-only page: the fault, SIGSEGV, the handler
+ *            and the return that retries the write; less the cost of a
+ *            caught signal beyond its sending (catch - send), as lat_sig
+ *            subtracts. Being one overhead body, "catch", the prot handler
+ *            also makes one signal-0 send per fault, so the subtraction
+ *            leaves exactly fault - (catch - send).
+ *
+ * Signal handlers. The library otherwise never installs one; this kernel
+ * must. Each body installs its handler on entry and puts the caller's
+ * disposition (and signal mask) back before it returns, so the caller's
+ * handlers are replaced only while a sample is being timed, never between
+ * samples, after the run or on an error. During those milliseconds a
+ * SIGUSR1 (catch, install) or a SIGSEGV/SIGBUS (prot) sent by someone else
+ * reaches the kernel's handler instead of the caller's. SIGINT and SIGTERM
+ * are never touched. Signals go to the calling thread (tgkill()), not the
+ * process, so other threads of the caller receive none.
+ *
+ * No global state: the prot handler finds its counters from the fault
+ * address, on the last bytes of the writable page just below the read-only
+ * one; after the last counted fault it makes the page writable, so the
+ * retried write completes and the body returns.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+
+#define SIG_LABEL_MAX 32
+#define PROT_MAGIC 0x656d6270726f7421ULL /* "embprot!" */
+
+enum sig_op { OP_INSTALL, OP_CATCH, OP_PROT };
+
+/**
+ * struct prot_counters - what the prot handler reads and counts; lies on
+ * the last bytes of the page below the read-only page.
+ * @magic:      PROT_MAGIC: tells the handler the fault is the kernel's.
+ * @count:      faults handled in this body call.
+ * @target:     faults to take before letting the write complete.
+ * @ro_page:    the read-only page.
+ * @page_bytes: its size.
+ * @pid:        process to send signal 0 to, once per fault.
+ * @tid:        thread to send it to.
+ */
+struct prot_counters {
+	uint64_t magic;
+	volatile uint64_t count;
+	uint64_t target;
+	char *ro_page;
+	size_t page_bytes;
+	pid_t pid;
+	pid_t tid;
+};
+
+/**
+ * struct sig_state - the run's state.
+ * @run:        the run, for failure messages from the bodies.
+ * @pid:        this process.
+ * @tid:        the thread running the benchmark.
+ * @map:        prot: two pages, writable then read-only.
+ * @map_bytes:  their length.
+ * @pc:         prot: the handler's counters, inside @map.
+ * @label:      "op=prot".
+ */
+struct sig_state {
+	struct ep_run *run;
+	pid_t pid;
+	pid_t tid;
+	char *map;
+	size_t map_bytes;
+	struct prot_counters *pc;
+	char label[SIG_LABEL_MAX];
+};
+
+/**
+ * struct sig_saved - the caller's dispositions and mask, put back by disarm().
+ * @sig:  signals replaced.
+ * @n:    how many.
+ * @act:  their previous dispositions.
+ * @mask: the thread's previous signal mask.
+ */
+struct sig_saved {
+	int sig[2];
+	int n;
+	struct sigaction act[2];
+	sigset_t mask;
+};
+
+static const struct ep_param_desc sig_params[] = {
+	{ "op", EP_PT_ENUM, "install", 0, 0, 0, 0, "install|catch|prot", "",
+	  "what is timed, as lat_sig's: installing a handler, catching a signal, a protection fault" },
+};
+
+static const struct ep_metric_desc sig_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "microseconds per install, catch (send subtracted) or protection fault (catch subtracted); "
+	  "median as lat_sig" },
+};
+
+static const struct ep_default sig_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+static void on_signal_nothing(int sig)
+{
+	(void)sig;
+}
+
+/* SIGSEGV/SIGBUS of the prot body: count, send the matching signal 0, and
+ * after the last counted fault let the write through. */
+static void on_prot_fault(int sig, siginfo_t *si, void *uc)
+{
+	struct prot_counters *pc = (struct prot_counters *)((char *)si->si_addr - sizeof(*pc));
+
+	(void)uc;
+	if (pc->magic != PROT_MAGIC) {
+		/* Not our page: a real crash. Let it happen as it would have. */
+		signal(sig, SIG_DFL);
+		return;
+	}
+	tgkill(pc->pid, pc->tid, 0);
+	if (++pc->count >= pc->target)
+		mprotect(pc->ro_page, pc->page_bytes, PROT_READ | PROT_WRITE);
+}
+
+/* Install @handler (sa_sigaction when @siginfo) for @sigs and unblock them
+ * in this thread, remembering what was there. */
+static int arm(struct sig_saved *saved, const int *sigs, int n, void (*handler)(int),
+	       void (*action)(int, siginfo_t *, void *))
+{
+	struct sigaction sa;
+	sigset_t unblock;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&unblock);
+	if (action) {
+		sa.sa_sigaction = action;
+		sa.sa_flags = SA_SIGINFO;
+	} else {
+		sa.sa_handler = handler;
+	}
+	saved->n = 0;
+	pthread_sigmask(SIG_BLOCK, NULL, &saved->mask);
+	for (int i = 0; i < n; i++) {
+		if (sigaction(sigs[i], &sa, &saved->act[i]))
+			return -errno;
+		saved->sig[saved->n++] = sigs[i];
+		sigaddset(&unblock, sigs[i]);
+	}
+	return -pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
+/* Put the caller's dispositions and mask back. */
+static void disarm(const struct sig_saved *saved)
+{
+	for (int i = 0; i < saved->n; i++)
+		sigaction(saved->sig[i], &saved->act[i], NULL);
+	pthread_sigmask(SIG_SETMASK, &saved->mask, NULL);
+}
+
+static int sig_install(void *arg, uint64_t units)
+{
+	struct sigaction sa, old, caller;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal_nothing;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, NULL, &caller))
+		return -errno;
+	while (units--)
+		sigaction(SIGUSR1, &sa, &old);
+	sigaction(SIGUSR1, &caller, NULL);
+	return 0;
+}
+
+/* Overhead of catch: sending a signal that is never delivered. */
+static int sig_send(void *arg, uint64_t units)
+{
+	struct sig_state *st = arg;
+
+	while (units--)
+		tgkill(st->pid, st->tid, 0);
+	return 0;
+}
+
+static int sig_catch(void *arg, uint64_t units)
+{
+	static const int usr1[] = { SIGUSR1 };
+	struct sig_state *st = arg;
+	struct sig_saved saved;
+	int rc = arm(&saved, usr1, 1, on_signal_nothing, NULL);
+
+	if (!rc)
+		while (units--)
+			tgkill(st->pid, st->tid, SIGUSR1);
+	disarm(&saved);
+	return rc;
+}
+
+static int sig_prot(void *arg, uint64_t units)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS };
+	struct sig_state *st = arg;
+	struct prot_counters *pc = st->pc;
+	struct sig_saved saved;
+	int rc;
+
+	pc->count = 0;
+	pc->target = units;
+	rc = arm(&saved, faults, 2, NULL, on_prot_fault);
+	if (!rc)
+		*(volatile char *)pc->ro_page = 1; /* faults until the handler lets it through */
+	disarm(&saved);
+	if (mprotect(pc->ro_page, pc->page_bytes, PROT_READ))
+		return ep_run_fail(st->run, -errno, "os.signal: mprotect(): %s", strerror(errno));
+	if (!rc && pc->count != units)
+		return ep_run_fail(st->run, -EIO, "os.signal: %llu protection faults for %llu asked",
+				   (unsigned long long)pc->count, (unsigned long long)units);
+	return rc;
+}
+
+static void sig_teardown(void *state)
+{
+	struct sig_state *st = state;
+
+	if (!st)
+		return;
+	if (st->map)
+		munmap(st->map, st->map_bytes);
+	free(st);
+}
+
+/* Two pages: the counters at the end of the first, the second read-only. */
+static int map_prot_pages(struct sig_state *st)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+
+	if (map == MAP_FAILED)
+		return ep_run_fail(st->run, -ENOMEM, "os.signal: cannot map two pages");
+	st->map = map;
+	st->map_bytes = 2 * page;
+	st->pc = (struct prot_counters *)(map + page - sizeof(*st->pc));
+	st->pc->magic = PROT_MAGIC;
+	st->pc->ro_page = map + page;
+	st->pc->page_bytes = page;
+	st->pc->pid = st->pid;
+	st->pc->tid = st->tid;
+	if (mprotect(st->pc->ro_page, page, PROT_READ))
+		return ep_run_fail(st->run, -errno, "os.signal: mprotect(): %s", strerror(errno));
+	return 0;
+}
+
+static int sig_setup(struct ep_run *run, void **state)
+{
+	static const ep_body_fn bodies[] = { sig_install, sig_catch, sig_prot };
+	static const ep_body_fn overheads[] = { NULL, sig_send, sig_catch };
+	int op = (int)ep_param_int(run, "op");
+	struct sig_state *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = bodies[op], .overhead = overheads[op] };
+	int rc = 0;
+
+	if (!st)
+		return -ENOMEM;
+	st->run = run;
+	st->pid = getpid();
+	st->tid = gettid();
+	if (op == OP_PROT)
+		rc = map_prot_pages(st);
+	if (!rc) {
+		snprintf(st->label, sizeof(st->label), "op=%s", ep_param_text(run, "op"));
+		c.labels = st->label;
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		sig_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_signal = {
+	.name = "os.signal",
+	.summary = "signal handler install, catch and protection fault costs (lmbench lat_sig)",
+	.params = sig_params,
+	.n_params = (int)EP_ARRAY_SIZE(sig_params),
+	.metrics = sig_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(sig_metrics),
+	.engine_defaults = sig_defaults,
+	.setup = sig_setup,
+	.teardown = sig_teardown,
+};

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_syscall.c - os.syscall: the cost of simple system calls, the method of
+ * lmbench's lat_syscall (McVoy & Staelin). One unit is one call:
+ *
+ *   null   getppid(), a call that does almost nothing in the kernel
+ *   read   read() of one byte from /dev/zero
+ *   write  write() of one byte to /dev/null
+ *   stat   stat() of a file
+ *   fstat  fstat() of that file, opened once
+ *   open   open() then close() of that file
+ *
+ * The file is `file` when given, otherwise an empty file the kernel
+ * creates in `tmpdir` and removes in teardown, as the lmbench script stats
+ * an empty file it made ($FSDIR/lmbench).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+
+#define SYS_LABEL_MAX 32
+
+enum sys_op { OP_NULL, OP_READ, OP_WRITE, OP_STAT, OP_FSTAT, OP_OPEN };
+
+/**
+ * struct sys_state - the run's state.
+ * @run:      the run, for failure messages from the bodies.
+ * @fd:       /dev/zero (read), /dev/null (write) or the file (fstat); -1 otherwise.
+ * @path:     the file stat and open use.
+ * @tmp_path: the temporary file to remove in teardown, or NULL.
+ * @label:    "op=stat".
+ */
+struct sys_state {
+	struct ep_run *run;
+	int fd;
+	char *path;
+	char *tmp_path;
+	char label[SYS_LABEL_MAX];
+};
+
+static const struct ep_param_desc sys_params[] = {
+	{ "op", EP_PT_ENUM, "null", 0, 0, 0, 0, "null|read|write|stat|fstat|open", "",
+	  "system call, as lat_syscall's: getppid, 1-byte read of /dev/zero, 1-byte write to "
+	  "/dev/null, stat, fstat, open+close" },
+	{ "file", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	  "file for stat, fstat and open (default: an empty temporary file in tmpdir)" },
+	{ "tmpdir", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	  "folder of the temporary file (default: $TMPDIR, else /tmp)" },
+};
+
+static const struct ep_metric_desc sys_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "microseconds per system call; median as lat_syscall" },
+};
+
+static const struct ep_default sys_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+/* A call failed in a body (errno says why): say which and on what. */
+static int body_fail(struct sys_state *st, const char *call)
+{
+	int err = errno ? -errno : -EIO;
+
+	return ep_run_fail(st->run, err, "os.syscall: %s on '%s' failed: %s", call,
+			   st->path ? st->path : "", strerror(-err));
+}
+
+static int sys_null(void *arg, uint64_t units)
+{
+	while (units--)
+		getppid();
+	return 0;
+}
+
+static int sys_read(void *arg, uint64_t units)
+{
+	struct sys_state *st = arg;
+	char c;
+
+	while (units--) {
+		ssize_t n = read(st->fd, &c, 1);
+
+		if (n != 1) {
+			if (n >= 0)
+				errno = EIO;
+			return body_fail(st, "read()");
+		}
+	}
+	return 0;
+}
+
+static int sys_write(void *arg, uint64_t units)
+{
+	struct sys_state *st = arg;
+	char c = 0;
+
+	while (units--) {
+		ssize_t n = write(st->fd, &c, 1);
+
+		if (n != 1) {
+			if (n >= 0)
+				errno = EIO;
+			return body_fail(st, "write()");
+		}
+	}
+	return 0;
+}
+
+static int sys_stat(void *arg, uint64_t units)
+{
+	struct sys_state *st = arg;
+	struct stat sb;
+
+	while (units--)
+		if (stat(st->path, &sb))
+			return body_fail(st, "stat()");
+	return 0;
+}
+
+static int sys_fstat(void *arg, uint64_t units)
+{
+	struct sys_state *st = arg;
+	struct stat sb;
+
+	while (units--)
+		if (fstat(st->fd, &sb))
+			return body_fail(st, "fstat()");
+	return 0;
+}
+
+static int sys_open(void *arg, uint64_t units)
+{
+	struct sys_state *st = arg;
+
+	while (units--) {
+		int fd = open(st->path, O_RDONLY);
+
+		if (fd < 0)
+			return body_fail(st, "open()");
+		close(fd);
+	}
+	return 0;
+}
+
+static const ep_body_fn sys_bodies[] = {
+	[OP_NULL] = sys_null,   [OP_READ] = sys_read, [OP_WRITE] = sys_write,
+	[OP_STAT] = sys_stat,   [OP_FSTAT] = sys_fstat, [OP_OPEN] = sys_open,
+};
+
+static void sys_teardown(void *state)
+{
+	struct sys_state *st = state;
+
+	if (!st)
+		return;
+	if (st->fd >= 0)
+		close(st->fd);
+	if (st->tmp_path)
+		unlink(st->tmp_path);
+	free(st->tmp_path);
+	free(st->path);
+	free(st);
+}
+
+/* The folder for the temporary file: tmpdir, $TMPDIR or /tmp. */
+static const char *tmp_folder(struct ep_run *run)
+{
+	const char *dir = ep_param_text(run, "tmpdir");
+
+	if (dir && *dir)
+		return dir;
+	dir = getenv("TMPDIR");
+	return dir && *dir ? dir : "/tmp";
+}
+
+/* Create the empty file lat_syscall's stat/open/fstat rows use. */
+static int make_tmp_file(struct ep_run *run, struct sys_state *st)
+{
+	const char *dir = tmp_folder(run);
+	int fd;
+
+	st->tmp_path = ep_asprintf("%s/embperf-syscall-XXXXXX", dir);
+	if (!st->tmp_path)
+		return -ENOMEM;
+	fd = mkostemp(st->tmp_path, O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+
+		free(st->tmp_path);
+		st->tmp_path = NULL;
+		return ep_run_fail(run, err,
+				   "parameter 'tmpdir': cannot create a file in '%s': %s; accepted: "
+				   "a writable folder",
+				   dir, strerror(-err));
+	}
+	close(fd);
+	st->path = ep_strdup(st->tmp_path);
+	return st->path ? 0 : -ENOMEM;
+}
+
+/* The file of stat/fstat/open: the caller's, which must exist, or a new one. */
+static int choose_file(struct ep_run *run, struct sys_state *st, int op)
+{
+	const char *file = ep_param_text(run, "file");
+	struct stat sb;
+
+	if (!file || !*file)
+		return make_tmp_file(run, st);
+	if (op != OP_STAT && op != OP_FSTAT && op != OP_OPEN)
+		return ep_run_fail(run, -EINVAL,
+				   "parameter 'file': value '%s' does not apply to op=%s; accepted "
+				   "with op=stat|fstat|open (read uses /dev/zero, write /dev/null)",
+				   file, ep_param_text(run, "op"));
+	if (stat(file, &sb))
+		return ep_run_fail(run, -errno, "parameter 'file': value '%s': %s; accepted: an "
+				   "existing file", file, strerror(errno));
+	st->path = ep_strdup(file);
+	return st->path ? 0 : -ENOMEM;
+}
+
+/* Open what the op's body uses: /dev/zero, /dev/null or the file. */
+static int open_target(struct ep_run *run, struct sys_state *st, int op)
+{
+	const char *path = op == OP_READ ? "/dev/zero" : op == OP_WRITE ? "/dev/null" : st->path;
+
+	if (op != OP_READ && op != OP_WRITE && op != OP_FSTAT)
+		return 0;
+	if (path != st->path) {
+		st->path = ep_strdup(path);
+		if (!st->path)
+			return -ENOMEM;
+		path = st->path;
+	}
+	st->fd = open(path, (op == OP_WRITE ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (st->fd < 0)
+		return ep_run_fail(run, -errno, "os.syscall: cannot open '%s' for op=%s: %s", path,
+				   ep_param_text(run, "op"), strerror(errno));
+	return 0;
+}
+
+static int sys_setup(struct ep_run *run, void **state)
+{
+	int op = (int)ep_param_int(run, "op");
+	struct sys_state *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = sys_bodies[op] };
+	const char *file = ep_param_text(run, "file");
+	int rc = 0;
+
+	if (!st)
+		return -ENOMEM;
+	st->run = run;
+	st->fd = -1;
+	if (op == OP_STAT || op == OP_FSTAT || op == OP_OPEN || (file && *file))
+		rc = choose_file(run, st, op);
+	if (!rc)
+		rc = open_target(run, st, op);
+	if (!rc) {
+		snprintf(st->label, sizeof(st->label), "op=%s", ep_param_text(run, "op"));
+		c.labels = st->label;
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		sys_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_syscall = {
+	.name = "os.syscall",
+	.summary = "simple system call latency: null, read, write, stat, fstat, open (lmbench lat_syscall)",
+	.params = sys_params,
+	.n_params = (int)EP_ARRAY_SIZE(sys_params),
+	.metrics = sys_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(sys_metrics),
+	.engine_defaults = sys_defaults,
+	.setup = sys_setup,
+	.teardown = sys_teardown,
+};

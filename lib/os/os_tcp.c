@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_tcp.c - os.tcp.lat and os.tcp.connect: TCP round trip and connection
+ * cost over loopback (127.0.0.1), the methods of lmbench's lat_tcp and
+ * lat_connect (McVoy & Staelin).
+ *
+ * os.tcp.lat: one unit is a round trip of a 'size'-byte message (1 byte by
+ *   default) over an established connection to a forked echo process, as
+ *   lat_tcp's client and its per-connection server child. No socket option
+ *   is set (Nagle stays on, as in lat_tcp); reported per round trip.
+ * os.tcp.connect: one unit is socket(), SO_REUSEADDR, a blocking connect()
+ *   to a forked server and close(), the calls of lat_connect's client. The
+ *   server accepts, waits for the client's end of file and closes, as
+ *   lat_connect's server does, on the other side of the accept queue.
+ *
+ * Everything binds 127.0.0.1 with a port the kernel picks: no other
+ * address is ever used and nothing is reachable from outside.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/peer.h"
+
+#define TCP_LABEL_MAX 48
+
+/**
+ * struct tcp_lat - state of os.tcp.lat.
+ * @peer:   the echo process.
+ * @client: this process's end of the connection.
+ * @server: the accepted end, the echo process's (closed here after the fork).
+ * @echo:   the echo process's arguments.
+ * @buf:    the message.
+ * @size:   its size.
+ * @label:  "size=1".
+ */
+struct tcp_lat {
+	struct ep_peer peer;
+	int client;
+	int server;
+	struct ep_peer_echo echo;
+	char *buf;
+	size_t size;
+	char label[TCP_LABEL_MAX];
+};
+
+/**
+ * struct tcp_connect - state of os.tcp.connect.
+ * @peer:     the server process.
+ * @listener: the listening socket, the server's (closed here after the fork).
+ * @addr:     127.0.0.1 and the listener's port.
+ */
+struct tcp_connect {
+	struct ep_peer peer;
+	int listener;
+	struct sockaddr_in addr;
+};
+
+static const struct ep_param_desc tcp_lat_params[] = {
+	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
+	  "message size of each round trip (lat_tcp -m)" },
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_param_desc tcp_connect_params[] = {
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_metric_desc tcp_lat_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "round trip of a message over TCP on 127.0.0.1, median (lat_tcp)" },
+};
+
+static const struct ep_metric_desc tcp_connect_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "socket, connect to 127.0.0.1 and close, median (lat_connect)" },
+};
+
+static const struct ep_default tcp_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+/* ------------------------------------------------------------------ latency */
+
+static int tcp_lat_body(void *arg, uint64_t units)
+{
+	struct tcp_lat *st = arg;
+
+	return ep_peer_round_trips(&st->peer, st->client, st->client, 1, st->buf, st->size,
+				   units);
+}
+
+static void tcp_lat_teardown(void *state)
+{
+	struct tcp_lat *st = state;
+
+	if (!st)
+		return;
+	ep_peer_stop(&st->peer);
+	ep_ipc_close(&st->client);
+	ep_ipc_close(&st->server);
+	free(st->buf);
+	free(st);
+}
+
+static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
+{
+	struct ep_peer_cfg cfg = {
+		.name = "TCP echo process",
+		.fn = ep_peer_echo_loop,
+		.arg = &st->echo,
+		.n_keep = 1,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+	};
+	int rc;
+
+	st->buf = calloc(1, st->size);
+	if (!st->buf)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
+				   st->size);
+	rc = ep_ipc_tcp_pair(run, &st->client, &st->server);
+	if (rc)
+		return rc;
+	st->echo = (struct ep_peer_echo){ .in = st->server, .out = st->server, .buf = st->buf,
+					  .size = st->size };
+	cfg.keep[0] = st->server;
+	rc = ep_peer_start(run, &st->peer, &cfg);
+	if (rc)
+		return rc;
+	ep_ipc_close(&st->server); /* the echo process's death then reads as an end of file */
+	return tcp_lat_body(st, 1); /* one round trip first: both processes are up */
+}
+
+static int tcp_lat_setup(struct ep_run *run, void **state)
+{
+	struct tcp_lat *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = tcp_lat_body };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->client = st->server = -1;
+	st->size = (size_t)ep_param_int(run, "size");
+	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	rc = tcp_lat_start(run, st);
+	if (!rc) {
+		c.labels = st->label;
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		tcp_lat_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+/* --------------------------------------------------------------- connection */
+
+/* The server process: accept, wait for the client's close, close; for ever. */
+static void tcp_connect_server(void *arg)
+{
+	const struct tcp_connect *st = arg;
+	char c;
+
+	for (;;) {
+		int s = accept(st->listener, NULL, NULL);
+
+		if (s < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		while (read(s, &c, 1) > 0)
+			;
+		close(s);
+	}
+}
+
+static int connect_failed(struct tcp_connect *st, int err)
+{
+	if (err == -EADDRNOTAVAIL && !__atomic_load_n(&st->peer.fired, __ATOMIC_ACQUIRE))
+		return ep_run_fail(st->peer.run, err,
+				   "connect to 127.0.0.1:%d: no local port is free (closed "
+				   "connections wait in TIME_WAIT; see net.ipv4.tcp_tw_reuse and "
+				   "net.ipv4.ip_local_port_range)",
+				   ntohs(st->addr.sin_port));
+	return ep_peer_failed(&st->peer, err, "connect to 127.0.0.1");
+}
+
+/* One connection: the calls lat_connect's client makes. */
+static int connect_once(const struct tcp_connect *st)
+{
+	int one = 1, err = 0;
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return -errno;
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    connect(s, (const struct sockaddr *)&st->addr, sizeof(st->addr)))
+		err = -errno;
+	close(s);
+	return err;
+}
+
+static int tcp_connect_body(void *arg, uint64_t units)
+{
+	struct tcp_connect *st = arg;
+	int err = 0;
+
+	ep_peer_enter(&st->peer);
+	while (units-- && !err) {
+		err = connect_once(st);
+		ep_peer_beat(&st->peer);
+	}
+	ep_peer_leave(&st->peer);
+	return err ? connect_failed(st, err) : 0;
+}
+
+static void tcp_connect_teardown(void *state)
+{
+	struct tcp_connect *st = state;
+
+	if (!st)
+		return;
+	ep_peer_stop(&st->peer);
+	ep_ipc_close(&st->listener);
+	free(st);
+}
+
+static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
+{
+	struct ep_peer_cfg cfg = {
+		.name = "TCP server process",
+		.fn = tcp_connect_server,
+		.arg = st,
+		.n_keep = 1,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+	};
+	int port = 0, rc;
+
+	/* A deep accept queue: the client must never wait for the server to
+	 * catch up (a full queue drops SYNs and costs a 1 s retransmission). */
+	rc = ep_ipc_listen(run, &st->listener, &port, SOMAXCONN);
+	if (rc)
+		return rc;
+	st->addr.sin_family = AF_INET;
+	st->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	st->addr.sin_port = htons((uint16_t)port);
+	cfg.keep[0] = st->listener;
+	rc = ep_peer_start(run, &st->peer, &cfg);
+	if (rc)
+		return rc;
+	ep_ipc_close(&st->listener);
+	return tcp_connect_body(st, 1); /* one connection first: the server is up */
+}
+
+static int tcp_connect_setup(struct ep_run *run, void **state)
+{
+	struct tcp_connect *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .labels = "", .body = tcp_connect_body };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->listener = -1;
+	rc = tcp_connect_start(run, st);
+	if (!rc) {
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		tcp_connect_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_tcp_lat = {
+	.name = "os.tcp.lat",
+	.summary = "TCP round trip over 127.0.0.1 between two processes (lmbench lat_tcp)",
+	.params = tcp_lat_params,
+	.n_params = (int)EP_ARRAY_SIZE(tcp_lat_params),
+	.metrics = tcp_lat_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(tcp_lat_metrics),
+	.engine_defaults = tcp_defaults,
+	.setup = tcp_lat_setup,
+	.teardown = tcp_lat_teardown,
+};
+
+const struct ep_kernel ep_kernel_os_tcp_connect = {
+	.name = "os.tcp.connect",
+	.summary = "TCP connection cost to a server on 127.0.0.1 (lmbench lat_connect)",
+	.params = tcp_connect_params,
+	.n_params = (int)EP_ARRAY_SIZE(tcp_connect_params),
+	.metrics = tcp_connect_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(tcp_connect_metrics),
+	.engine_defaults = tcp_defaults,
+	.setup = tcp_connect_setup,
+	.teardown = tcp_connect_teardown,
+};

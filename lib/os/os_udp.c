@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_udp.c - os.udp.lat: UDP round trip over loopback (127.0.0.1), the
+ * method of lmbench's lat_udp (McVoy & Staelin).
+ *
+ * One unit is a round trip of a 'size'-byte datagram (4 bytes by default,
+ * lat_udp's: the smallest that holds its sequence number). This process
+ * sends from a connected socket and receives the answer; a forked server
+ * receives with recvfrom() and answers with sendto() on an unconnected
+ * socket, as lat_udp's server does. Each datagram carries a sequence
+ * number that the answer must carry back. Reported per round trip.
+ *
+ * Both sockets bind 127.0.0.1 with ports the kernel picks.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/peer.h"
+
+#define UDP_MIN_SIZE 4         /* the sequence number */
+#define UDP_MAX_SIZE 65507     /* largest IPv4 UDP payload */
+#define UDP_SERVER_BUF 65536
+#define UDP_LABEL_MAX 48
+
+/**
+ * struct udp_lat - state of os.udp.lat.
+ * @peer:    the server process.
+ * @client:  this process's socket, connected to the server's.
+ * @server:  the server's socket (closed here after the fork).
+ * @buf:     the datagram.
+ * @srv_buf: the server's receive buffer, allocated before the fork.
+ * @size:    datagram size.
+ * @seq:     sequence number of the next datagram.
+ * @label:   "size=4".
+ */
+struct udp_lat {
+	struct ep_peer peer;
+	int client;
+	int server;
+	char *buf;
+	char *srv_buf;
+	size_t size;
+	uint32_t seq;
+	char label[UDP_LABEL_MAX];
+};
+
+static const struct ep_param_desc udp_params[] = {
+	{ "size", EP_PT_SIZE, "4", UDP_MIN_SIZE, UDP_MAX_SIZE, 0, 0, NULL, "bytes",
+	  "datagram size of each round trip (lat_udp -m); at least 4 for the sequence number" },
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_metric_desc udp_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "round trip of a datagram over UDP on 127.0.0.1, median (lat_udp)" },
+};
+
+static const struct ep_default udp_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+/* The server process: answer each datagram to its sender. */
+static void udp_server(void *arg)
+{
+	const struct udp_lat *st = arg;
+
+	for (;;) {
+		struct sockaddr_in from;
+		socklen_t len = sizeof(from);
+		ssize_t n = recvfrom(st->server, st->srv_buf, UDP_SERVER_BUF, 0,
+				     (struct sockaddr *)&from, &len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (sendto(st->server, st->srv_buf, (size_t)n, 0, (struct sockaddr *)&from, len) < 0 &&
+		    errno != EINTR && errno != ECONNREFUSED)
+			return;
+	}
+}
+
+/* A dead server does not end a wait for a datagram: shut the socket. */
+static void udp_unblock(void *arg)
+{
+	const struct udp_lat *st = arg;
+
+	shutdown(st->client, SHUT_RDWR);
+}
+
+static int udp_round_trip(struct udp_lat *st)
+{
+	uint32_t seq = htonl(st->seq++), back;
+	ssize_t n;
+
+	memcpy(st->buf, &seq, sizeof(seq));
+	do
+		n = send(st->client, st->buf, st->size, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)st->size)
+		return n < 0 ? -errno : -EMSGSIZE;
+	do
+		n = recv(st->client, st->buf, st->size, 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n < 0 ? -errno : -EPIPE;
+	memcpy(&back, st->buf, sizeof(back));
+	return n == (ssize_t)st->size && back == seq ? 0 : -EPROTO;
+}
+
+static int udp_body(void *arg, uint64_t units)
+{
+	struct udp_lat *st = arg;
+	int err = 0;
+
+	ep_peer_enter(&st->peer);
+	while (units-- && !err) {
+		err = udp_round_trip(st);
+		ep_peer_beat(&st->peer);
+	}
+	ep_peer_leave(&st->peer);
+	if (err == -EPROTO)
+		return ep_run_fail(st->peer.run, err,
+				   "round trip: the answer is not the datagram sent (sequence %u)",
+				   (unsigned)(st->seq - 1));
+	return err ? ep_peer_failed(&st->peer, err, "round trip") : 0;
+}
+
+static void udp_teardown(void *state)
+{
+	struct udp_lat *st = state;
+
+	if (!st)
+		return;
+	ep_peer_stop(&st->peer);
+	ep_ipc_close(&st->client);
+	ep_ipc_close(&st->server);
+	free(st->buf);
+	free(st->srv_buf);
+	free(st);
+}
+
+/* Server bound to 127.0.0.1:0, client connected to it. */
+static int udp_sockets(struct ep_run *run, struct udp_lat *st)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	st->server = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	st->client = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (st->server < 0 || st->client < 0)
+		return ep_run_fail(run, -errno, "cannot make a UDP socket: %s", strerror(errno));
+	if (bind(st->server, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(st->server, (struct sockaddr *)&a, &len) ||
+	    connect(st->client, (struct sockaddr *)&a, sizeof(a))) {
+		err = -errno;
+		return ep_run_fail(run, err, "cannot set up UDP sockets on 127.0.0.1: %s",
+				   strerror(-err));
+	}
+	return 0;
+}
+
+static int udp_start(struct ep_run *run, struct udp_lat *st)
+{
+	struct ep_peer_cfg cfg = {
+		.name = "UDP server process",
+		.fn = udp_server,
+		.arg = st,
+		.n_keep = 1,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.unblock = udp_unblock,
+		.unblock_arg = st,
+	};
+	int rc;
+
+	st->buf = calloc(1, st->size);
+	st->srv_buf = malloc(UDP_SERVER_BUF);
+	if (!st->buf || !st->srv_buf)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
+				   st->size);
+	rc = udp_sockets(run, st);
+	if (rc)
+		return rc;
+	cfg.keep[0] = st->server;
+	rc = ep_peer_start(run, &st->peer, &cfg);
+	if (rc)
+		return rc;
+	ep_ipc_close(&st->server);
+	return udp_body(st, 1); /* one round trip first: the server is up */
+}
+
+static int udp_setup(struct ep_run *run, void **state)
+{
+	struct udp_lat *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = udp_body };
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->client = st->server = -1;
+	st->size = (size_t)ep_param_int(run, "size");
+	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	rc = udp_start(run, st);
+	if (!rc) {
+		c.labels = st->label;
+		c.arg = st;
+		rc = ep_run_add_case(run, &c);
+	}
+	if (rc) {
+		udp_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+const struct ep_kernel ep_kernel_os_udp_lat = {
+	.name = "os.udp.lat",
+	.summary = "UDP round trip over 127.0.0.1 between two processes (lmbench lat_udp)",
+	.params = udp_params,
+	.n_params = (int)EP_ARRAY_SIZE(udp_params),
+	.metrics = udp_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(udp_metrics),
+	.engine_defaults = udp_defaults,
+	.setup = udp_setup,
+	.teardown = udp_teardown,
+};

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * os_unix.c - os.unix.lat and os.unix.bw: latency and bandwidth of an
+ * AF_UNIX stream socket pair between two processes, the methods of
+ * lmbench's lat_unix and bw_unix (McVoy & Staelin).
+ *
+ * os.unix.lat: one unit is a round trip of a 'size'-byte message (1 byte
+ *   by default) through a forked echo process; reported per round trip, as
+ *   lat_unix does.
+ * os.unix.bw: one unit asks a forked writer for 'total' bytes (an 8-byte
+ *   request on the same socket) and reads them in reads of at most 'size'
+ *   bytes while the writer sends them in 'size'-byte writes. The writer
+ *   waits for each request, as bw_unix's does, so it never runs ahead of
+ *   the timed reads. MB/s with MB = 10^6 bytes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+#include "lib/os/peer.h"
+
+#define UNIX_LABEL_MAX 48
+
+/**
+ * struct unix_ipc - state of both kernels.
+ * @peer:  the echo or writer process.
+ * @sv:    the socket pair: this process uses [0], the peer [1].
+ * @echo:  the echo process's arguments (latency).
+ * @buf:   message (latency) or read buffer (bandwidth), page aligned.
+ * @wbuf:  the writer's chunk (bandwidth), allocated before the fork.
+ * @size:  message size (latency); bytes per write and most per read (bandwidth).
+ * @total: bytes per unit (bandwidth).
+ * @label: "size=1".
+ */
+struct unix_ipc {
+	struct ep_peer peer;
+	int sv[2];
+	struct ep_peer_echo echo;
+	char *buf;
+	char *wbuf;
+	size_t size;
+	uint64_t total;
+	char label[UNIX_LABEL_MAX];
+};
+
+static const struct ep_param_desc unix_lat_params[] = {
+	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
+	  "message size of each round trip (lat_unix -m)" },
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_param_desc unix_bw_params[] = {
+	{ "size", EP_PT_SIZE, "64k", 1, 64LL << 20, 0, 0, NULL, "bytes",
+	  "bytes per write of the writer and most bytes per read (bw_unix -m)" },
+	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
+	  "bytes asked for and read per unit (bw_unix -M); raised to 'size' when smaller" },
+	EP_PEER_TIMEOUT_PARAM,
+};
+
+static const struct ep_metric_desc unix_lat_metrics[] = {
+	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
+	  "round trip of a message over an AF_UNIX stream socket pair, median (lat_unix)" },
+};
+
+static const struct ep_metric_desc unix_bw_metrics[] = {
+	{ "bandwidth", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MEDIAN, 1,
+	  "bytes moved over an AF_UNIX stream socket per second, MB = 10^6 bytes, median (bw_unix)" },
+};
+
+static const struct ep_default unix_lat_defaults[] = {
+	{ "repetitions", "11" }, /* lmbench's TRIES */
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+static const struct ep_default unix_bw_defaults[] = {
+	{ "repetitions", "11" },
+	{ "spread", "0" },
+	{ "sample_time", "20ms" }, /* a few 10 MB units per sample */
+	{ NULL, NULL },
+};
+
+static void unix_teardown(void *state)
+{
+	struct unix_ipc *st = state;
+
+	if (!st)
+		return;
+	ep_peer_stop(&st->peer);
+	ep_ipc_close(&st->sv[0]);
+	ep_ipc_close(&st->sv[1]);
+	free(st->buf);
+	free(st->wbuf);
+	free(st);
+}
+
+static struct unix_ipc *unix_new(struct ep_run *run)
+{
+	struct unix_ipc *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->sv[0] = st->sv[1] = -1;
+	st->size = (size_t)ep_param_int(run, "size");
+	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	return st;
+}
+
+/* Page-aligned, touched: no page fault in a timed call. */
+static int unix_alloc(struct ep_run *run, char **buf, size_t size)
+{
+	if (posix_memalign((void **)buf, (size_t)sysconf(_SC_PAGESIZE), size))
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory", size);
+	memset(*buf, 'u', size);
+	return 0;
+}
+
+static int unix_pair(struct ep_run *run, struct unix_ipc *st)
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, st->sv))
+		return ep_run_fail(run, -errno, "cannot make an AF_UNIX socket pair: %s",
+				   strerror(errno));
+	return 0;
+}
+
+/* Fork @fn on the pair's second end, which this process then closes. */
+static int unix_fork(struct ep_run *run, struct unix_ipc *st, const char *name,
+		     void (*fn)(void *), void *arg)
+{
+	struct ep_peer_cfg cfg = {
+		.name = name,
+		.fn = fn,
+		.arg = arg,
+		.n_keep = 1,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+	};
+	int rc;
+
+	cfg.keep[0] = st->sv[1];
+	rc = ep_peer_start(run, &st->peer, &cfg);
+	if (!rc)
+		ep_ipc_close(&st->sv[1]); /* the peer's death then reads as an end of file */
+	return rc;
+}
+
+/* Hand the state over to the engine, or free it. */
+static int unix_finish_setup(struct ep_run *run, struct unix_ipc *st, int rc, ep_body_fn body,
+			     double bytes_per_unit, void **state)
+{
+	struct ep_case c = { .metric = 0, .labels = st->label, .body = body, .arg = st,
+			     .bytes_per_unit = bytes_per_unit };
+
+	if (!rc)
+		rc = ep_run_add_case(run, &c);
+	if (rc) {
+		unix_teardown(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ latency */
+
+static int unix_lat_body(void *arg, uint64_t units)
+{
+	struct unix_ipc *st = arg;
+
+	return ep_peer_round_trips(&st->peer, st->sv[0], st->sv[0], 1, st->buf, st->size, units);
+}
+
+static int unix_lat_setup(struct ep_run *run, void **state)
+{
+	struct unix_ipc *st = unix_new(run);
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	rc = unix_alloc(run, &st->buf, st->size);
+	if (!rc)
+		rc = unix_pair(run, st);
+	if (!rc) {
+		/* The echo process works on its own copy of the buffer. */
+		st->echo = (struct ep_peer_echo){ .in = st->sv[1], .out = st->sv[1],
+						  .buf = st->buf, .size = st->size };
+		rc = unix_fork(run, st, "AF_UNIX echo process", ep_peer_echo_loop, &st->echo);
+	}
+	if (!rc)
+		rc = unix_lat_body(st, 1); /* one round trip first: both processes are up */
+	return unix_finish_setup(run, st, rc, unix_lat_body, 0.0, state);
+}
+
+/* ---------------------------------------------------------------- bandwidth */
+
+/* The writer process: for each request, send that many bytes in 'size'-byte
+ * writes (the last one shorter), as bw_unix's writer. */
+static void unix_bw_writer(void *arg)
+{
+	const struct unix_ipc *st = arg;
+	uint64_t todo;
+
+	while (!ep_peer_read_full(st->sv[1], &todo, sizeof(todo))) {
+		while (todo) {
+			size_t n = todo < st->size ? (size_t)todo : st->size;
+
+			if (ep_peer_write_full(st->sv[1], st->wbuf, n, 0))
+				return;
+			todo -= n;
+		}
+	}
+}
+
+static int unix_bw_body(void *arg, uint64_t units)
+{
+	struct unix_ipc *st = arg;
+	int rc = 0;
+
+	while (units-- && !rc) {
+		rc = ep_peer_write_full(st->sv[0], &st->total, sizeof(st->total), 1);
+		rc = rc ? ep_peer_failed(&st->peer, rc, "request")
+			: ep_peer_receive(&st->peer, st->sv[0], st->buf, st->size, st->total);
+	}
+	return rc;
+}
+
+static int unix_bw_setup(struct ep_run *run, void **state)
+{
+	struct unix_ipc *st = unix_new(run);
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->total = (uint64_t)ep_param_int(run, "total");
+	if (st->total < st->size)
+		st->total = st->size; /* as bw_unix */
+	rc = unix_alloc(run, &st->buf, st->size);
+	if (!rc)
+		rc = unix_alloc(run, &st->wbuf, st->size);
+	if (!rc)
+		rc = unix_pair(run, st);
+	if (!rc)
+		rc = unix_fork(run, st, "AF_UNIX writer process", unix_bw_writer, st);
+	if (!rc)
+		rc = unix_bw_body(st, 1); /* one unit first: the writer is up */
+	return unix_finish_setup(run, st, rc, unix_bw_body, (double)st->total, state);
+}
+
+const struct ep_kernel ep_kernel_os_unix_lat = {
+	.name = "os.unix.lat",
+	.summary = "AF_UNIX stream socket round trip between two processes (lmbench lat_unix)",
+	.params = unix_lat_params,
+	.n_params = (int)EP_ARRAY_SIZE(unix_lat_params),
+	.metrics = unix_lat_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(unix_lat_metrics),
+	.engine_defaults = unix_lat_defaults,
+	.setup = unix_lat_setup,
+	.teardown = unix_teardown,
+};
+
+const struct ep_kernel ep_kernel_os_unix_bw = {
+	.name = "os.unix.bw",
+	.summary = "AF_UNIX stream socket bandwidth from a writer process (lmbench bw_unix)",
+	.params = unix_bw_params,
+	.n_params = (int)EP_ARRAY_SIZE(unix_bw_params),
+	.metrics = unix_bw_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(unix_bw_metrics),
+	.engine_defaults = unix_bw_defaults,
+	.setup = unix_bw_setup,
+	.teardown = unix_teardown,
+};

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * peer.c - the helper process of the IPC kernels and its watchdog (see
+ * peer.h), plus the full-length read and write every IPC body uses.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/core/util.h"
+#include "lib/os/child.h"
+#include "lib/os/peer.h"
+
+#define PEER_TICK_NS 50000000ULL   /* how often the watchdog looks: 50 ms */
+#define PEER_GRACE_NS 200000000ULL /* a stalled wait after a cancel or the budget's end */
+#define PEER_NS_PER_S 1000000000ULL
+
+int ep_peer_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+		} else if (n == 0) {
+			return -EPIPE;
+		} else if (errno != EINTR) {
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+int ep_peer_write_full(int fd, const void *buf, size_t len, int is_socket)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = is_socket ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
+
+		if (n >= 0) {
+			p += n;
+			len -= (size_t)n;
+		} else if (errno != EINTR) {
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+void ep_peer_echo_loop(void *arg)
+{
+	const struct ep_peer_echo *e = arg;
+
+	while (!ep_peer_read_full(e->in, e->buf, e->size) &&
+	       !ep_peer_write_full(e->out, e->buf, e->size, 0))
+		;
+}
+
+/* In the child: die with the parent, keep only what the loop needs, run it. */
+static void __attribute__((noreturn)) peer_child(const struct ep_peer_cfg *cfg)
+{
+	ep_child_keep_fds(cfg->keep, cfg->n_keep);
+	cfg->fn(cfg->arg);
+	_exit(0);
+}
+
+/* Why the watchdog must act now, or 0 when the body may keep waiting. */
+static int stall_verdict(const struct ep_peer *peer, uint64_t stalled_ns)
+{
+	embperf_ctx *ctx = ep_run_ctx(peer->run);
+
+	if (stalled_ns >= peer->cfg.timeout_ns)
+		return -ETIMEDOUT;
+	if (stalled_ns < PEER_GRACE_NS)
+		return 0;
+	if (embperf_ctx_is_cancelled(ctx))
+		return -ECANCELED;
+	if (embperf_ctx_remaining_ns(ctx) == 0)
+		return -ETIME;
+	return 0;
+}
+
+/* Kill the child (its death ends reads and writes on pipes and sockets),
+ * then let the kernel end waits a death does not end. */
+static void fire(struct ep_peer *peer, int why)
+{
+	__atomic_store_n(&peer->fired, why, __ATOMIC_RELEASE);
+	kill(peer->pid, SIGKILL); /* not reaped before the watchdog is joined */
+	if (peer->cfg.unblock)
+		peer->cfg.unblock(peer->cfg.unblock_arg);
+}
+
+static void tick_deadline(struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_nsec += (long)PEER_TICK_NS;
+	if (ts->tv_nsec >= (long)PEER_NS_PER_S) {
+		ts->tv_sec++;
+		ts->tv_nsec -= (long)PEER_NS_PER_S;
+	}
+}
+
+/* Sleep one tick; return 1 when asked to leave. */
+static int watchdog_sleep(struct ep_peer *peer)
+{
+	struct timespec ts;
+	int stop;
+
+	tick_deadline(&ts);
+	pthread_mutex_lock(&peer->lock);
+	while (!peer->stopping && pthread_cond_timedwait(&peer->wake, &peer->lock, &ts) == 0)
+		;
+	stop = peer->stopping;
+	pthread_mutex_unlock(&peer->lock);
+	return stop;
+}
+
+static void *watchdog_main(void *arg)
+{
+	struct ep_peer *peer = arg;
+	uint64_t last_beats = 0, since_ns = ep_now_ns();
+
+	while (!watchdog_sleep(peer)) {
+		uint64_t beats = __atomic_load_n(&peer->beats, __ATOMIC_RELAXED);
+		uint64_t now = ep_now_ns();
+		int why;
+
+		if (!__atomic_load_n(&peer->waiting, __ATOMIC_ACQUIRE) || beats != last_beats) {
+			last_beats = beats;
+			since_ns = now;
+			continue;
+		}
+		why = stall_verdict(peer, now - since_ns);
+		if (why) {
+			fire(peer, why);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int start_watchdog(struct ep_peer *peer)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	if (pthread_condattr_init(&attr))
+		return -ENOMEM;
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	err = pthread_cond_init(&peer->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (err)
+		return -err;
+	err = pthread_mutex_init(&peer->lock, NULL);
+	if (err) {
+		pthread_cond_destroy(&peer->wake);
+		return -err;
+	}
+	err = pthread_create(&peer->thread, NULL, watchdog_main, peer);
+	if (err) {
+		pthread_mutex_destroy(&peer->lock);
+		pthread_cond_destroy(&peer->wake);
+		return -err;
+	}
+	peer->watching = 1;
+	return 0;
+}
+
+int ep_peer_start(struct ep_run *run, struct ep_peer *peer, const struct ep_peer_cfg *cfg)
+{
+	pid_t pid;
+	int err;
+
+	peer->run = run;
+	peer->cfg = *cfg;
+	pid = ep_child_fork(NULL);
+	if (pid < 0)
+		return ep_run_fail(run, (int)pid,
+				   "cannot start the %s: fork() failed: %s (RLIMIT_NPROC or memory)",
+				   cfg->name, strerror((int)-pid));
+	if (pid == 0)
+		peer_child(&peer->cfg);
+	peer->pid = pid;
+	err = start_watchdog(peer);
+	if (err)
+		return ep_run_fail(run, err, "cannot start the watchdog thread of the %s: %s",
+				   cfg->name, strerror(-err));
+	return 0;
+}
+
+static void stop_watchdog(struct ep_peer *peer)
+{
+	if (!peer->watching)
+		return;
+	pthread_mutex_lock(&peer->lock);
+	peer->stopping = 1;
+	pthread_cond_signal(&peer->wake);
+	pthread_mutex_unlock(&peer->lock);
+	pthread_join(peer->thread, NULL);
+	pthread_mutex_destroy(&peer->lock);
+	pthread_cond_destroy(&peer->wake);
+	peer->watching = 0;
+}
+
+void ep_peer_stop(struct ep_peer *peer)
+{
+	stop_watchdog(peer);
+	if (peer->pid > 0) {
+		kill(peer->pid, SIGKILL);
+		while (waitpid(peer->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		peer->pid = 0;
+	}
+}
+
+int ep_peer_failed(struct ep_peer *peer, int err, const char *what)
+{
+	int why = __atomic_load_n(&peer->fired, __ATOMIC_ACQUIRE);
+	char timeout[32];
+
+	if (why == -ECANCELED || why == -ETIME) {
+		int rc = ep_run_check(peer->run);
+
+		return rc ? rc : why;
+	}
+	if (why == -ETIMEDOUT) {
+		ep_format_duration((int64_t)peer->cfg.timeout_ns, timeout, sizeof(timeout));
+		return ep_run_fail(peer->run, -ETIMEDOUT,
+				   "%s: the %s did not answer within parameter 'timeout' (%s) and "
+				   "was killed; a larger 'timeout' suits a slower system",
+				   what, peer->cfg.name, timeout);
+	}
+	if (err == -EPIPE || err == -ECONNRESET || err == -ECONNREFUSED || err == 0)
+		return ep_run_fail(peer->run, -EPIPE, "%s: the %s (pid %d) went away",
+				   what, peer->cfg.name, (int)peer->pid);
+	return ep_run_fail(peer->run, err, "%s: %s", what, strerror(-err));
+}
+
+int ep_peer_round_trips(struct ep_peer *peer, int out, int in, int is_socket, char *buf,
+			size_t size, uint64_t units)
+{
+	int err = 0;
+
+	ep_peer_enter(peer);
+	while (units-- && !err) {
+		err = ep_peer_write_full(out, buf, size, is_socket);
+		if (!err)
+			err = ep_peer_read_full(in, buf, size);
+		ep_peer_beat(peer);
+	}
+	ep_peer_leave(peer);
+	return err ? ep_peer_failed(peer, err, "round trip") : 0;
+}
+
+int ep_peer_receive(struct ep_peer *peer, int in, char *buf, size_t chunk, uint64_t total)
+{
+	int err = 0;
+
+	ep_peer_enter(peer);
+	while (total && !err) {
+		ssize_t n = read(in, buf, total < chunk ? (size_t)total : chunk);
+
+		if (n > 0)
+			total -= (uint64_t)n;
+		else if (n == 0)
+			err = -EPIPE;
+		else if (errno != EINTR)
+			err = -errno;
+		ep_peer_beat(peer);
+	}
+	ep_peer_leave(peer);
+	return err ? ep_peer_failed(peer, err, "receive") : 0;
+}
+
+void ep_ipc_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static struct sockaddr_in loopback_addr(int port)
+{
+	struct sockaddr_in a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)port);
+	return a;
+}
+
+int ep_ipc_listen(struct ep_run *run, int *fd, int *port, int backlog)
+{
+	struct sockaddr_in a = loopback_addr(0);
+	socklen_t len = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err;
+
+	if (s < 0)
+		return ep_run_fail(run, -errno, "cannot make a TCP socket: %s", strerror(errno));
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)) || listen(s, backlog) ||
+	    getsockname(s, (struct sockaddr *)&a, &len)) {
+		err = -errno;
+		close(s);
+		return ep_run_fail(run, err, "cannot listen on 127.0.0.1: %s", strerror(-err));
+	}
+	*fd = s;
+	*port = ntohs(a.sin_port);
+	return 0;
+}
+
+int ep_ipc_connect_loopback(int port)
+{
+	struct sockaddr_in a = loopback_addr(port);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err;
+
+	if (s < 0)
+		return -errno;
+	if (connect(s, (struct sockaddr *)&a, sizeof(a))) {
+		err = -errno;
+		close(s);
+		return err;
+	}
+	return s;
+}
+
+int ep_ipc_tcp_pair(struct ep_run *run, int *client, int *server)
+{
+	int listener = -1, port = 0, c, s, err;
+
+	err = ep_ipc_listen(run, &listener, &port, 1);
+	if (err)
+		return err;
+	/* On loopback the handshake completes inside connect(), so one
+	 * process can connect and then accept without waiting. */
+	c = ep_ipc_connect_loopback(port);
+	if (c < 0) {
+		close(listener);
+		return ep_run_fail(run, c, "cannot connect to 127.0.0.1:%d: %s", port,
+				   strerror(-c));
+	}
+	s = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	err = s < 0 ? -errno : 0;
+	close(listener);
+	if (err) {
+		close(c);
+		return ep_run_fail(run, err, "cannot accept on 127.0.0.1:%d: %s", port,
+				   strerror(-err));
+	}
+	*client = c;
+	*server = s;
+	return 0;
+}
