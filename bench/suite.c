@@ -60,6 +60,7 @@ void suite_free(struct suite *suite)
 	for (int i = 0; i < suite->n_entries; i++)
 		free(suite->entries[i].params);
 	free(suite->entries);
+	free(suite->aliases);
 	free(suite->text);
 	free(suite->origin);
 	free(suite);
@@ -127,7 +128,96 @@ static int parse_directive(struct suite *s, char *line, int lineno, char *err, s
 	return 0;
 }
 
-/* "TITLE KERNEL key=value ...". */
+/* Index of the alias named @title, or -1. */
+static int find_alias(const struct suite *s, const char *title)
+{
+	for (int i = 0; i < s->n_aliases; i++)
+		if (strcmp(s->aliases[i].title, title) == 0)
+			return i;
+	return -1;
+}
+
+/* Index of the nearest entry above titled @title, or -1. */
+static int find_entry(const struct suite *s, const char *title)
+{
+	for (int i = s->n_entries - 1; i >= 0; i--)
+		if (s->entries[i].title && strcmp(s->entries[i].title, title) == 0)
+			return i;
+	return -1;
+}
+
+static int add_alias(struct suite *s, const struct suite_alias *a)
+{
+	struct suite_alias *grown =
+		realloc(s->aliases, (size_t)(s->n_aliases + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	s->aliases = grown;
+	s->aliases[s->n_aliases++] = *a;
+	return 0;
+}
+
+/*
+ * "= NEWTITLE TITLE": report the results of the entry titled TITLE (above)
+ * once more as NEWTITLE. Nothing runs twice; a row name stays unique, as
+ * compare needs.
+ */
+static int parse_alias(struct suite *s, char *line, int lineno, char *err, size_t err_size)
+{
+	struct suite_alias a = { .line = lineno, .entry = -1 };
+	char *cursor = line, *target;
+
+	next_token(&cursor); /* the "=" */
+	a.title = next_token(&cursor);
+	target = next_token(&cursor);
+	if (!a.title || !target || next_token(&cursor))
+		return fail(err, err_size, -EBADMSG,
+			    "%s:%d: expected '= NEWTITLE TITLE' (an alias: the rows of the entry titled TITLE, reported again as NEWTITLE)",
+			    s->origin, lineno);
+	if (strcmp(a.title, "-") == 0)
+		return fail(err, err_size, -EBADMSG,
+			    "%s:%d: an alias needs a title, not '-'", s->origin, lineno);
+	a.entry = find_entry(s, target);
+	if (a.entry < 0)
+		return fail(err, err_size, -EBADMSG,
+			    "%s:%d: alias '%s': no entry titled '%s' above; accepted: the title of an entry on an earlier line",
+			    s->origin, lineno, a.title, target);
+	if (find_entry(s, a.title) >= 0 || find_alias(s, a.title) >= 0)
+		return fail(err, err_size, -EBADMSG,
+			    "%s:%d: alias '%s': that title is already used above", s->origin,
+			    lineno, a.title);
+	return add_alias(s, &a);
+}
+
+/*
+ * An option of the entry rather than of its kernel: "@metric=NAME[,NAME...]".
+ * Kernel parameters never start with '@', so such a token was an error
+ * before and the format stays compatible.
+ */
+static int parse_entry_option(const struct suite *s, struct suite_entry *e, const char *token,
+			      char *err, size_t err_size)
+{
+	static const char metric_option[] = "@metric=";
+	const char *value = token + sizeof(metric_option) - 1;
+
+	if (strncmp(token, metric_option, sizeof(metric_option) - 1) != 0)
+		return fail(err, err_size, -EBADMSG,
+			    "%s:%d: unknown entry option '%s' (accepted: @metric=NAME[,NAME...])",
+			    s->origin, e->line, token);
+	if (e->metrics)
+		return fail(err, err_size, -EBADMSG, "%s:%d: a second @metric=", s->origin,
+			    e->line);
+	if (*value == '\0' || *value == ',' || value[strlen(value) - 1] == ',' ||
+	    strstr(value, ",,"))
+		return fail(err, err_size, -EBADMSG,
+			    "%s:%d: '%s': expected @metric=NAME[,NAME...]", s->origin, e->line,
+			    token);
+	e->metrics = value;
+	return 0;
+}
+
+/* "TITLE KERNEL key=value ... [@metric=NAME,...]". */
 static int parse_entry(struct suite *s, char *line, int lineno, char *err, size_t err_size)
 {
 	struct suite_entry e = { .line = lineno };
@@ -136,12 +226,24 @@ static int parse_entry(struct suite *s, char *line, int lineno, char *err, size_
 
 	token = next_token(&cursor);
 	e.title = strcmp(token, "-") == 0 ? NULL : token;
+	if (e.title && find_alias(s, e.title) >= 0)
+		return fail(err, err_size, -EBADMSG,
+			    "%s:%d: title '%s' is already an alias above", s->origin, lineno,
+			    e.title);
 	e.kernel = next_token(&cursor);
 	if (!e.kernel)
 		return fail(err, err_size, -EBADMSG,
 			    "%s:%d: expected 'TITLE KERNEL [key=value ...]', got only '%s'",
 			    s->origin, lineno, token);
 	while ((token = next_token(&cursor))) {
+		if (token[0] == '@') {
+			ret = parse_entry_option(s, &e, token, err, err_size);
+			if (ret < 0) {
+				free(e.params);
+				return ret;
+			}
+			continue;
+		}
 		if (token[0] == '=' || !strchr(token, '=')) {
 			free(e.params);
 			return fail(err, err_size, -EBADMSG,
@@ -167,6 +269,9 @@ static int parse_line(struct suite *s, char *line, int lineno, char *err, size_t
 		return 0;
 	if (*start == '@')
 		return parse_directive(s, start, lineno, err, err_size);
+	/* Only a lone "=" makes an alias: "=x KERNEL" stays an entry titled "=x". */
+	if (start[0] == '=' && (start[1] == '\0' || strchr(blanks, start[1])))
+		return parse_alias(s, start, lineno, err, err_size);
 	return parse_entry(s, start, lineno, err, err_size);
 }
 

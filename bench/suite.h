@@ -6,12 +6,18 @@
  *
  *   # a comment
  *   @description One line that `embperf suites` shows
- *   TITLE KERNEL [key=value ...]
+ *   TITLE KERNEL [key=value ...] [@metric=NAME[,NAME...]]
+ *   = NEWTITLE TITLE
  *
  * TITLE is the row name of the entry's results; it may hold "{metric}" and
  * "{LABEL}" templates, which embperf_report_add() expands, or be "-" to let
- * the library derive "kernel/metric[labels]". The built-in suites are the
- * files of bench/suites/, compiled in by embed_suites.c.
+ * the library derive "kernel/metric[labels]". "@metric=" keeps only the
+ * results of the metrics it names (a kernel that reports several metrics
+ * gives a data sheet's row with one of them). An alias line ("=") reports
+ * the results of the entry titled TITLE (above it) a second time under
+ * NEWTITLE, without running anything again: data sheets list some figures
+ * under two names. The built-in suites are the files of bench/suites/,
+ * compiled in by embed_suites.c.
  */
 #ifndef EMBPERF_BENCH_SUITE_H
 #define EMBPERF_BENCH_SUITE_H
@@ -24,6 +30,8 @@
  * @kernel:   kernel name, as written (not checked by the parser).
  * @params:   "key=value" operands, as written.
  * @n_params: number of @params.
+ * @metrics:  "@metric=NAME[,NAME...]": the metrics that become rows, as
+ *            written (comma-separated); NULL for all of them.
  * @line:     line number in the suite text, for messages.
  */
 struct suite_entry {
@@ -31,6 +39,19 @@ struct suite_entry {
 	const char *kernel;
 	const char **params;
 	int n_params;
+	const char *metrics;
+	int line;
+};
+
+/**
+ * struct suite_alias - one "= NEWTITLE TITLE" line.
+ * @title: the new row name (template rules as an entry's title).
+ * @entry: index in &struct suite.entries of the entry titled TITLE.
+ * @line:  line number in the suite text, for messages.
+ */
+struct suite_alias {
+	const char *title;
+	int entry;
 	int line;
 };
 
@@ -40,6 +61,8 @@ struct suite_entry {
  * @description: the @description line, "" when there is none.
  * @entries:     the entries, in order.
  * @n_entries:   number of @entries.
+ * @aliases:     the alias lines, in order.
+ * @n_aliases:   number of @aliases.
  * @text:        private copy of the text the entries point into.
  */
 struct suite {
@@ -47,6 +70,8 @@ struct suite {
 	const char *description;
 	struct suite_entry *entries;
 	int n_entries;
+	struct suite_alias *aliases;
+	int n_aliases;
 	char *text;
 };
 

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fe_cpu.c - CPU front ends: lat_ops (cpu.ops), par_ops (cpu.par) and mhz
+ * (cpu.mhz).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lmb.h"
+
+/**
+ * struct op_row - one line of lat_ops / par_ops.
+ * @type:  cpu.ops "type" label.
+ * @op:    cpu.ops "op" label.
+ * @text:  what the original calls it.
+ * @in_par: par_ops prints it too (par_ops has no bogomflops line).
+ */
+struct op_row {
+	const char *type;
+	const char *op;
+	const char *text;
+	int in_par;
+};
+
+/* In the originals' order; lat_ops names the 64-bit add "uint64". */
+static const struct op_row op_rows[] = {
+	{ "int", "bit", "integer bit", 1 },
+	{ "int", "add", "integer add", 1 },
+	{ "int", "mul", "integer mul", 1 },
+	{ "int", "div", "integer div", 1 },
+	{ "int", "mod", "integer mod", 1 },
+	{ "int64", "bit", "int64 bit", 1 },
+	{ "int64", "add", "uint64 add", 1 },
+	{ "int64", "mul", "int64 mul", 1 },
+	{ "int64", "div", "int64 div", 1 },
+	{ "int64", "mod", "int64 mod", 1 },
+	{ "float", "add", "float add", 1 },
+	{ "float", "mul", "float mul", 1 },
+	{ "float", "div", "float div", 1 },
+	{ "double", "add", "double add", 1 },
+	{ "double", "mul", "double mul", 1 },
+	{ "double", "div", "double div", 1 },
+	{ "float", "bogo", "float bogomflops", 0 },
+	{ "double", "bogo", "double bogomflops", 0 },
+};
+
+#define N_OP_ROWS (sizeof(op_rows) / sizeof(op_rows[0]))
+
+/* Does label @key of @r read @want? */
+static int label_is(const embperf_result *r, const char *key, const char *want)
+{
+	char text[32];
+
+	return embperf_result_label(r, key, text, sizeof(text)) >= 0 && strcmp(text, want) == 0;
+}
+
+/* The result of @b for @row: metric, type and op all match. */
+static const embperf_result *op_result(const embperf_bench *b, const char *metric,
+				       const struct op_row *row)
+{
+	int n = embperf_bench_result_count(b);
+
+	for (int i = 0; i < n; i++) {
+		const embperf_result *r = embperf_bench_result(b, i);
+
+		if (strcmp(embperf_result_metric(r), metric) == 0 &&
+		    label_is(r, "type", row->type) && label_is(r, "op", row->op))
+			return r;
+	}
+	return NULL;
+}
+
+/* Run cpu.ops or cpu.par over every type and op. Return: an exit status. */
+static int run_ops(struct lmb *m, const char *kernel, embperf_bench **out)
+{
+	embperf_bench *b;
+	int status = lmb_open(m);
+
+	if (status)
+		return status;
+	b = lmb_bench(m, kernel);
+	if (!b)
+		return LMB_EXIT_FAIL;
+	if ((lmb_has_param(kernel, "type") && lmb_set(m, b, "type", "all") < 0) ||
+	    (lmb_has_param(kernel, "op") && lmb_set(m, b, "op", "all") < 0))
+		status = LMB_EXIT_FAIL;
+	if (!status)
+		status = lmb_run(m, b);
+	if (status) {
+		embperf_bench_free(b);
+		return status;
+	}
+	*out = b;
+	return 0;
+}
+
+/**
+ * lmb_lat_ops() - lat_ops [-W US] [-N N] [-P N]
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * The original times every operation in one copy whatever -P says; so does
+ * this one.
+ *
+ * Return: the exit status.
+ */
+int lmb_lat_ops(struct lmb *m, int argc, char **argv)
+{
+	embperf_bench *b = NULL;
+	int c, status, printed = 0;
+
+	m->synopsis = "[-W <warmup>] [-N <repetitions>] [-P <parallel>] \n";
+	while ((c = lmb_getopt(m, argc, argv, "W:N:P:")) != -1)
+		if (lmb_engine_option(m, c) != 1)
+			return lmb_usage(m);
+	status = run_ops(m, "cpu.ops", &b);
+	if (status)
+		return status;
+	for (size_t i = 0; i < N_OP_ROWS; i++) {
+		double ns = lmb_value(op_result(b, "latency", &op_rows[i]), "ns");
+
+		/* As nano(): a row whose time is zero is not printed. */
+		if (!(ns > 0))
+			continue;
+		fprintf(stderr, "%s: %.2f nanoseconds\n", op_rows[i].text, ns);
+		printed++;
+	}
+	embperf_bench_free(b);
+	return printed ? 0 : lmb_fail(m, "cpu.ops gave no latency");
+}
+
+/**
+ * lmb_par_ops() - par_ops [-W US] [-N N]
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * Return: the exit status.
+ */
+int lmb_par_ops(struct lmb *m, int argc, char **argv)
+{
+	embperf_bench *b = NULL;
+	int c, status, printed = 0;
+
+	m->synopsis = "[-W <warmup>] [-N <repetitions>]\n";
+	while ((c = lmb_getopt(m, argc, argv, "W:N:")) != -1)
+		if (lmb_engine_option(m, c) != 1)
+			return lmb_usage(m);
+	status = run_ops(m, "cpu.par", &b);
+	if (status)
+		return status;
+	for (size_t i = 0; i < N_OP_ROWS; i++) {
+		double par;
+
+		if (!op_rows[i].in_par)
+			continue;
+		par = lmb_value(op_result(b, "parallelism", &op_rows[i]), "");
+		if (!(par > 0))
+			continue;
+		/* par_ops calls the 64-bit add "int64 add". */
+		fprintf(stderr, "%s parallelism: %.2f\n",
+			strcmp(op_rows[i].text, "uint64 add") ? op_rows[i].text : "int64 add", par);
+		printed++;
+	}
+	embperf_bench_free(b);
+	return printed ? 0 : lmb_fail(m, "cpu.par gave no parallelism");
+}
+
+/**
+ * lmb_mhz() - mhz [-d] [-c]
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * Prints on stdout "N MHz, X nanosec clock", or with -c the clock period
+ * alone. -d (the original's raw timing table) is accepted and prints
+ * nothing more: cpu.mhz keeps its samples in the library (see `embperf run
+ * cpu.mhz --format=json`).
+ *
+ * Return: the exit status.
+ */
+int lmb_mhz(struct lmb *m, int argc, char **argv)
+{
+	embperf_bench *b;
+	int c, status, period_only = 0;
+	double mhz;
+	long whole_mhz;
+
+	m->synopsis = "[-d] [-c]\n";
+	while ((c = lmb_getopt(m, argc, argv, "cd")) != -1) {
+		if (c == 'c')
+			period_only = 1;
+		else if (c != 'd')
+			return lmb_usage(m);
+	}
+	status = lmb_open(m);
+	if (status)
+		return status;
+	b = lmb_bench(m, "cpu.mhz");
+	if (!b)
+		return LMB_EXIT_FAIL;
+	status = lmb_run(m, b);
+	mhz = status ? NAN : lmb_value(lmb_result(b, "mhz", NULL, NULL), "");
+	embperf_bench_free(b);
+	if (status)
+		return status;
+	if (!(mhz >= 0.5)) {
+		/* The original's answer when it cannot settle on a clock. */
+		printf("-1 System too busy\n");
+		return LMB_EXIT_FAIL;
+	}
+	/* The original works in whole MHz. */
+	whole_mhz = lround(mhz);
+	if (period_only)
+		printf("%.4f\n", 1000.0 / (double)whole_mhz);
+	else
+		printf("%ld MHz, %.4f nanosec clock\n", whole_mhz, 1000.0 / (double)whole_mhz);
+	return 0;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fe_mem.c - memory front ends: lat_mem_rd (mem.lat), bw_mem (mem.bw) and
+ * lmbench's stream (mem.stream).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lmb.h"
+
+/* lat_mem_rd walks arrays from 512 bytes up: its smallest size. */
+#define LAT_MEM_RD_FIRST_BYTES 512
+/* lat_mem_rd's default stride: 512 bytes over the size of a pointer. */
+#define LAT_MEM_RD_DEFAULT_STRIDE (512 / sizeof(char *))
+/* bw_mem refuses buffers below 512 bytes. */
+#define BW_MEM_MIN_BYTES 512
+/* lmbench's stream: three arrays of doubles in 24,000,000 bytes by default. */
+#define STREAM_DEFAULT_BYTES (1000ULL * 1000 * 3 * sizeof(double))
+
+/*
+ * One stride of lat_mem_rd: the "stride=S header, then "MB NS" for each size
+ * of the sweep from 512 bytes to @max_bytes, in the steps lat_mem_rd takes
+ * (mem.lat's size ranges take the same steps).
+ */
+static int mem_rd_stride(struct lmb *m, uint64_t max_bytes, uint64_t stride, int random_order)
+{
+	embperf_bench *b;
+	int status, n;
+
+	fprintf(stderr, "\"stride=%d\n", (int)stride);
+	/* lat_mem_rd skips the sizes below the stride; none left, nothing to run. */
+	if (max_bytes < LAT_MEM_RD_FIRST_BYTES || max_bytes < stride)
+		return 0;
+	b = lmb_bench(m, "mem.lat");
+	if (!b)
+		return LMB_EXIT_FAIL;
+	status = 0;
+	if (lmb_set(m, b, "size", "%d..%llu", LAT_MEM_RD_FIRST_BYTES,
+		    (unsigned long long)max_bytes) < 0 ||
+	    lmb_set(m, b, "stride", "%llu", (unsigned long long)stride) < 0 ||
+	    (random_order && lmb_set(m, b, "order", "random") < 0))
+		status = LMB_EXIT_FAIL;
+	if (status == 0)
+		status = lmb_run(m, b);
+	n = status == 0 ? embperf_bench_result_count(b) : 0;
+	for (int i = 0; i < n; i++) {
+		const embperf_result *r = embperf_bench_result(b, i);
+		uint64_t size = lmb_label_bytes(r, "size");
+		double ns = lmb_value(r, "ns");
+
+		if (strcmp(embperf_result_metric(r), "latency") != 0 || size == 0 || !(ns > 0))
+			continue;
+		fprintf(stderr, "%.5f %.3f\n", (double)size / (1024.0 * 1024.0), ns);
+	}
+	embperf_bench_free(b);
+	return status;
+}
+
+/**
+ * lmb_lat_mem_rd() - lat_mem_rd [-P N] [-W US] [-N N] [-t] SIZE_MB [STRIDE...]
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * Return: the exit status.
+ */
+int lmb_lat_mem_rd(struct lmb *m, int argc, char **argv)
+{
+	int c, random_order = 0, status;
+	uint64_t max_bytes;
+
+	m->synopsis = "[-P <parallelism>] [-W <warmup>] [-N <repetitions>] [-t] len [stride...]\n";
+	while ((c = lmb_getopt(m, argc, argv, "tP:W:N:")) != -1) {
+		int handled = lmb_engine_option(m, c);
+
+		if (handled < 0)
+			return lmb_usage(m);
+		if (handled)
+			continue;
+		if (c != 't')
+			return lmb_usage(m);
+		random_order = 1;
+	}
+	if (m->optind >= argc)
+		return lmb_usage(m);
+	status = lmb_need_single(m);
+	if (status)
+		return status;
+	/* The size is a whole number of MB (2^20 bytes), read as atoi() does. */
+	max_bytes = lmb_atoi(argv[m->optind]) > 0 ? (uint64_t)lmb_atoi(argv[m->optind]) << 20 : 0;
+	status = lmb_open(m);
+	if (status)
+		return status;
+	if (m->optind == argc - 1)
+		return mem_rd_stride(m, max_bytes, LAT_MEM_RD_DEFAULT_STRIDE, random_order);
+	for (int i = m->optind + 1; i < argc && status == 0; i++) {
+		status = mem_rd_stride(m, max_bytes, lmb_bytes(argv[i]), random_order);
+		/* With strides given, each curve ends with an empty line. */
+		if (status == 0)
+			fputc('\n', stderr);
+	}
+	return status;
+}
+
+static int bw_mem_op_known(const char *op)
+{
+	static const char *const ops[] = { "rd",  "wr",  "rdwr",  "cp",   "fwr",
+					   "frd", "fcp", "bzero", "bcopy" };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(op, ops[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/**
+ * lmb_bw_mem() - bw_mem [-P N] [-W US] [-N N] SIZE OP [conflict]
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * Prints "MB MB/s" with MB = 10^6 bytes of the buffer. The third operand of
+ * the original (align the two buffers of a copy differently) is accepted
+ * and has no effect: mem.bw places its buffers itself.
+ *
+ * Return: the exit status.
+ */
+int lmb_bw_mem(struct lmb *m, int argc, char **argv)
+{
+	const embperf_result *r;
+	embperf_bench *b;
+	uint64_t bytes;
+	const char *op;
+	int c, status;
+
+	m->synopsis = "[-P <parallelism>] [-W <warmup>] [-N <repetitions>] <size> what [conflict]\n"
+		      "what: rd wr rdwr cp fwr frd fcp bzero bcopy\n"
+		      "<size> must be larger than 512";
+	while ((c = lmb_getopt(m, argc, argv, "P:W:N:")) != -1)
+		if (lmb_engine_option(m, c) != 1)
+			return lmb_usage(m);
+	if (argc - m->optind != 2 && argc - m->optind != 3)
+		return lmb_usage(m);
+	bytes = lmb_bytes(argv[m->optind]);
+	op = argv[m->optind + 1];
+	if (bytes < BW_MEM_MIN_BYTES || !bw_mem_op_known(op))
+		return lmb_usage(m);
+	status = lmb_need_single(m);
+	if (!status)
+		status = lmb_open(m);
+	if (status)
+		return status;
+	b = lmb_bench(m, "mem.bw");
+	if (!b)
+		return LMB_EXIT_FAIL;
+	if (lmb_set(m, b, "op", "%s", op) < 0 ||
+	    lmb_set(m, b, "size", "%llu", (unsigned long long)bytes) < 0)
+		status = LMB_EXIT_FAIL;
+	if (!status)
+		status = lmb_run(m, b);
+	if (!status) {
+		r = lmb_result(b, "bandwidth", NULL, NULL);
+		if (lmb_value(r, "MB/s") > 0)
+			lmb_print_mb_pair((double)bytes / 1e6, lmb_value(r, "MB/s"));
+		else
+			status = lmb_fail(m, "no bandwidth from mem.bw");
+	}
+	embperf_bench_free(b);
+	return status;
+}
+
+/**
+ * struct stream_row - one of the four STREAM loops as lmbench's stream prints it.
+ * @metric:        mem.stream metric.
+ * @bytes_per_elt: bytes read plus written per array element.
+ */
+struct stream_row {
+	const char *metric;
+	int bytes_per_elt;
+};
+
+static const struct stream_row stream_rows[] = {
+	{ "copy", 16 },
+	{ "scale", 16 },
+	{ "add", 24 },
+	{ "triad", 24 },
+};
+
+/*
+ * Print the latency (time per element of one copy) and bandwidth lines of
+ * each loop. mem.stream reports the best rate, as lmbench's stream keeps
+ * its fastest run; the time per element follows from it.
+ */
+static int stream_print(struct lmb *m, const embperf_bench *b, int copies)
+{
+	for (size_t i = 0; i < sizeof(stream_rows) / sizeof(stream_rows[0]); i++) {
+		const struct stream_row *row = &stream_rows[i];
+		double mbs = lmb_value(lmb_result(b, row->metric, NULL, NULL), "MB/s");
+
+		if (!(mbs > 0))
+			return lmb_fail(m, "no %s rate from mem.stream", row->metric);
+		/* bytes / (MB/s) is microseconds per element; times 1000 for ns. */
+		fprintf(stderr, "STREAM %s latency: %.2f nanoseconds\n", row->metric,
+			1000.0 * row->bytes_per_elt * copies / mbs);
+		fprintf(stderr, "STREAM %s bandwidth: %.2f MB/sec\n", row->metric, mbs);
+	}
+	return 0;
+}
+
+/**
+ * lmb_stream() - stream [-v 1|2] [-M LEN] [-P N] [-W US] [-N N]
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * -M is the bytes of the three arrays together (lmbench's meaning); -P N
+ * runs N threads of mem.stream, each on arrays of that size. Version 2
+ * (fill, copy, daxpy, sum) has no kernel and fails with a message.
+ *
+ * Return: the exit status.
+ */
+int lmb_stream(struct lmb *m, int argc, char **argv)
+{
+	uint64_t total_bytes = STREAM_DEFAULT_BYTES, elements;
+	embperf_bench *b;
+	long version = 1;
+	int c, status;
+
+	m->synopsis = "[-v <stream version 1|2>] [-M <len>[K|M]] [-P <parallelism>] [-W <warmup>] [-N <repetitions>]\n";
+	while ((c = lmb_getopt(m, argc, argv, "v:M:P:W:N:")) != -1) {
+		int handled = lmb_engine_option(m, c);
+
+		if (handled < 0)
+			return lmb_usage(m);
+		if (handled)
+			continue;
+		if (c == 'v') {
+			version = lmb_atoi(m->optarg);
+			if (version != 1 && version != 2)
+				return lmb_usage(m);
+		} else if (c == 'M') {
+			total_bytes = lmb_bytes(m->optarg);
+		} else {
+			return lmb_usage(m);
+		}
+	}
+	/* The original ignores extra operands; so does this one. */
+	if (version == 2)
+		return lmb_fail(m, "-v 2: the STREAM2 loops (fill, copy, daxpy, sum) are not available in libembperf; use -v 1");
+	elements = total_bytes / (3 * sizeof(double));
+	if (elements == 0)
+		return lmb_fail(m, "-M %llu: the three arrays need at least %zu bytes",
+				(unsigned long long)total_bytes, 3 * sizeof(double));
+	status = lmb_open(m);
+	if (status)
+		return status;
+	b = lmb_bench(m, "mem.stream");
+	if (!b)
+		return LMB_EXIT_FAIL;
+	/* N copies of lmbench's stream each have their arrays: N threads share N times the elements. */
+	if (lmb_set(m, b, "size", "%llu", (unsigned long long)elements * (uint64_t)m->parallel) < 0 ||
+	    lmb_set(m, b, "threads", "%d", m->parallel) < 0)
+		status = LMB_EXIT_FAIL;
+	if (!status)
+		status = lmb_run(m, b);
+	if (!status)
+		status = stream_print(m, b, m->parallel);
+	embperf_bench_free(b);
+	return status;
+}
