@@ -9,7 +9,6 @@
  * report, compare with the baseline when asked, and emit the report.
  */
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +19,6 @@
 
 /* Longest parameter name the command handles; kernel parameters are short. */
 #define KEY_MAX 64
-
-/*
- * Rows of an entry with "@metric=" are added under a marked title,
- * "\x1eENTRY\x1fMETRIC\x1fTITLE", and the report is then rewritten
- * without the rows of other metrics (keep_metrics()). The public API adds
- * all the results of a run at once; the JSON rendering, which reads back
- * losslessly, is where single rows can be dropped. Control characters
- * never occur in a title a suite can spell (titles have no white space and
- * suite text no control characters), so a marked title cannot clash.
- */
-#define ROW_MARK "\x1e"
-#define ROW_SEP '\x1f'
-/* Longest row title template the command builds. */
-#define TITLE_MAX 512
 
 /**
  * struct plan - what a command is about to run.
@@ -171,27 +156,10 @@ static void entry_where(const struct plan *p, int i, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-/* The "@metric=" list of entry @i; NULL when all its metrics make rows. */
-static const char *entry_metrics(const struct plan *p, int i)
-{
-	return p->suite ? p->suite->entries[i].metrics : NULL;
-}
-
-/*
- * Add the results of entry @i under the title template @title, marked for
- * keep_metrics() when the entry keeps only some metrics. Return: as
- * embperf_report_add().
- */
+/* Add the results of entry @i under the title template @title. */
 static int add_rows(const struct plan *p, int i, embperf_report *report, const char *title)
 {
-	char marked[TITLE_MAX];
-
-	if (!entry_metrics(p, i))
-		return embperf_report_add(report, p->benches[i], title);
-	if (snprintf(marked, sizeof(marked), ROW_MARK "%d%c{metric}%c%s", i, ROW_SEP, ROW_SEP,
-		     title ? title : "") >= (int)sizeof(marked))
-		return -ENAMETOOLONG;
-	return embperf_report_add(report, p->benches[i], marked);
+	return embperf_report_add(report, p->benches[i], title);
 }
 
 /* Add the results of entry @i to @report. Return: an exit code. */
@@ -283,107 +251,6 @@ static int run_all(const struct cli_options *opt, struct plan *p, embperf_report
 	return status;
 }
 
-/* Is @metric one of the comma-separated @list? */
-static int listed(const char *list, const char *metric)
-{
-	size_t len = strlen(metric);
-
-	for (const char *at = list; at; at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL)
-		if (strncmp(at, metric, len) == 0 && (at[len] == ',' || at[len] == '\0'))
-			return 1;
-	return 0;
-}
-
-/*
- * Keep the row @row of @rows (a result of the JSON report) unless its
- * title is marked and names a metric its entry did not ask for; a kept
- * marked row gets its title back. Return: 1 to keep, 0 to drop.
- */
-static int keep_row(const struct plan *p, json_object *row)
-{
-	json_object *title;
-	const char *text, *sep, *metric_end;
-	char metric[KEY_MAX];
-	int entry;
-
-	if (!json_object_object_get_ex(row, "title", &title))
-		return 1;
-	text = json_object_get_string(title);
-	if (!text || text[0] != ROW_MARK[0])
-		return 1;
-	entry = atoi(text + 1);
-	sep = strchr(text, ROW_SEP);
-	metric_end = sep ? strchr(sep + 1, ROW_SEP) : NULL;
-	if (!metric_end || entry < 0 || entry >= p->count ||
-	    (size_t)(metric_end - sep - 1) >= sizeof(metric))
-		return 1;
-	memcpy(metric, sep + 1, (size_t)(metric_end - sep - 1));
-	metric[metric_end - sep - 1] = '\0';
-	if (!listed(entry_metrics(p, entry), metric))
-		return 0;
-	/* Without a title the reader derives the key from kernel, metric, labels. */
-	json_object_object_add(row, "title", json_object_new_string(metric_end + 1));
-	if (metric_end[1])
-		json_object_object_add(row, "key", json_object_new_string(metric_end + 1));
-	else
-		json_object_object_del(row, "key");
-	return 1;
-}
-
-/* The rows of @report that keep_row() keeps, as a new JSON array; NULL on ENOMEM. */
-static json_object *kept_rows(const struct plan *p, json_object *rows)
-{
-	json_object *kept = json_object_new_array();
-	size_t n = json_object_array_length(rows);
-
-	for (size_t k = 0; kept && k < n; k++) {
-		json_object *row = json_object_array_get_idx(rows, k);
-
-		if (keep_row(p, row) && json_object_array_add(kept, json_object_get(row)) < 0) {
-			json_object_put(row);
-			json_object_put(kept);
-			return NULL;
-		}
-	}
-	return kept;
-}
-
-/*
- * Drop the rows of metrics their entries' "@metric=" leaves out (see
- * ROW_MARK). Return: the report to emit (@report itself, or a new one after
- * freeing @report), or NULL after printing why.
- */
-static embperf_report *keep_metrics(const struct plan *p, embperf_report *report)
-{
-	embperf_report *kept_report = NULL;
-	json_object *doc = NULL, *rows, *kept;
-	char *json;
-	int filtered = 0;
-
-	for (int i = 0; i < p->count; i++)
-		filtered |= entry_metrics(p, i) != NULL;
-	if (!filtered)
-		return report;
-	json = embperf_report_render(report, EMBPERF_FORMAT_JSON);
-	if (json)
-		doc = json_tokener_parse(json);
-	embperf_free(json);
-	if (doc && json_object_object_get_ex(doc, "results", &rows) &&
-	    (kept = kept_rows(p, rows))) {
-		json_object_object_add(doc, "results", kept);
-		kept_report = embperf_report_parse(p->ctx, json_object_to_json_string(doc));
-	}
-	json_object_put(doc);
-	if (!kept_report) {
-		cli_error("cannot keep the rows of @metric=: %s",
-			  doc ? embperf_ctx_errmsg(p->ctx) : "out of memory");
-		embperf_report_free(report);
-		return NULL;
-	}
-	embperf_report_free(report);
-	return kept_report;
-}
-
 /* Run the plan, compare, emit. Return: the command's exit code. */
 static int execute(const struct cli_options *opt, struct plan *p)
 {
@@ -406,9 +273,6 @@ static int execute(const struct cli_options *opt, struct plan *p)
 		embperf_report_free(report);
 		return status;
 	}
-	report = keep_metrics(p, report);
-	if (!report)
-		return worse(status, CLI_EXIT_RUN);
 	if (p->baseline)
 		verdict = cli_judge(opt, report, p->baseline);
 	status = worse(status, cli_emit_report(opt, report));
@@ -499,52 +363,6 @@ static int apply_overrides(const struct cli_options *opt, struct plan *p)
 	return CLI_EXIT_OK;
 }
 
-/* Does @kernel report a metric named @len bytes of @name? */
-static int kernel_has_metric(const char *kernel, const char *name, size_t len)
-{
-	int n = embperf_kernel_metric_count(kernel);
-	char metric[KEY_MAX];
-
-	for (int i = 0; i < n; i++)
-		if (embperf_kernel_metric_info(kernel, i, EMBPERF_INFO_NAME, metric,
-					       sizeof(metric)) >= 0 &&
-		    strlen(metric) == len && strncmp(metric, name, len) == 0)
-			return 1;
-	return 0;
-}
-
-/* Every name of an entry's "@metric=" list is a metric of its kernel. Return: 0 or -1. */
-static int check_metrics(const struct suite_entry *e, const char *where)
-{
-	char accepted[256] = "";
-	size_t used = 0;
-	const char *at = e->metrics;
-
-	while (at) {
-		const char *comma = strchr(at, ',');
-		size_t len = comma ? (size_t)(comma - at) : strlen(at);
-
-		if (!kernel_has_metric(e->kernel, at, len)) {
-			int n = embperf_kernel_metric_count(e->kernel);
-
-			for (int i = 0; i < n && used < sizeof(accepted); i++) {
-				char metric[KEY_MAX];
-
-				if (embperf_kernel_metric_info(e->kernel, i, EMBPERF_INFO_NAME,
-							       metric, sizeof(metric)) >= 0)
-					used += (size_t)snprintf(accepted + used,
-								 sizeof(accepted) - used,
-								 "%s%s", i ? ", " : "", metric);
-			}
-			cli_error("%s@metric: %s reports no metric '%.*s'; accepted: %s", where,
-				  e->kernel, (int)len, at, accepted);
-			return -1;
-		}
-		at = comma ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
 /* Configure one bench per suite entry; errors in the suite text exit 4. */
 static int prepare_entries(struct plan *p, const struct suite *s)
 {
@@ -562,8 +380,11 @@ static int prepare_entries(struct plan *p, const struct suite *s)
 		for (int k = 0; k < e->n_params; k++)
 			if (set_assignment(p->benches[i], e->params[k], where) < 0)
 				return CLI_EXIT_FILE;
-		if (e->metrics && check_metrics(e, where) < 0)
+		/* "@metric=" is the engine's 'metrics' parameter. */
+		if (e->metrics && embperf_bench_set(p->benches[i], "metrics", e->metrics) < 0) {
+			cli_error("%s@metric: %s", where, embperf_bench_errmsg(p->benches[i]));
 			return CLI_EXIT_FILE;
+		}
 	}
 	return CLI_EXIT_OK;
 }

@@ -13,7 +13,8 @@
  * "{LABEL}" templates, which embperf_report_add() expands, or be "-" to let
  * the library derive "kernel/metric[labels]". "@metric=" keeps only the
  * results of the metrics it names (a kernel that reports several metrics
- * gives a data sheet's row with one of them). An alias line ("=") reports
+ * gives a data sheet's row with one of them); it sets the engine's
+ * 'metrics' parameter, as "metrics=NAME,..." would. An alias line ("=") reports
  * the results of the entry titled TITLE (above it) a second time under
  * NEWTITLE, without running anything again: data sheets list some figures
  * under two names. The built-in suites are the files of bench/suites/,

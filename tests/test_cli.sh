@@ -277,6 +277,22 @@ else
 	fail "suite titles come out as written, {op} expanded"
 fi
 
+printf 'stream-copy mem.stream size=1M repetitions=2 @metric=copy\n' >"$T/metric.suite"
+written+=(metric.suite)
+ep suite "$T/metric.suite" --format=csv
+expect_status "an entry with @metric= runs" 0
+if [ "$(grep -c '^stream-copy,' "$T/out")" -eq 1 ] && ! grep -q 'scale\|triad' "$T/out"; then
+	pass "@metric= keeps one row of a kernel with four metrics"
+else
+	fail "@metric= keeps one row of a kernel with four metrics" "$(cat "$T/out")"
+fi
+
+printf 'stream mem.stream size=1M @metric=copy,nosuch\n' >"$T/badmetric.suite"
+written+=(badmetric.suite)
+ep suite "$T/badmetric.suite"
+expect_error "an unknown @metric= name exits 4 naming file, line and the name" 4 \
+	'badmetric\.suite:1.*nosuch.*copy\|scale'
+
 ep suite "$T/small.suite" nosuchparam=1
 expect_error "an override no entry accepts exits 2 and names it" 2 'nosuchparam'
 

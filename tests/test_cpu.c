@@ -299,3 +299,33 @@ Test(cpu, metrics_are_described_as_lmbench_reports_them)
 	embperf_kernel_metric_info("cpu.mhz", 0, EMBPERF_INFO_UNIT, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "MHz");
 }
+
+/* The engine's 'metrics' parameter keeps the derived parallelism, computed
+ * in finish() from the step times it then drops. */
+Test(cpu, metrics_parameter_keeps_only_the_listed_metrics)
+{
+	embperf_bench *b = quick_bench("cpu.par", "3");
+
+	set2(b, "int", "add");
+	cr_assert_eq(embperf_bench_set(b, "chains", "2"), 0);
+	cr_assert_eq(embperf_bench_set(b, "metrics", "parallelism"), 0, "%s",
+		     embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 1);
+	cr_assert_str_eq(embperf_result_metric(embperf_bench_result(b, 0)), "parallelism");
+	cr_assert(value_of(b, "parallelism", "type=int op=add") >= 0.8);
+
+	cr_assert_eq(embperf_bench_set(b, "metrics", "step_time,parallelism"), 0);
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 2 + 1, "2 chain counts, 1 parallelism");
+
+	cr_assert_eq(embperf_bench_set(b, "metrics", "parallelism,nosuch"), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "'metrics'") &&
+		  strstr(embperf_bench_errmsg(b), "'nosuch'") &&
+		  strstr(embperf_bench_errmsg(b), "parallelism|step_time"),
+		  "%s", embperf_bench_errmsg(b));
+	/* The refused value left the accepted one in place. */
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 3);
+	embperf_bench_free(b);
+}

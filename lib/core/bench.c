@@ -130,6 +130,72 @@ static int unknown_param(embperf_bench *b, const char *name)
 	return -ENOENT;
 }
 
+/* Length of the comma-separated item at @p (up to the next comma or the end). */
+static size_t item_len(const char *p)
+{
+	const char *comma = strchr(p, ',');
+
+	return comma ? (size_t)(comma - p) : strlen(p);
+}
+
+/* Whether the comma-separated @list names @metric. */
+static int list_has(const char *list, const char *metric)
+{
+	size_t metric_len = strlen(metric);
+
+	for (const char *p = list; *p;) {
+		size_t len = item_len(p);
+
+		if (len == metric_len && !strncmp(p, metric, len))
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* The kernel's metric names, '|'-separated, for an error message. */
+static void metric_names(const struct ep_kernel *k, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < k->n_metrics && used < size; i++) {
+		int n = snprintf(buf + used, size - used, "%s%s", i ? "|" : "", k->metrics[i].name);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/*
+ * The 'metrics' parameter, checked when set: every name it lists must be a
+ * metric of the kernel. Return: 0, or -EINVAL with the bench's message set.
+ */
+static int check_metrics(embperf_bench *bench, const char *list)
+{
+	const struct ep_kernel *k = bench->kernel;
+	char names[512];
+
+	for (const char *p = list; *p;) {
+		size_t len = item_len(p);
+		int found = 0;
+
+		for (int i = 0; i < k->n_metrics && !found; i++)
+			found = strlen(k->metrics[i].name) == len &&
+				!strncmp(k->metrics[i].name, p, len);
+		if (!found) {
+			metric_names(k, names, sizeof(names));
+			return bench_fail(bench, -EINVAL,
+					  "parameter 'metrics': value '%s' names '%.*s', not a metric "
+					  "of %s; accepted: a comma-separated list of %s",
+					  list, (int)len, p, k->name, names);
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 {
 	int i = find_param(bench, name);
@@ -142,6 +208,13 @@ int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 			    sizeof(bench->errmsg));
 	if (rc)
 		return rc;
+	if (!strcmp(name, "metrics")) {
+		rc = check_metrics(bench, v.text);
+		if (rc) {
+			ep_value_free(&v);
+			return rc;
+		}
+	}
 	ep_value_free(&bench->values[i]);
 	bench->values[i] = v;
 	return 0;
@@ -438,6 +511,27 @@ static int run_cases(struct ep_run *run)
 	return rc;
 }
 
+/*
+ * Drop the results of metrics the 'metrics' parameter leaves out. After the
+ * kernel's finish(), which may derive its metrics from the dropped ones (a
+ * parallelism from step times).
+ */
+static void keep_listed_metrics(struct ep_run *run)
+{
+	const char *list = ep_param_text(run, "metrics");
+	int kept = 0;
+
+	if (!*list)
+		return;
+	for (int i = 0; i < run->n_results; i++) {
+		if (list_has(list, run->results[i]->metric))
+			run->results[kept++] = run->results[i];
+		else
+			ep_result_free(run->results[i]);
+	}
+	run->n_results = kept;
+}
+
 static int run_kernel(struct ep_run *run)
 {
 	void *state = NULL;
@@ -475,6 +569,7 @@ int embperf_bench_run(embperf_bench *bench)
 	rc = pin(&run, &saved, &pinned);
 	if (!rc)
 		rc = run_kernel(&run);
+	keep_listed_metrics(&run);
 	if (pinned)
 		sched_setaffinity(0, sizeof(saved), &saved);
 

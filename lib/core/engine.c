@@ -34,6 +34,8 @@ const struct ep_param_desc ep_engine_params[] = {
 	  "CPU to pin the run to (-1: the context's default)" },
 	{ "counters", EP_PT_BOOL, "1", 0, 1, 0, 0, NULL, "",
 	  "record perf_event counters with each result" },
+	{ "metrics", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	  "keep only the results of these metrics, comma-separated (empty: all)" },
 };
 const int ep_engine_n_params = (int)EP_ARRAY_SIZE(ep_engine_params);
 
