@@ -204,9 +204,9 @@ int lmb_mhz(struct lmb *m, int argc, char **argv)
 	status = lmb_run(m, b);
 	mhz = status ? NAN : lmb_value(lmb_result(b, "mhz", NULL, NULL), "");
 	embperf_bench_free(b);
-	if (status)
+	if (status == LMB_EXIT_CANCELLED)
 		return status;
-	if (!(mhz >= 0.5)) {
+	if (status || !(mhz >= 0.5)) {
 		/* The original's answer when it cannot settle on a clock. */
 		printf("-1 System too busy\n");
 		return LMB_EXIT_FAIL;

@@ -8,7 +8,7 @@
  * that folder on PATH makes lmbench's scripts run on libembperf without
  * clashing with a real lmbench elsewhere. Called under its own name, the
  * first operand names the front end instead: `embperf-lmbench lat_syscall
- * null`. See doc/frontends.md.
+ * null`. See doc/methodology-os.md.
  */
 #include <stdio.h>
 #include <string.h>
@@ -77,7 +77,7 @@ static int print_help(const char *self, FILE *out, int status)
 		"   or: NAME [ARGUMENTS...]   (through a symlink named NAME)\n\n"
 		"lmbench-compatible front ends of libembperf %s: each accepts the arguments\n"
 		"of the lmbench program NAME and prints its output format; the measuring\n"
-		"is done by libembperf's kernels. See doc/frontends.md.\n\nNames:",
+		"is done by libembperf's kernels. See doc/methodology-os.md.\n\nNames:",
 		self, embperf_version_string());
 	for (int i = 0; i < N_FRONT_ENDS; i++)
 		fprintf(out, "%s%s", i % 8 ? " " : "\n  ", front_ends[i].name);

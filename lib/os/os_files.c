@@ -175,7 +175,12 @@ static int open_user(struct ep_run *run, const char *path, uint64_t size_bytes, 
 	if (strlen(path) >= sizeof(f->path))
 		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'file': value '%s' is too long",
 				   path);
-	f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO for reading would wait for a writer for
+	 * ever, before the type check below could refuse it. O_NOCTTY: a
+	 * terminal named here must not become the process's controlling one.
+	 */
+	f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (f->fd < 0) {
 		rc = -errno;
 		return ep_run_fail(run, rc, "parameter 'file': value '%s': %s; accepted: an "
@@ -187,6 +192,8 @@ static int open_user(struct ep_run *run, const char *path, uint64_t size_bytes, 
 		return ep_run_fail(run, -EINVAL, "parameter 'file': value '%s' is not a regular "
 				   "file; accepted: a regular file of at least 'size' bytes", path);
 	}
+	/* Regular files ignore O_NONBLOCK; clear it all the same. */
+	fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK);
 	if ((uint64_t)st.st_size < size_bytes) {
 		ep_os_file_close(f);
 		return ep_run_fail(run, -ERANGE, "parameter 'file': value '%s' holds %" PRIu64

@@ -13,10 +13,11 @@
  * that the populated page table costs.
  *
  * The pages stay in the page cache (MS_INVALIDATE does not evict them on
- * Linux), so these are minor faults. Linux maps up to 16 cached neighbours
- * of a faulting page at once ("fault-around"), so a unit is a page touched,
- * not necessarily a trap: the same count as lat_pagefault, which divides by
- * the pages of the file.
+ * Linux), so these are minor faults. Linux maps cached neighbours of a
+ * faulting page at once ("fault-around": 16 pages by default, and whole
+ * large folios on recent kernels: about 250 pages per fault on 6.18 here),
+ * so a unit is a page touched, not necessarily a trap: the same count as
+ * lat_pagefault, which divides by the pages of the file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ struct pf_state {
 
 static const struct ep_param_desc pf_params[] = {
 	{ "size", EP_PT_SIZE, "8M", PF_MIN_SIZE, PF_MAX_SIZE, 0, 0, NULL, "bytes",
-	  "bytes of the file mapped (lmbench's script makes an 8 MB file)" },
+	  "bytes of the file mapped (lmbench's script maps a file of its run's memory size, at least 8 MB)" },
 	EP_OS_PARAM_FILE("map"),
 	EP_OS_PARAM_TMPDIR,
 };

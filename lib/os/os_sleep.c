@@ -19,7 +19,7 @@
  * blocked, so no handler is installed and no other thread of the caller is
  * disturbed. Like ITIMER_REAL it is an hrtimer without timer slack; the
  * wake-up path differs from a handler's by the signal frame set-up and
- * sigreturn (about a microsecond; see doc/methodology-os-proc.md).
+ * sigreturn (about a microsecond; see doc/methodology-os.md).
  */
 #include <errno.h>
 #include <signal.h>
