@@ -21,7 +21,7 @@
 #                  array size is read from its output and given to mem.stream
 #   REPEATS        runs of each tool per case, interleaved (default 5)
 #   BW_OPS         default "rd wr rdwr cp fcp frd fwr bzero bcopy"
-#   BW_SIZES       default "1M 64M" (binary: 1M = 1 MiB, as bw_mem reads it)
+#   BW_SIZES       default "1M 64M" (binary: 1M = 1 MiB; bw_mem is given bytes)
 #   LAT_SIZES      sizes to report (default "16k 512k 8M 256M": L1, L2, L3 and
 #                  DRAM on the machine of doc/benchmarks-memory.md); both tools
 #                  sweep 512 bytes up to the largest, which must be whole MiB
@@ -89,7 +89,9 @@ to_bytes() {
 }
 
 bw_once() { # OP SIZE
-	lm=$(run_ref "$BW_MEM" "$2" "$1" 2>&1 | awk 'NF == 2 { print $2 }')
+	# bw_mem reads "1m" as 2^20 but "1M" as 10^6 bytes (lmbench's bytes()):
+	# give it the byte count so both tools get the same buffer.
+	lm=$(run_ref "$BW_MEM" "$(to_bytes "$2")" "$1" 2>&1 | awk 'NF == 2 { print $2 }')
 	[ -n "$lm" ] || die "bw_mem $2 $1 printed no result"
 	echo "bw_mem:$1:$2 reference $lm" >>"$samples"
 	run_embperf run mem.bw op="$1" size="$2" | csv_values |
