@@ -88,11 +88,20 @@ static int plan_open(const struct cli_options *opt, struct plan *p)
 static embperf_bench *new_bench(const struct plan *p, int line, const char *kernel)
 {
 	embperf_bench *b = embperf_bench_new(p->ctx, kernel);
-
 	int saved_errno = errno;
+	const char *hello = getenv("EMBPERF_HELLO");
 
-	if (b)
+	if (b) {
+		/*
+		 * $EMBPERF_HELLO: the program os.proc execs, for a build that is
+		 * not installed (as the lmbench front ends take it). The
+		 * kernel's own default is the installed embperf-hello; a value
+		 * the user or the suite gives still wins, being set after.
+		 */
+		if (hello && *hello && embperf_bench_set(b, "exec_path", hello) == -EINVAL)
+			cli_error("EMBPERF_HELLO: %s", embperf_bench_errmsg(b));
 		return b;
+	}
 	if (line)
 		cli_error("%s:%d: %s", p->origin, line, embperf_ctx_errmsg(p->ctx));
 	else

@@ -12,13 +12,14 @@
 # without running it twice, and bad alias lines must be refused with the
 # file and line.
 #
-# Run by meson as `test_lmbench_suite.sh PATH-TO-embperf`. Prints TAP; exits
+# Run by meson as `test_lmbench_suite.sh PATH-TO-embperf PATH-TO-embperf-hello`. Prints TAP; exits
 # 1 when a check fails. Checks that need a kernel this build lacks are
 # skipped with the reason.
 
 set -u
 
-EMBPERF=${1:?usage: test_lmbench_suite.sh PATH-TO-embperf}
+EMBPERF=${1:?usage: test_lmbench_suite.sh PATH-TO-embperf [PATH-TO-embperf-hello]}
+HELLO=${2:-}
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_lmbench_suite.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 
@@ -269,6 +270,35 @@ else
 		pass "every entry's kernel and parameters are accepted"
 	else
 		fail "every entry's kernel and parameters are accepted" "exit $status: $(head -c 400 "$T/err")"
+	fi
+fi
+
+# --- the whole suite, run ---------------------------------------------------------------
+
+# One sample per entry: every row must come out, once, under the guide's
+# name, with a positive value (a kernel giving several results under one
+# title, or a helper program missing, fails here and nowhere else).
+if [ -n "$absent" ]; then
+	skip "the whole suite runs and gives every row once" "this build lacks:$absent"
+elif [ -z "$HELLO" ] || [ ! -x "$HELLO" ]; then
+	skip "the whole suite runs and gives every row once" "no embperf-hello given to exec"
+else
+	EMBPERF_HELLO=$HELLO ep suite lmbench repetitions=1 warmup=0 --format=json -q \
+		-o "$T/run.json"
+	if [ "$status" -eq 0 ] && python3 - "$T/run.json" "$T/ti.sorted" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+titles = [r["title"] for r in d["results"]]
+want = open(sys.argv[2]).read().split()
+assert sorted(titles) == sorted(want), (set(titles) ^ set(want))
+bad = [r["title"] for r in d["results"] if not r["value"] > 0]
+assert not bad, bad
+EOF
+	then
+		pass "the whole suite runs and gives every row once, each positive"
+	else
+		fail "the whole suite runs and gives every row once, each positive" \
+			"exit $status: $(head -c 400 "$T/err")"
 	fi
 fi
 
