@@ -102,7 +102,7 @@ static int calibrate(struct case_state *cs)
 	uint64_t res = ep_ctx_clock_res_ns(cs->run->ctx);
 	uint64_t target = (uint64_t)cfg->sample_time_ns;
 	uint64_t cap = cs->c->max_units ? cs->c->max_units : UINT64_MAX / 4;
-	uint64_t units = 1, elapsed = 0;
+	uint64_t units = 1, elapsed = 0, below_units = 0;
 	int rc;
 
 	if (target < 1000 * res)
@@ -116,6 +116,7 @@ static int calibrate(struct case_state *cs)
 		rc = may_continue(cs, 0);
 		if (rc)
 			return rc;
+		below_units = units;
 		/* Aim 40% past the target; grow at most 10x from tiny timings. */
 		double mult = 1.4 * (double)target / (double)(elapsed ? elapsed : 1);
 
@@ -127,9 +128,16 @@ static int calibrate(struct case_state *cs)
 		if (units > cap)
 			units = cap;
 	}
-	/* Scale back to the target from the last (overshooting) timing. */
+	/*
+	 * Scale back to the target from the last (overshooting) timing, but
+	 * never below the units of the step before, which stayed under the
+	 * target: a last timing stretched by preemption would otherwise shrink
+	 * every sample (down to one unit when the very first timing is hit).
+	 */
 	double fit = (double)units * (double)target / (double)elapsed;
 
+	if (fit < (double)below_units)
+		fit = (double)below_units;
 	cs->units = fit < 1.0 ? 1 : (uint64_t)fit;
 	if (cs->units > cap)
 		cs->units = cap;
