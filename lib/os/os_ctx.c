@@ -26,10 +26,18 @@
  * the caller's read, which then fails. The caller keeps the read end of the
  * first pipe open, so its own writes never raise SIGPIPE. A hop therefore
  * costs exactly one blocking write and one blocking read, as in lat_ctx.
+ *
+ * A member that is alive but stopped (SIGSTOP) or stuck would leave that
+ * read blocked for ever, deaf to cancel and budget. Member 1 is therefore
+ * the IPC kernels' helper process (peer.h), whose watchdog thread sees a
+ * body make no trip for `timeout`, or for a short grace after a cancel or
+ * the budget's end, and then kills every member: end-of-file ends the wait
+ * and the body returns why. The body only bumps a counter per trip.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +48,7 @@
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 #include "lib/os/child.h"
+#include "lib/os/peer.h"
 
 /* lat_ctx sums with plain scalar code (built with -O); keep ours scalar too,
  * so summing costs the same instructions as there. */
@@ -104,7 +113,9 @@ struct ctx_member {
  * @ovh:        the overhead's pipes, [i][0] read, [i][1] write.
  * @n_ovh:      how many (procs, as lat_ctx cycles through as many).
  * @ovh_next:   next overhead pipe to use.
- * @children:   the children (process mode).
+ * @children:   the children (process mode), member 1 excepted.
+ * @peer:       member 1 and the watchdog that unblocks a stalled trip
+ *              (process mode).
  * @sink:       sums land here so they cannot be optimised away.
  * @label:      "procs=2 size=0 mode=process".
  */
@@ -128,7 +139,8 @@ struct ctx_state {
 	int n_ovh;
 	int ovh_next;
 	struct ep_children children;
-	volatile long sink;
+	struct ep_peer peer;
+	volatile unsigned long sink;
 	char label[CTX_LABEL_MAX];
 };
 
@@ -139,6 +151,7 @@ static const struct ep_param_desc ctx_params[] = {
 	  "private working set each member sums when the token reaches it (lat_ctx -s, in bytes)" },
 	{ "mode", EP_PT_ENUM, "process", 0, 0, 0, 0, "process|threads", "",
 	  "members are processes (lat_ctx) or threads of the caller (systems without fork)" },
+	EP_PEER_TIMEOUT_PARAM,
 };
 
 static const struct ep_metric_desc ctx_metrics[] = {
@@ -153,16 +166,18 @@ static const struct ep_default ctx_defaults[] = {
 };
 
 
-/* Sum a working set the way lat_ctx's members do: every long, in order. */
-static long sum_words(const long *p, size_t words)
+/* Sum a working set the way lat_ctx's members do: every long, in order.
+ * The sum wraps (unsigned): the contents are arbitrary and a signed
+ * overflow would be undefined. */
+static unsigned long sum_words(const long *p, size_t words)
 {
-	long sum = 0;
+	unsigned long sum = 0;
 
 #if defined(__clang__)
 #pragma clang loop vectorize(disable) interleave(disable)
 #endif
 	for (size_t i = 0; i < words; i++)
-		sum += p[i];
+		sum += (unsigned long)p[i];
 	return sum;
 }
 
@@ -188,7 +203,7 @@ static int token_io(int fd, int32_t *token, int writing)
  */
 static void member_loop(const struct ctx_member *m)
 {
-	volatile long sink;
+	volatile unsigned long sink;
 	int32_t token;
 
 	for (;;) {
@@ -231,6 +246,10 @@ static int trip(struct ctx_state *st, int hops)
 
 	if (!rc)
 		rc = token_io(st->exit_r[hops - 1], &token, 0);
+	ep_peer_beat(&st->peer);
+	/* The watchdog killed the ring: say why (cancel, budget, timeout). */
+	if (rc && __atomic_load_n(&st->peer.fired, __ATOMIC_ACQUIRE))
+		return ep_peer_failed(&st->peer, rc, "os.ctx: token of the ring");
 	if (rc)
 		return ep_run_fail(st->run, rc,
 				   "os.ctx: the ring of %d %s broke (%s): a member ended or was "
@@ -280,15 +299,12 @@ static void plan_trips(uint64_t units, int procs, struct ctx_plan *p)
 	p->short_hops[p->n_short++] = 2;
 }
 
-/* Body: @units context switches, i.e. hops of the token. */
-static int ctx_body(void *arg, uint64_t units)
+/* @n trips around the whole ring, checking cancel and budget now and then. */
+static int full_trips(struct ctx_state *st, uint64_t n)
 {
-	struct ctx_state *st = arg;
-	struct ctx_plan plan;
 	int rc;
 
-	plan_trips(units, st->procs, &plan);
-	for (uint64_t t = 0; t < plan.full; t++) {
+	for (uint64_t t = 0; t < n; t++) {
 		if (t % CTX_TRIPS_PER_CHECK == CTX_TRIPS_PER_CHECK - 1) {
 			rc = ep_run_check(st->run);
 			if (rc)
@@ -298,12 +314,23 @@ static int ctx_body(void *arg, uint64_t units)
 		if (rc)
 			return rc;
 	}
-	for (int i = 0; i < plan.n_short; i++) {
-		rc = trip(st, plan.short_hops[i]);
-		if (rc)
-			return rc;
-	}
 	return 0;
+}
+
+/* Body: @units context switches, i.e. hops of the token. */
+static int ctx_body(void *arg, uint64_t units)
+{
+	struct ctx_state *st = arg;
+	struct ctx_plan plan;
+	int rc;
+
+	plan_trips(units, st->procs, &plan);
+	ep_peer_enter(&st->peer);
+	rc = full_trips(st, plan.full);
+	for (int i = 0; i < plan.n_short && !rc; i++)
+		rc = trip(st, plan.short_hops[i]);
+	ep_peer_leave(&st->peer);
+	return rc;
 }
 
 /*
@@ -365,6 +392,56 @@ static void __attribute__((noreturn)) run_member_process(struct ctx_state *st, i
 	_exit(0);
 }
 
+/* Member 1, in the child ep_peer_start() forked with its three descriptors. */
+static void run_first_member(void *arg)
+{
+	struct ctx_member *m = arg;
+
+	if (m->words)
+		memset(m->work, 1, m->words * sizeof(long));
+	member_loop(m);
+}
+
+/* The watchdog's unblock action, after it killed member 1: kill the others
+ * too, so end-of-file reaches the caller wherever the token stalled. They
+ * are reaped in teardown, once the watchdog is stopped. */
+static void kill_members(void *arg)
+{
+	const struct ctx_state *st = arg;
+
+	for (int i = 0; i < st->children.n; i++)
+		kill(st->children.pids[i], SIGKILL);
+}
+
+/*
+ * Fork member @i: member 1 as the watched helper process (peer.h), the
+ * others into the children set. Return: 0 in a child of i > 1 (member 1's
+ * child never returns), the pid in the parent, or a negative errno.
+ */
+static pid_t fork_member(struct ctx_state *st, int in_r, int next_w, int exit_w, int i)
+{
+	struct ctx_member m = {
+		.in_r = in_r, .next_w = next_w, .exit_w = exit_w,
+		.work = st->map, .words = st->words,
+	};
+	struct ep_peer_cfg cfg = {
+		.name = "ring member 1",
+		.fn = run_first_member,
+		.arg = &m,
+		.keep = { in_r, next_w, exit_w },
+		.n_keep = 3,
+		.timeout_ns = (uint64_t)ep_param_int(st->run, "timeout"),
+		.unblock = kill_members,
+		.unblock_arg = st,
+	};
+	int rc;
+
+	if (i > 1)
+		return ep_child_fork(&st->children);
+	rc = ep_peer_start(st->run, &st->peer, &cfg);
+	return rc ? rc : st->peer.pid;
+}
+
 /*
  * Fork members 1..procs-1. Member i reads the pipe member i - 1 writes and
  * writes two: the next member's and its own exit pipe to the caller (the
@@ -400,7 +477,7 @@ static int start_processes(struct ctx_state *st)
 			return ep_run_fail(st->run, err, "os.ctx: pipe(): %s", strerror(-err));
 		}
 		next_w = last ? exitp[1] : next[1];
-		pid = ep_child_fork(&st->children);
+		pid = fork_member(st, in_r, next_w, exitp[1], i);
 		if (pid == 0)
 			run_member_process(st, in_r, next_w, exitp[1], i);
 		if (in_r != st->first_r)
@@ -414,6 +491,8 @@ static int start_processes(struct ctx_state *st)
 		if (pid < 0) {
 			if (in_r >= 0)
 				close(in_r);
+			if (i == 1) /* ep_peer_start() said what failed */
+				return (int)pid;
 			return ep_child_fork_error(st->run, (int)pid, "procs", value, i - 1, "fork()");
 		}
 	}
@@ -495,6 +574,7 @@ static void ctx_teardown(void *state)
 		return;
 	if (st->members)
 		stop_threads(st);
+	ep_peer_stop(&st->peer); /* the watchdog first: it may kill the children */
 	ep_children_free(&st->children);
 	for (int i = 0; i < st->n_ring_fds; i++)
 		close(st->ring_fds[i]);
