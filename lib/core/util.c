@@ -154,3 +154,13 @@ void ep_format_double(double v, char *buf, size_t size)
 			return;
 	}
 }
+
+size_t ep_bit_reverse(size_t j, unsigned int bits)
+{
+	size_t r = 0;
+
+	for (unsigned int b = 0; b < bits; b++)
+		if (j & ((size_t)1 << b))
+			r |= (size_t)1 << (bits - 1 - b);
+	return r;
+}

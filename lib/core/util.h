@@ -54,4 +54,11 @@ void ep_format_duration(int64_t ns, char *buf, size_t size);
 /** ep_format_double() - shortest text that reads back to the same double ("%.17g" at most). */
 void ep_format_double(double v, char *buf, size_t size);
 
+/**
+ * ep_bit_reverse() - @j with its lowest @bits bits in reverse order: the
+ * order in which lmbench's par_mem and line visit the lines of a page, so
+ * that consecutive loads land far apart and no prefetcher follows them.
+ */
+size_t ep_bit_reverse(size_t j, unsigned int bits);
+
 #endif /* EMBPERF_CORE_UTIL_H */

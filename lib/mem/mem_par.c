@@ -101,17 +101,6 @@ static const struct ep_default par_defaults[] = {
 	{ NULL, NULL },
 };
 
-/* @j with its lowest @bits bits in reverse order: the order of lines and words. */
-static size_t bit_reverse(size_t j, unsigned bits)
-{
-	size_t r = 0;
-
-	for (unsigned b = 0; b < bits; b++)
-		if (j & ((size_t)1 << b))
-			r |= (size_t)1 << (bits - 1 - b);
-	return r;
-}
-
 static unsigned log2_of(size_t n)
 {
 	unsigned bits = 0;
@@ -170,14 +159,15 @@ static inline char *element(const struct par_state *st, const struct par_layout 
 {
 	size_t lap = e / l->n_lines, slot = e % l->n_lines;
 	size_t page = st->pages[slot / l->lines_per_page];
-	size_t line = bit_reverse(slot % l->lines_per_page, l->line_bits);
-	size_t word = bit_reverse(lap, l->word_bits);
+	size_t line = ep_bit_reverse(slot % l->lines_per_page, l->line_bits);
+	size_t word = ep_bit_reverse(lap, l->word_bits);
 
 	return (char *)st->buf.addr + page * st->page_bytes + line * st->line_bytes +
 	       word * sizeof(void *);
 }
 
-/* Lay the cycle for @size_bytes over the start of the buffer. */
+/* Lay the cycle for @size_bytes over its number of pages, taken from the
+ * shuffle of the largest size's pages (so spread over the whole buffer). */
 static int link_cycle(struct par_state *st, uint64_t size_bytes)
 {
 	struct par_layout l;

@@ -100,17 +100,6 @@ static const struct ep_default line_defaults[] = {
 	{ NULL, NULL },
 };
 
-/* @j with its lowest @bits bits in reverse order. */
-static size_t bit_reverse(size_t j, unsigned bits)
-{
-	size_t r = 0;
-
-	for (unsigned b = 0; b < bits; b++)
-		if (j & ((size_t)1 << b))
-			r |= (size_t)1 << (bits - 1 - b);
-	return r;
-}
-
 /* splitmix64: a small deterministic generator for the page order. */
 static uint64_t next_random(uint64_t *state)
 {
@@ -144,7 +133,7 @@ static int make_page_order(struct line_state *st)
 static inline char *word_at(const struct line_state *st, size_t i, size_t j, size_t stride_bytes,
 			    unsigned bits)
 {
-	return st->base + st->pages[i] * st->page_bytes + bit_reverse(j, bits) * stride_bytes;
+	return st->base + st->pages[i] * st->page_bytes + ep_bit_reverse(j, bits) * stride_bytes;
 }
 
 /* prepare(): link the chain for this case's stride over the whole buffer. */
