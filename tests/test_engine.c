@@ -78,10 +78,14 @@ Test(engine, overhead_is_subtracted)
 	embperf_bench_set(b, "repetitions", "5");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	r = embperf_bench_result(b, 0);
-	/* 1000 ns of work minus at least 400 ns of measured overhead. */
-	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MEDIAN), 900.0, "median %g",
-		     embperf_result_stat(r, EMBPERF_STAT_MEDIAN));
-	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MEDIAN), 300.0);
+	/* 1000 ns of work minus at least 400 ns of measured overhead. The
+	 * fastest sample: a busy-wait is never faster than asked, but a loaded
+	 * machine (CI runs the sanitizer tests two at a time on two CPUs) can
+	 * stretch most samples by preempting them. */
+	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MIN), 900.0, "min %g",
+		     embperf_result_stat(r, EMBPERF_STAT_MIN));
+	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MIN), 300.0, "min %g",
+		     embperf_result_stat(r, EMBPERF_STAT_MIN));
 }
 
 Test(engine, warmup_and_repetitions_count_calls)
