@@ -206,15 +206,18 @@ Test(cpu, par_rejects_bogo_and_too_many_chains)
 	embperf_bench_free(b);
 }
 
-/* cpu.mhz fails with -EAGAIN when the machine is too busy to fit; like mhz,
- * try three times. */
+/* cpu.mhz fails with -EAGAIN when the machine is too busy to fit (mhz's
+ * "System too busy"): try five times; five busy answers skip the test,
+ * any other error fails it. */
 static embperf_bench *run_mhz(void)
 {
 	embperf_bench *b = quick_bench("cpu.mhz", "11");
 	int rc = -EAGAIN;
 
-	for (int attempt = 0; attempt < 3 && rc == -EAGAIN; attempt++)
+	for (int attempt = 0; attempt < 5 && rc == -EAGAIN; attempt++)
 		rc = embperf_bench_run(b);
+	if (rc == -EAGAIN)
+		cr_skip_test("this machine is too busy for cpu.mhz: %s", embperf_bench_errmsg(b));
 	cr_assert_eq(rc, 0, "%s", embperf_bench_errmsg(b));
 	return b;
 }

@@ -309,7 +309,24 @@ if measure par_ops cpu.par -- $Q; then
 		"$(sed -n 's/^integer add parallelism: \([0-9.]*\)$/\1/p' "$T/stderr")"
 fi
 
-if measure mhz cpu.mhz -- ; then
+# mhz, like the original, answers "-1 System too busy" (exit 1) when the
+# loop times are no whole multiples of one clock, which a loaded machine
+# (CI runs tests side by side on two CPUs) causes at times: try up to five
+# times; five busy answers in the right form are a skip, not a pass.
+mhz_busy=0
+for try in 1 2 3 4 5; do
+	fe mhz
+	[ "$status" -eq 1 ] && grep -qx -- '-1 System too busy' "$T/stdout" || break
+	mhz_busy=$try
+done
+if [ "$mhz_busy" -eq 5 ]; then
+	skip "mhz prints 'N MHz, X nanosec clock' on stdout" \
+		"machine too busy: five '-1 System too busy' answers"
+elif ! has_kernels cpu.mhz; then
+	measure mhz cpu.mhz --
+elif [ "$status" -ne 0 ]; then
+	fail "mhz: exits 0" "exit code $status"
+else
 	if grep -qE '^[0-9]+ MHz, [0-9]+\.[0-9]{4} nanosec clock$' "$T/stdout"; then
 		pass "mhz prints 'N MHz, X nanosec clock' on stdout"
 	else
@@ -317,6 +334,7 @@ if measure mhz cpu.mhz -- ; then
 	fi
 	expect_numbers "mhz: awk '{print \$1}' is the clock" "$(awk '{ print $1 }' "$T/stdout")"
 	fe mhz -c
+	[ "$status" -eq 1 ] && grep -qx -- '-1 System too busy' "$T/stdout" && fe mhz -c
 	expect_numbers "mhz -c prints the period alone" "$(cat "$T/stdout")"
 fi
 
