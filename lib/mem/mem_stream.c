@@ -174,7 +174,9 @@ int ep_stream_validate(const double *a, const double *b, const double *c, size_t
  * with gcc -O2 -fopenmp, where copy is the compiler's vector loop) on this
  * machine.
  */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__clang__)
+__attribute__((no_builtin("memcpy")))
+#elif defined(__GNUC__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
 static void pass_copy(double *restrict a, double *restrict b, double *restrict c, size_t lo,
