@@ -663,8 +663,10 @@ EMBPERF_API double embperf_result_sample(const embperf_result *result, int index
  * Counters cover the measured samples: CPU load ("cpu_process_pct",
  * "cpu_system_pct"), software events ("task_clock_ns", "context_switches",
  * "cpu_migrations", "page_faults"), hardware events ("cycles",
- * "instructions", "cache_references", "cache_misses") and "units" (units of
- * work timed in all samples).
+ * "instructions", "cache_references", "cache_misses"), "units" (units of
+ * work timed in all samples) and "overhead_ns" (the overhead per unit the
+ * engine measured and subtracted, in ns before any unit conversion;
+ * unavailable when the kernel declares none).
  *
  * Return: the count.
  */

@@ -86,6 +86,16 @@ Test(engine, overhead_is_subtracted)
 		     embperf_result_stat(r, EMBPERF_STAT_MIN));
 	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MIN), 300.0, "min %g",
 		     embperf_result_stat(r, EMBPERF_STAT_MIN));
+	/* The result says what it subtracted: the best of the overhead
+	 * timings, never below the 400 ns the overhead busy-waits. */
+	cr_assert(counter(r, "overhead_ns") >= 400.0 && counter(r, "overhead_ns") < 1000.0,
+		  "overhead_ns %g", counter(r, "overhead_ns"));
+
+	/* A case without an overhead body subtracts nothing and says so. */
+	synth_cfg.overhead_ns = 0;
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_result_counter(embperf_bench_result(b, 0), "overhead_ns", &(double){ 0 }),
+		     -EOPNOTSUPP);
 }
 
 Test(engine, warmup_and_repetitions_count_calls)
@@ -261,7 +271,7 @@ Test(engine, counters_and_cpu_load)
 	embperf_bench_set(b, "spread", "0"); /* all 30: a busy-wait is steady enough to stop at 5 */
 	cr_assert_eq(embperf_bench_run(b), 0);
 	r = embperf_bench_result(b, 0);
-	cr_assert_eq(embperf_result_counter_count(r), 11);
+	cr_assert_eq(embperf_result_counter_count(r), 12);
 	cr_assert_eq(embperf_result_counter(r, "cpu_process_pct", &v), 0);
 	cr_assert_gt(v, 0.0, "a busy-wait loads its own process");
 	cr_assert_eq(embperf_result_counter(r, "cpu_system_pct", &v), 0);

@@ -243,6 +243,9 @@ static int make_result(struct case_state *cs, const double *counters, const unsi
 	memcpy(r->counter_ok, ok, sizeof(r->counter_ok));
 	r->counters[EP_CTR_UNITS] = (double)cs->units * (double)cs->n;
 	r->counter_ok[EP_CTR_UNITS] = 1;
+	/* Unavailable for a case without an overhead body: nothing subtracted. */
+	r->counters[EP_CTR_OVERHEAD_NS] = cs->overhead_ns;
+	r->counter_ok[EP_CTR_OVERHEAD_NS] = cs->c->overhead != NULL;
 	if (ep_result_set_samples(r, cs->samples, cs->n) || ep_run_add_result(run, r)) {
 		ep_result_free(r);
 		return -ENOMEM;

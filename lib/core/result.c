@@ -23,6 +23,7 @@ static const char *const counter_names[EP_CTR_COUNT] = {
 	[EP_CTR_INSTRUCTIONS] = "instructions",
 	[EP_CTR_CACHE_REFERENCES] = "cache_references",
 	[EP_CTR_CACHE_MISSES] = "cache_misses",
+	[EP_CTR_OVERHEAD_NS] = "overhead_ns",
 };
 
 static const char *const primary_names[] = {

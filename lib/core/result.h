@@ -25,6 +25,7 @@ enum ep_counter {
 	EP_CTR_INSTRUCTIONS,
 	EP_CTR_CACHE_REFERENCES,
 	EP_CTR_CACHE_MISSES,
+	EP_CTR_OVERHEAD_NS,      /* per unit, the declared overhead subtracted */
 	EP_CTR_COUNT
 };
 
