@@ -23,7 +23,7 @@ static int synth_body(void *arg, uint64_t units)
 	s->calls++;
 	if (s->fail_after && s->calls > s->fail_after)
 		return s->fail_rc;
-	busy_ns(units * s->unit_ns);
+	busy_ns(units * s->unit_ns * (s->calls == s->slow_call ? 100 : 1));
 	return 0;
 }
 

@@ -117,11 +117,40 @@ Test(engine, spread_stops_early)
 	embperf_bench_set(b, "min_repetitions", "3");
 	embperf_bench_set(b, "spread", "1.0"); /* any busy-wait is within 100% */
 	cr_assert_eq(embperf_bench_run(b), 0);
-	/* Usually 3; a preempted sample on a loaded machine can delay the stop,
-	 * but 50 samples of a busy-wait never stay above 100 % deviation. */
+	/* Usually 3; preempted samples on a loaded machine can delay the stop,
+	 * but the spread is robust to a few of them. */
 	cr_assert_geq(embperf_result_sample_count(embperf_bench_result(b, 0)), 3);
 	cr_assert_lt(embperf_result_sample_count(embperf_bench_result(b, 0)), 50);
 	cr_assert_eq(embperf_result_truncated(embperf_bench_result(b, 0)), 0);
+}
+
+/* One sample stretched 100x (a preemption) must not keep the stop rule
+ * from stopping: its spread is robust (median absolute deviation). */
+Test(engine, one_outlier_does_not_defeat_the_stop_rule)
+{
+	int calibration_calls;
+
+	/* Count the calls calibration makes, so that the outlier lands on
+	 * the second measured sample. */
+	embperf_bench_set(b, "repetitions", "1");
+	embperf_bench_set(b, "warmup", "0");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	calibration_calls = synth_cfg.calls - 1;
+
+	synth_cfg.calls = 0;
+	synth_cfg.slow_call = calibration_calls + 2;
+	embperf_bench_set(b, "repetitions", "40");
+	embperf_bench_set(b, "min_repetitions", "5");
+	embperf_bench_set(b, "spread", "0.2");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_geq(synth_cfg.calls, synth_cfg.slow_call, "the slow call was made");
+	/* stddev/mean of 2 ms samples with one of 200 ms stays above 0.2 for
+	 * all 40; the robust spread stops after the 5 required. */
+	cr_assert_lt(embperf_result_sample_count(embperf_bench_result(b, 0)), 40, "n %d",
+		     embperf_result_sample_count(embperf_bench_result(b, 0)));
+	cr_assert_gt(embperf_result_stat(embperf_bench_result(b, 0), EMBPERF_STAT_MAX),
+		     10.0 * embperf_result_stat(embperf_bench_result(b, 0), EMBPERF_STAT_MEDIAN),
+		     "the outlier is among the samples");
 }
 
 Test(engine, primary_statistic_and_rate_conversion)
@@ -302,4 +331,16 @@ Test(engine, pinning)
 	cr_assert_eq(embperf_bench_run(b), -EINVAL);
 	cr_assert(strstr(embperf_bench_errmsg(b), "cpu"));
 	cr_assert_eq(embperf_bench_set(b, "cpu", "5000"), -ERANGE);
+}
+
+/* A case whose max_time ends before its first sample is an error naming
+ * max_time, not a case that silently gives no result. */
+Test(engine, max_time_before_the_first_sample_is_an_error)
+{
+	embperf_bench_set(b, "max_time", "1us");
+	cr_assert_eq(embperf_bench_run(b), -ETIMEDOUT, "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "'max_time'") &&
+		  strstr(embperf_bench_errmsg(b), "case=0"), "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert(synth_cfg.torn_down);
 }

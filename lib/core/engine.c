@@ -29,7 +29,7 @@ const struct ep_param_desc ep_engine_params[] = {
 	{ "max_time", EP_PT_DURATION, "60s", 0, 86400000000000LL, 0, 0, NULL, "ns",
 	  "longest one case may take; it then keeps the samples it has (0: no limit)" },
 	{ "spread", EP_PT_DOUBLE, "0.01", 0, 0, 0.0, 1.0, NULL, "",
-	  "stop a case early once the samples' relative standard deviation is below this (0: take all repetitions)" },
+	  "stop a case early once the samples' spread (1.4826 x median absolute deviation / median) is below this (0: take all repetitions)" },
 	{ "cpu", EP_PT_INT, "-1", -1, 4095, 0, 0, NULL, "",
 	  "CPU to pin the run to (-1: the context's default)" },
 	{ "counters", EP_PT_BOOL, "1", 0, 1, 0, 0, NULL, "",
@@ -74,6 +74,7 @@ struct case_state {
 	uint64_t units;          /* per sample, after calibration */
 	double overhead_ns;      /* per unit, subtracted */
 	double *samples;
+	double *scratch; /* room for the samples, for robust_spread() */
 	size_t n;
 	int truncated;
 };
@@ -181,12 +182,39 @@ static double convert(const struct ep_metric_desc *m, const struct ep_case *c, d
 	}
 }
 
-static double relative_stddev(const double *v, size_t n)
+static int cmp_double(const void *a, const void *b)
 {
-	struct ep_stats s;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	ep_stats_compute(v, n, &s);
-	return s.mean != 0.0 ? s.stddev / fabs(s.mean) : INFINITY;
+	return (x > y) - (x < y);
+}
+
+/* Median of @v[0..n-1], sorting @v in place. */
+static double sorted_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/*
+ * The stop rule's spread: 1.4826 x the median absolute deviation over the
+ * median's magnitude, which equals stddev / mean for normally spread
+ * samples. A plain relative standard deviation never falls again after one
+ * sample a preemption stretched 100x (it grows as the square root of the
+ * count), so the rule would take every repetition on a shared machine.
+ * @tmp has room for @n values.
+ */
+static double robust_spread(const double *v, size_t n, double *tmp)
+{
+	double median;
+
+	memcpy(tmp, v, n * sizeof(*tmp));
+	median = sorted_median(tmp, n);
+	if (median == 0.0)
+		return INFINITY;
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = fabs(v[i] - median);
+	return 1.4826 * sorted_median(tmp, n) / fabs(median);
 }
 
 static int take_samples(struct case_state *cs, int index)
@@ -219,7 +247,7 @@ static int take_samples(struct case_state *cs, int index)
 				((double)index + (double)cs->n / (double)cfg->repetitions) /
 					(double)run->n_cases);
 		if (cfg->spread > 0.0 && (int64_t)cs->n >= cfg->min_repetitions &&
-		    relative_stddev(cs->samples, cs->n) <= cfg->spread)
+		    robust_spread(cs->samples, cs->n, cs->scratch) <= cfg->spread)
 			break;
 	}
 	return 0;
@@ -253,6 +281,24 @@ static int make_result(struct case_state *cs, const double *counters, const unsi
 	return 0;
 }
 
+/*
+ * The deadline came before the first sample. The budget's end is the run's
+ * -ETIME; a case's own 'max_time' is an error that says so, never a case
+ * that silently gives no result.
+ */
+static int no_sample(struct case_state *cs)
+{
+	char text[32];
+
+	if (cs->deadline_is_budget)
+		return -ETIME;
+	ep_format_duration(cs->run->cfg.max_time_ns, text, sizeof(text));
+	return ep_run_fail(cs->run, -ETIMEDOUT,
+			   "kernel %s: case '%s': parameter 'max_time' (%s) ended before the "
+			   "first sample; accepted: a larger max_time, or 0 for no limit",
+			   cs->run->kernel->name, cs->c->labels, text);
+}
+
 /* Calibrate, then sample with counters and CPU load running. */
 static int measure(struct case_state *cs, int index)
 {
@@ -267,7 +313,7 @@ static int measure(struct case_state *cs, int index)
 	if (!rc)
 		rc = measure_overhead(cs);
 	if (rc)
-		return rc < 0 ? rc : 0;
+		return rc < 0 ? rc : no_sample(cs);
 	if (run->cfg.counters)
 		ep_counters_open(&ctr);
 	else
@@ -284,7 +330,7 @@ static int measure(struct case_state *cs, int index)
 	if (rc)
 		return rc;
 	if (!cs->n)
-		return cs->deadline_is_budget ? -ETIME : 0;
+		return no_sample(cs);
 	ep_run_log(run, EMBPERF_LOG_DEBUG, "%s [%s]: %llu units/sample, %zu samples, overhead %.3g ns/unit",
 		   run->kernel->name, cs->c->labels, (unsigned long long)cs->units, cs->n,
 		   cs->overhead_ns);
@@ -307,9 +353,14 @@ int ep_engine_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 			return err;
 	}
 	cs.samples = calloc((size_t)run->cfg.repetitions, sizeof(*cs.samples));
-	if (!cs.samples)
+	cs.scratch = calloc((size_t)run->cfg.repetitions, sizeof(*cs.scratch));
+	if (!cs.samples || !cs.scratch) {
+		free(cs.samples);
+		free(cs.scratch);
 		return -ENOMEM;
+	}
 	err = measure(&cs, index);
 	free(cs.samples);
+	free(cs.scratch);
 	return err;
 }
