@@ -35,6 +35,14 @@ static int synth_overhead(void *arg, uint64_t units)
 	return 0;
 }
 
+static int synth_credit(void *arg, uint64_t units)
+{
+	struct synth *s = arg;
+
+	busy_ns(units * s->credit_ns);
+	return 0;
+}
+
 static const struct ep_param_desc synth_params[] = {
 	{ "size", EP_PT_SIZE, "64M", 512, 1LL << 40, 0, 0, NULL, "bytes", "a size" },
 	{ "span", EP_PT_SIZE_RANGE, "1k", 512, 1LL << 40, 0, 0, NULL, "bytes", "a sweep" },
@@ -69,6 +77,7 @@ static int synth_setup(struct ep_run *run, void **state)
 			.labels = labels,
 			.body = synth_body,
 			.overhead = s->overhead_ns ? synth_overhead : NULL,
+			.overhead_credit = s->credit_ns ? synth_credit : NULL,
 			.arg = s,
 			.bytes_per_unit = 1000.0,
 			.max_units = s->max_units,

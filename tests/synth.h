@@ -27,6 +27,7 @@
 struct synth {
 	uint64_t unit_ns;
 	uint64_t overhead_ns;
+	uint64_t credit_ns;   /* the overhead's credited part: busy-wait per unit */
 	uint64_t max_units;
 	int slow_call;     /* this call (1-based) busy-waits 100x longer; 0: none */
 	int fail_after;

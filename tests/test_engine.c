@@ -98,6 +98,25 @@ Test(engine, overhead_is_subtracted)
 		     -EOPNOTSUPP);
 }
 
+/* An overhead with a credited part charges the body the difference: lat_sig
+ * prot's catch - send. */
+Test(engine, overhead_credit_is_taken_off_the_overhead)
+{
+	const embperf_result *r;
+
+	synth_cfg.overhead_ns = 700;
+	synth_cfg.credit_ns = 400;
+	embperf_bench_set(b, "repetitions", "5");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	r = embperf_bench_result(b, 0);
+	/* 1000 - (700 - 400): about 700 ns; without the credit about 300. */
+	cr_assert(embperf_result_stat(r, EMBPERF_STAT_MIN) > 550.0 &&
+		  embperf_result_stat(r, EMBPERF_STAT_MIN) < 900.0, "min %g",
+		  embperf_result_stat(r, EMBPERF_STAT_MIN));
+	cr_assert(counter(r, "overhead_ns") > 150.0 && counter(r, "overhead_ns") < 450.0,
+		  "overhead_ns %g", counter(r, "overhead_ns"));
+}
+
 Test(engine, warmup_and_repetitions_count_calls)
 {
 	/* With one unit per sample, calibration is one call. */

@@ -110,6 +110,11 @@ typedef int (*ep_body_fn)(void *arg, uint64_t units);
  * @body:           timed work.
  * @overhead:       optional: the same loop without the work; its time per
  *                  unit (best of several) is subtracted from every sample.
+ * @overhead_credit: optional, with @overhead: a part of @overhead the body
+ *                  does not contain; its time per unit (best of several) is
+ *                  taken off the overhead, so the body is charged
+ *                  @overhead - @overhead_credit (lat_sig's prot subtracts
+ *                  catch - send, each timed on its own).
  * @prepare:        optional: called once before the case is calibrated.
  * @arg:            passed to the three callbacks.
  * @bytes_per_unit: EP_METRIC_RATE: bytes one unit counts for.
@@ -121,6 +126,7 @@ struct ep_case {
 	const char *labels;
 	ep_body_fn body;
 	ep_body_fn overhead;
+	ep_body_fn overhead_credit;
 	int (*prepare)(void *arg);
 	void *arg;
 	double bytes_per_unit;
