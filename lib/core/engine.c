@@ -39,6 +39,12 @@ const struct ep_param_desc ep_engine_params[] = {
 };
 const int ep_engine_n_params = (int)EP_ARRAY_SIZE(ep_engine_params);
 
+const struct ep_default ep_lmbench_defaults[] = {
+	{ "repetitions", "11" },
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
 /* Time @units units of the body. */
 static int time_body(ep_body_fn fn, void *arg, uint64_t units, uint64_t *elapsed_ns)
 {

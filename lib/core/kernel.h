@@ -139,6 +139,14 @@ struct ep_default {
 	const char *value;
 };
 
+/*
+ * ep_lmbench_defaults - the engine defaults of the kernels that follow an
+ * lmbench program: 11 repetitions (lmbench's TRIES), every one of them
+ * (spread 0: a minimum or a median of lmbench's count wants them all), and
+ * the engine's one warm-up sample.
+ */
+extern const struct ep_default ep_lmbench_defaults[];
+
 /**
  * struct ep_kernel - a kernel, as the registry lists it.
  * @name:            "mem.lat".

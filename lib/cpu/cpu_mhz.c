@@ -66,13 +66,6 @@ static const struct ep_metric_desc mhz_metrics[] = {
 				   "time of one expression of a loop's chain, best of the samples" },
 };
 
-static const struct ep_default mhz_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },       /* the best time wants every repetition */
-	{ NULL, NULL },
-};
-
 /* A loop: 100 expressions per unit, each fed by the one before. */
 #define MHZ_LOOP(name, expr)                                          \
 	static int name(void *arg, uint64_t units)                    \
@@ -244,7 +237,7 @@ const struct ep_kernel ep_kernel_cpu_mhz = {
 	.summary = "processor clock from loops of whole cycle counts (lmbench mhz)",
 	.metrics = mhz_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(mhz_metrics),
-	.engine_defaults = mhz_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = mhz_setup,
 	.finish = mhz_finish,
 	.teardown = mhz_teardown,

@@ -65,13 +65,6 @@ static const struct ep_metric_desc ops_metrics[] = {
 	  "median of the samples as lat_ops" },
 };
 
-static const struct ep_default ops_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* One chain, 100 operations per unit (two-operation steps: 50 steps). */
 CPU_CHAIN_FN(ops_int_bit, uint32_t, u32, CPU_CHAINS1, CPU_STEP_IBIT, CPU_X50)
 CPU_CHAIN_FN(ops_int_add, uint32_t, u32, CPU_CHAINS1, CPU_STEP_IADD, CPU_X100)
@@ -238,7 +231,7 @@ const struct ep_kernel ep_kernel_cpu_ops = {
 	.n_params = (int)EP_ARRAY_SIZE(ops_params),
 	.metrics = ops_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(ops_metrics),
-	.engine_defaults = ops_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = ops_setup,
 	.teardown = ops_teardown,
 };

@@ -73,13 +73,6 @@ static const struct ep_metric_desc par_metrics[] = {
 				   "the samples as par_ops" },
 };
 
-static const struct ep_default par_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },       /* a minimum wants every repetition */
-	{ NULL, NULL },
-};
-
 /*
  * The chain counts measured: 1 to 4, then 6, 8, 12 and 16 (up to 'chains').
  * k * t(1) / t(k) stops growing once k reaches the parallelism the core
@@ -238,7 +231,7 @@ const struct ep_kernel ep_kernel_cpu_par = {
 	.n_params = (int)EP_ARRAY_SIZE(par_params),
 	.metrics = par_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(par_metrics),
-	.engine_defaults = par_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = par_setup,
 	.finish = par_finish,
 	.teardown = par_teardown,

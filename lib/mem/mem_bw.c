@@ -78,13 +78,6 @@ static const struct ep_metric_desc bw_metrics[] = {
 	  "buffer bytes per second, MB = 10^6 bytes, median of the samples as bw_mem" },
 };
 
-static const struct ep_default bw_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* Tell the compiler the buffers may have changed: each pass must really run. */
 static inline void pass_barrier(void)
 {
@@ -335,7 +328,7 @@ const struct ep_kernel ep_kernel_mem_bw = {
 	.n_params = (int)EP_ARRAY_SIZE(bw_params),
 	.metrics = bw_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(bw_metrics),
-	.engine_defaults = bw_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = bw_setup,
 	.teardown = bw_teardown,
 };

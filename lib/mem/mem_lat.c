@@ -94,13 +94,6 @@ static const struct ep_metric_desc lat_metrics[] = {
 				"capacity of a level found in a sweep, next to the size sysfs gives" },
 };
 
-static const struct ep_default lat_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },       /* a minimum wants every repetition */
-	{ NULL, NULL },
-};
-
 uint64_t ep_mem_lat_next_size(uint64_t bytes)
 {
 	uint64_t octave = 4096;
@@ -543,7 +536,7 @@ const struct ep_kernel ep_kernel_mem_lat = {
 	.n_params = (int)EP_ARRAY_SIZE(lat_params),
 	.metrics = lat_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(lat_metrics),
-	.engine_defaults = lat_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = lat_setup,
 	.finish = lat_finish,
 	.teardown = lat_teardown,

@@ -94,13 +94,6 @@ static const struct ep_metric_desc par_metrics[] = {
 				 "loads overlapped: best width x t(1) / t(width), as par_mem" },
 };
 
-static const struct ep_default par_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 static unsigned log2_of(size_t n)
 {
 	unsigned bits = 0;
@@ -457,7 +450,7 @@ const struct ep_kernel ep_kernel_mem_par = {
 	.n_params = (int)EP_ARRAY_SIZE(par_params),
 	.metrics = par_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(par_metrics),
-	.engine_defaults = par_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = par_setup,
 	.finish = par_finish,
 	.teardown = par_teardown,

@@ -93,13 +93,6 @@ static const struct ep_metric_desc line_metrics[] = {
 			       "cache line size found by line_find's rule" },
 };
 
-static const struct ep_default line_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* splitmix64: a small deterministic generator for the page order. */
 static uint64_t next_random(uint64_t *state)
 {
@@ -311,7 +304,7 @@ const struct ep_kernel ep_kernel_os_cacheline = {
 	.n_params = (int)EP_ARRAY_SIZE(line_params),
 	.metrics = line_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(line_metrics),
-	.engine_defaults = line_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = line_setup,
 	.finish = line_finish,
 	.teardown = line_teardown,

@@ -159,12 +159,6 @@ static const struct ep_metric_desc ctx_metrics[] = {
 	  "microseconds per context switch, pipe transfer and summing subtracted; median as lat_ctx" },
 };
 
-static const struct ep_default ctx_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 
 /* Sum a working set the way lat_ctx's members do: every long, in order.
  * The sum wraps (unsigned): the contents are arbitrary and a signed
@@ -709,7 +703,7 @@ const struct ep_kernel ep_kernel_os_ctx = {
 	.n_params = (int)EP_ARRAY_SIZE(ctx_params),
 	.metrics = ctx_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(ctx_metrics),
-	.engine_defaults = ctx_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = ctx_setup,
 	.teardown = ctx_teardown,
 };

@@ -65,13 +65,6 @@ static const struct ep_metric_desc rd_metrics[] = {
 	  "bytes read and summed per second, MB = 10^6 bytes, median as bw_file_rd" },
 };
 
-static const struct ep_default rd_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* Read and sum 'size' bytes from the current offset of @fd. */
 static int read_and_sum(struct rd_state *st, int fd)
 {
@@ -190,7 +183,7 @@ const struct ep_kernel ep_kernel_os_file_rd = {
 	.n_params = (int)EP_ARRAY_SIZE(rd_params),
 	.metrics = rd_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(rd_metrics),
-	.engine_defaults = rd_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = rd_setup,
 	.teardown = rd_teardown,
 };

@@ -121,13 +121,6 @@ static const struct ep_metric_desc fs_metrics[] = {
 			       "files created in one timed batch (lat_fs's second column)" },
 };
 
-static const struct ep_default fs_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 static const char *name_of(const struct fs_state *st, size_t k)
 {
 	return st->names + k * st->name_stride;
@@ -521,7 +514,7 @@ const struct ep_kernel ep_kernel_os_fs = {
 	.n_params = (int)EP_ARRAY_SIZE(fs_params),
 	.metrics = fs_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(fs_metrics),
-	.engine_defaults = fs_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = fs_setup,
 	.finish = fs_finish,
 	.teardown = fs_teardown,

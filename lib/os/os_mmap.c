@@ -64,13 +64,6 @@ static const struct ep_metric_desc map_metrics[] = {
 	  "time of one mmap(), touch and munmap(), median as lat_mmap" },
 };
 
-static const struct ep_default map_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* body: map, touch and unmap, @units times. */
 static int map_body(void *arg, uint64_t units)
 {
@@ -146,7 +139,7 @@ const struct ep_kernel ep_kernel_os_mmap = {
 	.n_params = (int)EP_ARRAY_SIZE(map_params),
 	.metrics = map_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(map_metrics),
-	.engine_defaults = map_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = map_setup,
 	.teardown = map_teardown,
 };

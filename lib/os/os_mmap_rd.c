@@ -60,13 +60,6 @@ static const struct ep_metric_desc mrd_metrics[] = {
 	  "bytes summed per second, MB = 10^6 bytes, median as bw_mmap_rd" },
 };
 
-static const struct ep_default mrd_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* body (mo): sum the mapping, @units times. */
 static int mrd_mo(void *arg, uint64_t units)
 {
@@ -179,7 +172,7 @@ const struct ep_kernel ep_kernel_os_mmap_rd = {
 	.n_params = (int)EP_ARRAY_SIZE(mrd_params),
 	.metrics = mrd_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(mrd_metrics),
-	.engine_defaults = mrd_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = mrd_setup,
 	.teardown = mrd_teardown,
 };

@@ -74,13 +74,6 @@ static const struct ep_metric_desc pf_metrics[] = {
 	  "time per page faulted in, mapping overhead subtracted, median as lat_pagefault" },
 };
 
-static const struct ep_default pf_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "warmup", "1" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* Drop the mapping and make a fresh one whose pages are not yet mapped. */
 static int remap(struct pf_state *st)
 {
@@ -231,7 +224,7 @@ const struct ep_kernel ep_kernel_os_pagefault = {
 	.n_params = (int)EP_ARRAY_SIZE(pf_params),
 	.metrics = pf_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(pf_metrics),
-	.engine_defaults = pf_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = pf_setup,
 	.teardown = pf_teardown,
 };

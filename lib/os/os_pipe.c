@@ -86,12 +86,6 @@ static const struct ep_metric_desc pipe_bw_metrics[] = {
 	  "bytes moved through the pipe per second, MB = 10^6 bytes, median (bw_pipe)" },
 };
 
-static const struct ep_default pipe_lat_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 static const struct ep_default pipe_bw_defaults[] = {
 	{ "repetitions", "11" },
 	{ "spread", "0" },
@@ -296,7 +290,7 @@ const struct ep_kernel ep_kernel_os_pipe_lat = {
 	.n_params = (int)EP_ARRAY_SIZE(pipe_lat_params),
 	.metrics = pipe_lat_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(pipe_lat_metrics),
-	.engine_defaults = pipe_lat_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = pipe_lat_setup,
 	.teardown = pipe_lat_teardown,
 };

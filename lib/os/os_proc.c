@@ -81,12 +81,6 @@ static const struct ep_metric_desc proc_metrics[] = {
 	  "microseconds per process created and reaped (or per procedure call); median as lat_proc" },
 };
 
-static const struct ep_default proc_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* The callee of proccall: not inlined, and the asm keeps the compiler
  * from treating the call as removable. */
 static __attribute__((noinline)) void proc_callee(volatile long *counter, long v)
@@ -306,7 +300,7 @@ const struct ep_kernel ep_kernel_os_proc = {
 	.n_params = (int)EP_ARRAY_SIZE(proc_params),
 	.metrics = proc_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(proc_metrics),
-	.engine_defaults = proc_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = proc_setup,
 	.teardown = proc_teardown,
 };

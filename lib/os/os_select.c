@@ -66,12 +66,6 @@ static const struct ep_metric_desc select_metrics[] = {
 	  "one select() over n ready descriptors, median (lat_select)" },
 };
 
-static const struct ep_default select_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 static int select_body(void *arg, uint64_t units)
 {
 	struct select_state *st = arg;
@@ -247,7 +241,7 @@ const struct ep_kernel ep_kernel_os_select = {
 	.n_params = (int)EP_ARRAY_SIZE(select_params),
 	.metrics = select_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(select_metrics),
-	.engine_defaults = select_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = select_setup,
 	.teardown = select_teardown,
 };

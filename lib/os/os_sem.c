@@ -44,12 +44,6 @@ static const struct ep_metric_desc sem_metrics[] = {
 	  "half a semop() round trip between two processes, median (lat_sem)" },
 };
 
-static const struct ep_default sem_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* semop() that survives signals of the caller's handlers. */
 static int sem_do(int semid, struct sembuf *ops, size_t n)
 {
@@ -176,7 +170,7 @@ const struct ep_kernel ep_kernel_os_sem = {
 	.n_params = (int)EP_ARRAY_SIZE(sem_params),
 	.metrics = sem_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(sem_metrics),
-	.engine_defaults = sem_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = sem_setup,
 	.teardown = sem_teardown,
 };

@@ -109,12 +109,6 @@ static const struct ep_metric_desc sig_metrics[] = {
 	  "median as lat_sig" },
 };
 
-static const struct ep_default sig_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 static void on_signal_nothing(int sig)
 {
 	(void)sig;
@@ -303,7 +297,7 @@ const struct ep_kernel ep_kernel_os_signal = {
 	.n_params = (int)EP_ARRAY_SIZE(sig_params),
 	.metrics = sig_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(sig_metrics),
-	.engine_defaults = sig_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = sig_setup,
 	.teardown = sig_teardown,
 };

@@ -80,12 +80,6 @@ static const struct ep_metric_desc sleep_metrics[] = {
 	  "microseconds one sleep really takes (interval plus overshoot); median as lat_usleep" },
 };
 
-static const struct ep_default sleep_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 static int sleep_usleep(void *arg, uint64_t units)
 {
 	struct sleep_state *st = arg;
@@ -285,7 +279,7 @@ const struct ep_kernel ep_kernel_os_sleep = {
 	.n_params = (int)EP_ARRAY_SIZE(sleep_params),
 	.metrics = sleep_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(sleep_metrics),
-	.engine_defaults = sleep_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = sleep_setup,
 	.teardown = sleep_teardown,
 };

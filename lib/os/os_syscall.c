@@ -60,12 +60,6 @@ static const struct ep_metric_desc sys_metrics[] = {
 	  "microseconds per system call; median as lat_syscall" },
 };
 
-static const struct ep_default sys_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* A call failed in a body (errno says why): say which and on what. */
 static int body_fail(struct sys_state *st, const char *call)
 {
@@ -285,7 +279,7 @@ const struct ep_kernel ep_kernel_os_syscall = {
 	.n_params = (int)EP_ARRAY_SIZE(sys_params),
 	.metrics = sys_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(sys_metrics),
-	.engine_defaults = sys_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = sys_setup,
 	.teardown = sys_teardown,
 };

@@ -83,12 +83,6 @@ static const struct ep_metric_desc tcp_connect_metrics[] = {
 	  "socket, connect to 127.0.0.1 and close, median (lat_connect)" },
 };
 
-static const struct ep_default tcp_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* ------------------------------------------------------------------ latency */
 
 static int tcp_lat_body(void *arg, uint64_t units)
@@ -294,7 +288,7 @@ const struct ep_kernel ep_kernel_os_tcp_lat = {
 	.n_params = (int)EP_ARRAY_SIZE(tcp_lat_params),
 	.metrics = tcp_lat_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(tcp_lat_metrics),
-	.engine_defaults = tcp_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = tcp_lat_setup,
 	.teardown = tcp_lat_teardown,
 };
@@ -306,7 +300,7 @@ const struct ep_kernel ep_kernel_os_tcp_connect = {
 	.n_params = (int)EP_ARRAY_SIZE(tcp_connect_params),
 	.metrics = tcp_connect_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(tcp_connect_metrics),
-	.engine_defaults = tcp_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = tcp_connect_setup,
 	.teardown = tcp_connect_teardown,
 };

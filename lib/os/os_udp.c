@@ -63,12 +63,6 @@ static const struct ep_metric_desc udp_metrics[] = {
 	  "round trip of a datagram over UDP on 127.0.0.1, median (lat_udp)" },
 };
 
-static const struct ep_default udp_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 /* The server process: answer each datagram to its sender. */
 static void udp_server(void *arg)
 {
@@ -236,7 +230,7 @@ const struct ep_kernel ep_kernel_os_udp_lat = {
 	.n_params = (int)EP_ARRAY_SIZE(udp_params),
 	.metrics = udp_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(udp_metrics),
-	.engine_defaults = udp_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = udp_setup,
 	.teardown = udp_teardown,
 };

@@ -72,12 +72,6 @@ static const struct ep_metric_desc unix_bw_metrics[] = {
 	  "bytes moved over an AF_UNIX stream socket per second, MB = 10^6 bytes, median (bw_unix)" },
 };
 
-static const struct ep_default unix_lat_defaults[] = {
-	{ "repetitions", "11" }, /* lmbench's TRIES */
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
 static const struct ep_default unix_bw_defaults[] = {
 	{ "repetitions", "11" },
 	{ "spread", "0" },
@@ -257,7 +251,7 @@ const struct ep_kernel ep_kernel_os_unix_lat = {
 	.n_params = (int)EP_ARRAY_SIZE(unix_lat_params),
 	.metrics = unix_lat_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(unix_lat_metrics),
-	.engine_defaults = unix_lat_defaults,
+	.engine_defaults = ep_lmbench_defaults,
 	.setup = unix_lat_setup,
 	.teardown = unix_teardown,
 };
