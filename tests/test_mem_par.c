@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "proc_state.h"
 
 #define MIB ((uint64_t)1 << 20)
 #define WIDTHS 16             /* par_mem's widths, 1..16 */
@@ -81,20 +82,6 @@ static void need_memory(uint64_t bytes)
 
 /* ------------------------------------------------------------ leftovers */
 
-static int count_entries(const char *dir_path)
-{
-	DIR *d = opendir(dir_path);
-	struct dirent *de;
-	int n = 0;
-
-	cr_assert(d, "%s: %s", dir_path, strerror(errno));
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * Writable private anonymous mappings of this process from BIG_MAP_BYTES
  * to BIG_MAP_MAX_BYTES, and their bytes: the buffers of mem.par. Sanitizer
@@ -144,8 +131,8 @@ static struct snapshot take_snapshot(void)
 {
 	struct snapshot s;
 
-	s.fds = count_entries("/proc/self/fd") - 1;
-	s.threads = count_entries("/proc/self/task");
+	s.fds = tp_count_fds();
+	s.threads = tp_count_threads();
 	s.maps = count_big_maps(&s.map_bytes);
 	return s;
 }

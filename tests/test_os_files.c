@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "embperf.h"
+#include "proc_state.h"
 
 /* No cached file is read at 1 TB/s, nor below 1 MB/s on a working system. */
 #define BW_MAX_MBS 1e6
@@ -176,20 +177,6 @@ static double units_of(const embperf_result *r)
 /* ------------------------------------------------------------ leftovers */
 
 /* Entries of @path, "." and ".." aside. */
-static int count_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	int n = 0;
-
-	cr_assert(d, "%s: %s", path, strerror(errno));
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* Descriptors of this process; @into_dir receives those on a file in dir. */
 static int count_fds(int *into_dir)
 {
@@ -247,7 +234,7 @@ static struct snapshot take_snapshot(void)
 	int into;
 	struct snapshot s = { count_fds(&into) };
 
-	cr_assert_eq(count_entries(dir), 0, "%s is not empty before the run", dir);
+	cr_assert_eq(tp_count_entries(dir), 0, "%s is not empty before the run", dir);
 	return s;
 }
 
@@ -256,8 +243,8 @@ static void assert_nothing_left(const struct snapshot *before, const char *what)
 {
 	int into, fds = count_fds(&into);
 
-	cr_assert_eq(count_entries(dir), 0, "%s: %d entries left in %s", what,
-		     count_entries(dir), dir);
+	cr_assert_eq(tp_count_entries(dir), 0, "%s: %d entries left in %s", what,
+		     tp_count_entries(dir), dir);
 	cr_assert_eq(into, 0, "%s: %d descriptors left on files in %s", what, into, dir);
 	cr_assert_eq(count_maps_into_dir(), 0, "%s: a mapping of a file in %s is left", what,
 		     dir);
@@ -534,7 +521,7 @@ static void watch_progress(void *user, const char *kernel, const char *what, dou
 	struct watch *w = user;
 
 	w->calls++;
-	w->entries = count_entries(dir);
+	w->entries = tp_count_entries(dir);
 	count_fds(&w->fds_into);
 	if (w->calls == w->cancel_at)
 		embperf_ctx_cancel(ctx);
@@ -783,7 +770,7 @@ Test(os_files, user_file_is_used_and_kept)
 		cr_assert(embperf_result_value(r) > 0.0);
 		cr_assert(strstr(embperf_result_params(r), path), "%s", embperf_result_params(r));
 		embperf_bench_free(b);
-		cr_assert_eq(count_entries(dir), 1, "%s: the directory changed", c->kernel);
+		cr_assert_eq(tp_count_entries(dir), 1, "%s: the directory changed", c->kernel);
 		sum1 = checksum(path, &size1);
 		cr_assert_eq(size1, size0, "%s: the file changed size", c->kernel);
 		/* os.mmap writes through its mapping, as lat_mmap does; the others read. */
@@ -915,7 +902,7 @@ Test(os_files, tmpdir_that_is_a_file_is_named)
 		cr_assert(strstr(embperf_bench_errmsg(b), below), "%s", embperf_bench_errmsg(b));
 		embperf_bench_free(b);
 		cr_assert_eq(unlink(plain), 0);
-		cr_assert_eq(count_entries(dir), 0, "%s", file_kernels[i]);
+		cr_assert_eq(tp_count_entries(dir), 0, "%s", file_kernels[i]);
 	}
 }
 
@@ -999,7 +986,7 @@ Test(os_files, too_small_user_file_is_named)
 		cr_assert(strstr(embperf_bench_errmsg(b), "'file'"), "%s", embperf_bench_errmsg(b));
 		cr_assert(strstr(embperf_bench_errmsg(b), "4096"), "%s", embperf_bench_errmsg(b));
 		embperf_bench_free(b);
-		cr_assert_eq(count_entries(dir), 1);
+		cr_assert_eq(tp_count_entries(dir), 1);
 	}
 }
 
@@ -1052,5 +1039,5 @@ Test(os_files, no_space_is_refused_before_writing)
 	set(b, "size", "256k");
 	run_ok(b);
 	embperf_bench_free(b);
-	cr_assert_eq(count_entries(dir), 0);
+	cr_assert_eq(tp_count_entries(dir), 0);
 }

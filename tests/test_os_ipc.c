@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "proc_state.h"
 
 /* No IPC round trip on a working system takes 50 ms; none is below 10 ns. */
 #define LAT_MAX_US 50000.0
@@ -74,58 +75,6 @@ static void set(embperf_bench *b, const char *name, const char *value)
 /* ------------------------------------------------------------ leftovers */
 
 /* Descriptors open in this process. */
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	cr_assert(d);
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own descriptor */
-}
-
-/* Parent of process @pid from /proc/PID/stat, or -1. The command name may
- * hold spaces and parentheses: the fields follow the last ')'. */
-static int parent_of(const char *pid)
-{
-	char path[300], line[1024];
-	FILE *f;
-	char *close_paren;
-	int ppid = -1;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')))
-		if (sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
-			ppid = -1;
-	fclose(f);
-	return ppid;
-}
-
-/* Children of this process (any thread's), found in /proc; pids into @pids. */
-static int list_children(pid_t *pids, int max)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int self = (int)getpid(), n = 0;
-
-	cr_assert(d);
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		if (parent_of(de->d_name) == self && n < max)
-			pids[n++] = (pid_t)atoi(de->d_name);
-	}
-	closedir(d);
-	return n;
-}
-
 /* System V semaphore sets of this test (-1 when that cannot be told). */
 static int count_sem_sets(void)
 {
@@ -151,24 +100,22 @@ struct snapshot {
 
 static struct snapshot take_snapshot(void)
 {
-	struct snapshot s = { count_fds(), count_sem_sets() };
-	pid_t pids[8];
+	struct snapshot s = { tp_count_fds(), count_sem_sets() };
 
-	cr_assert_eq(list_children(pids, 8), 0, "a child exists before the run");
+	cr_assert_eq(tp_children().n, 0, "a child exists before the run");
 	return s;
 }
 
 static void assert_nothing_left(const struct snapshot *before, const char *kernel)
 {
-	pid_t pids[8];
 	int status;
 
-	cr_assert_eq(list_children(pids, 8), 0, "%s: a child process is left", kernel);
+	cr_assert_eq(tp_children().n, 0, "%s: a child process is left", kernel);
 	errno = 0;
 	cr_assert_eq(waitpid(-1, &status, WNOHANG), -1, "%s: a child is left to reap", kernel);
 	cr_assert_eq(errno, ECHILD, "%s: waitpid: %s", kernel, strerror(errno));
-	cr_assert_eq(count_fds(), before->fds, "%s: %d descriptors before, %d after", kernel,
-		     before->fds, count_fds());
+	cr_assert_eq(tp_count_fds(), before->fds, "%s: %d descriptors before, %d after", kernel,
+		     before->fds, tp_count_fds());
 	if (before->sems >= 0)
 		cr_assert_eq(count_sem_sets(), before->sems, "%s: a semaphore set is left", kernel);
 }
@@ -365,11 +312,10 @@ static int signal_to_send;
 
 static void signal_children(void *user, const char *kernel, const char *what, double f)
 {
-	pid_t pids[8];
-	int n = list_children(pids, 8);
+	struct tp_kids k = tp_children();
 
-	for (int i = 0; i < n; i++)
-		kill(pids[i], signal_to_send);
+	for (int i = 0; i < k.n && i < TP_MAX_KIDS; i++)
+		kill(k.pids[i], signal_to_send);
 }
 
 static double now_s(void)

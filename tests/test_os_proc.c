@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "proc_state.h"
 
 /* Plausible ceilings, far above any working system (us). */
 #define NULL_SYSCALL_MAX_US 100.0
@@ -128,90 +129,6 @@ static const char *hello_path(void)
 
 /* ------------------------------------------------------------ leftovers */
 
-static int count_entries(const char *dir_path)
-{
-	DIR *d = opendir(dir_path);
-	struct dirent *de;
-	int n = 0;
-
-	cr_assert(d, "%s: %s", dir_path, strerror(errno));
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
-/* Descriptors open in this process (the directory's own excluded). */
-static int count_fds(void)
-{
-	return count_entries("/proc/self/fd") - 1;
-}
-
-static int count_threads(void)
-{
-	return count_entries("/proc/self/task");
-}
-
-/* State letter and parent of process @pid from /proc/PID/stat; 0 when gone.
- * The command name may hold spaces and parentheses: fields follow the last ')'. */
-static char state_of(const char *pid, int *ppid)
-{
-	char path[300], line[1024];
-	FILE *f;
-	char *close_paren;
-	char state = 0;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')))
-		if (sscanf(close_paren + 1, " %c %d", &state, ppid) != 2)
-			state = 0;
-	fclose(f);
-	return state;
-}
-
-/**
- * struct kids - children of this process found in /proc, zombies included.
- * @n:       how many.
- * @zombies: how many of them are zombies (exited, not reaped).
- * @pids:    the first ones.
- */
-struct kids {
-	int n;
-	int zombies;
-	pid_t pids[16];
-};
-
-static struct kids list_children(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	struct kids k = { 0 };
-	int self = (int)getpid();
-
-	cr_assert(d);
-	while ((de = readdir(d))) {
-		int ppid = -1;
-		char state;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		state = state_of(de->d_name, &ppid);
-		if (!state || ppid != self)
-			continue;
-		if (k.n < 16)
-			k.pids[k.n] = (pid_t)atoi(de->d_name);
-		k.n++;
-		if (state == 'Z')
-			k.zombies++;
-	}
-	closedir(d);
-	return k;
-}
-
 /**
  * struct snapshot - what a run must give back.
  * @fds:     descriptors open.
@@ -224,16 +141,16 @@ struct snapshot {
 
 static struct snapshot take_snapshot(void)
 {
-	struct snapshot s = { count_fds(), count_threads() };
+	struct snapshot s = { tp_count_fds(), tp_count_threads() };
 
-	cr_assert_eq(list_children().n, 0, "a child exists before the run");
+	cr_assert_eq(tp_children().n, 0, "a child exists before the run");
 	return s;
 }
 
 /* No child, live or zombie; checked without reaping anything (WNOWAIT). */
 static void assert_nothing_left(const struct snapshot *before, const char *what)
 {
-	struct kids k = list_children();
+	struct tp_kids k = tp_children();
 	siginfo_t si;
 
 	cr_assert_eq(k.zombies, 0, "%s: %d zombie children left", what, k.zombies);
@@ -244,10 +161,10 @@ static void assert_nothing_left(const struct snapshot *before, const char *what)
 	cr_assert_eq(waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT), -1,
 		     "%s: a child is left (pid %d)", what, (int)si.si_pid);
 	cr_assert_eq(errno, ECHILD, "%s: waitid: %s", what, strerror(errno));
-	cr_assert_eq(count_fds(), before->fds, "%s: %d descriptors before, %d after", what,
-		     before->fds, count_fds());
-	cr_assert_eq(count_threads(), before->threads, "%s: %d threads before, %d after", what,
-		     before->threads, count_threads());
+	cr_assert_eq(tp_count_fds(), before->fds, "%s: %d descriptors before, %d after", what,
+		     before->fds, tp_count_fds());
+	cr_assert_eq(tp_count_threads(), before->threads, "%s: %d threads before, %d after", what,
+		     before->threads, tp_count_threads());
 }
 
 /* A private folder for temporary files and helper scripts. */
@@ -339,7 +256,7 @@ Test(os_proc, syscalls_are_plausible_and_labelled)
 		embperf_bench_free(b);
 		assert_nothing_left(&before, label);
 		/* The temporary file of stat, fstat and open is gone. */
-		cr_assert_eq(count_entries(dir), 0, "%s: a file is left in %s", label, dir);
+		cr_assert_eq(tp_count_entries(dir), 0, "%s: a file is left in %s", label, dir);
 	}
 	remove_dir(dir, NULL, 0);
 }
@@ -474,8 +391,8 @@ static void watch_progress(void *user, const char *kernel, const char *what, dou
 	(void)what;
 	(void)fraction;
 	w->calls++;
-	w->children = list_children().n;
-	w->threads = count_threads();
+	w->children = tp_children().n;
+	w->threads = tp_count_threads();
 }
 
 /* Process mode forks procs - 1 members, threads mode starts as many
@@ -741,7 +658,7 @@ static void *meddle(void *arg)
 	const struct timespec tick = { 0, 10000000 };
 
 	for (int i = 0; i < 500 && !atomic_load(&m->done); i++) {
-		struct kids k = list_children();
+		struct tp_kids k = tp_children();
 
 		if (k.n > 0) {
 			if (m->action == ACT_CANCEL)
@@ -881,27 +798,15 @@ static int signal_to_send = SIGKILL;
 static void kill_the_members(void *user, const char *kernel, const char *what, double f)
 {
 	int *killed = user;
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int self = (int)getpid();
+	struct tp_kids k = tp_children();
 
 	(void)kernel;
 	(void)what;
 	(void)f;
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		int ppid = -1;
-		char state;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		state = state_of(de->d_name, &ppid);
-		if (state && state != 'Z' && state != 'T' && ppid == self &&
-		    kill(atoi(de->d_name), signal_to_send) == 0)
+	for (int i = 0; i < k.n && i < TP_MAX_KIDS; i++)
+		if (k.states[i] != 'Z' && k.states[i] != 'T' &&
+		    kill(k.pids[i], signal_to_send) == 0)
 			(*killed)++;
-	}
-	closedir(d);
 }
 
 Test(os_proc, ring_member_killed_from_outside_is_reported)

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proc_state.c - see proc_state.h.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc_state.h"
+
+int tp_count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	cr_assert(d, "%s: %s", path, strerror(errno));
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+int tp_count_fds(void)
+{
+	return tp_count_entries("/proc/self/fd") - 1; /* the listing's own */
+}
+
+int tp_count_threads(void)
+{
+	return tp_count_entries("/proc/self/task");
+}
+
+/* State letter and parent of process @pid from /proc/PID/stat; 0 when gone.
+ * The command name may hold spaces and parentheses: fields follow the last ')'. */
+static char state_of(const char *pid, int *ppid)
+{
+	char path[300], line[1024];
+	FILE *f;
+	char *close_paren;
+	char state = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f) && (close_paren = strrchr(line, ')')))
+		if (sscanf(close_paren + 1, " %c %d", &state, ppid) != 2)
+			state = 0;
+	fclose(f);
+	return state;
+}
+
+struct tp_kids tp_children(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	struct tp_kids k = { 0 };
+	int self = (int)getpid();
+
+	cr_assert(d);
+	while ((de = readdir(d))) {
+		int ppid = -1;
+		char state;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		state = state_of(de->d_name, &ppid);
+		if (!state || ppid != self)
+			continue;
+		if (k.n < TP_MAX_KIDS) {
+			k.pids[k.n] = (pid_t)atoi(de->d_name);
+			k.states[k.n] = state;
+		}
+		k.n++;
+		k.zombies += state == 'Z';
+	}
+	closedir(d);
+	return k;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc_state.h - what a run must leave as it found it, read from /proc and
+ * the file system: directory entries, descriptors, threads and children
+ * (zombies included). Shared by the tests of kernels that start processes,
+ * threads or temporary files. Failures to read /proc fail the test.
+ */
+#ifndef EMBPERF_TESTS_PROC_STATE_H
+#define EMBPERF_TESTS_PROC_STATE_H
+
+#include <sys/types.h>
+
+#define TP_MAX_KIDS 16
+
+/**
+ * struct tp_kids - children of this process, zombies included.
+ * @n:       how many.
+ * @zombies: how many have exited and are not reaped.
+ * @pids:    the first TP_MAX_KIDS of them.
+ * @states:  their state letters from /proc/PID/stat ('Z' zombie, 'T' stopped, ...).
+ */
+struct tp_kids {
+	int n;
+	int zombies;
+	pid_t pids[TP_MAX_KIDS];
+	char states[TP_MAX_KIDS];
+};
+
+/** tp_count_entries() - entries of directory @path but "." and "..". */
+int tp_count_entries(const char *path);
+
+/** tp_count_fds() - descriptors open in this process. */
+int tp_count_fds(void);
+
+/** tp_count_threads() - threads of this process. */
+int tp_count_threads(void);
+
+/** tp_children() - the children of this process (of any of its threads). */
+struct tp_kids tp_children(void);
+
+#endif /* EMBPERF_TESTS_PROC_STATE_H */
