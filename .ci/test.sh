@@ -19,19 +19,32 @@ setup() { # setup DIR [meson options...]
 	meson setup "$dir" -Dwerror=true "$@" >/dev/null
 }
 
+# run_tests DIR: meson test; on failure also print what each failed TAP
+# subtest reported (meson's error log shows only stderr, criterion's
+# --tap messages go to stdout).
+run_tests() {
+	local dir=$1
+	if meson test -C "$dir" --print-errorlogs; then
+		return 0
+	fi
+	echo "--- failed subtests ($dir/meson-logs/testlog.txt)"
+	grep -A12 '^not ok' "$dir/meson-logs/testlog.txt" || true
+	return 1
+}
+
 step "gcc build, -Werror"
 setup "$root/gcc" -Dtests=enabled
 ninja -C "$root/gcc"
 
 step "tests"
-meson test -C "$root/gcc" --print-errorlogs
+run_tests "$root/gcc"
 
 step "tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 setup "$root/asan" -Dtests=enabled -Dpython=false -Db_sanitize=address,undefined \
 	-Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 ninja -C "$root/asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	meson test -C "$root/asan" --print-errorlogs
+	run_tests "$root/asan"
 
 step "clang build, -Werror"
 CC=clang setup "$root/clang" -Dtests=enabled

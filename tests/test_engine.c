@@ -327,7 +327,7 @@ Test(engine, counters_and_cpu_load)
 	cr_assert_eq(embperf_result_counter(r, "no_such_counter", &v), -ENOENT);
 	rc = embperf_result_counter(r, "task_clock_ns", &v);
 	if (rc == -EOPNOTSUPP)
-		cr_log_warn("software perf events unavailable here");
+		cr_log_info("software perf events unavailable here");
 	else
 		cr_assert(rc == 0 && v > 1e6, "task clock %g ns over 30 samples of 2 ms", v);
 	/* Hardware events are missing in VMs: unavailable, never an error. */
