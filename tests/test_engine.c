@@ -70,6 +70,24 @@ Test(engine, calibration_fills_the_sample_time)
 	cr_assert(strstr(embperf_result_params(r), "repetitions=5"), "%s", embperf_result_params(r));
 }
 
+/* A first calibration timing stretched past the sample time (a preemption,
+ * a peer not yet scheduled) is timed again: samples stay many units long
+ * instead of one unit each. */
+Test(engine, a_slow_first_calibration_timing_is_retimed)
+{
+	double units_per_sample;
+
+	synth_cfg.slow_call = 1; /* 1 unit: 100 us, twice the sample time */
+	embperf_bench_set(b, "sample_time", "50us");
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "repetitions", "5");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
+	/* 50 us at 1 us per unit: about 50 units, at most 50. */
+	cr_assert(units_per_sample >= 10.0 && units_per_sample <= 50.0, "units per sample %g",
+		  units_per_sample);
+}
+
 Test(engine, overhead_is_subtracted)
 {
 	const embperf_result *r;

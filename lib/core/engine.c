@@ -103,19 +103,48 @@ static int may_continue(struct case_state *cs, uint64_t next_ns)
 	return 1;
 }
 
+/*
+ * A calibration timing that reaches the target is suspect when nothing
+ * predicts it (the first timing, of one unit) or when it took over three
+ * times what the step before predicts: a preemption, or a peer process not
+ * yet scheduled, would otherwise fix every sample at a few units (one
+ * 20 us round trip per sample when the first took 5 ms).
+ */
+static int is_suspect(uint64_t elapsed, uint64_t units, uint64_t below_elapsed,
+		      uint64_t below_units)
+{
+	if (!below_units)
+		return 1;
+	return (double)elapsed > 3.0 * (double)below_elapsed * (double)units / (double)below_units;
+}
+
+/* Time @units once more; keep the shorter of the two timings in *@elapsed. */
+static int retime_min(struct case_state *cs, uint64_t units, uint64_t *elapsed)
+{
+	uint64_t again;
+	int rc = time_body(cs->c->body, cs->c->arg, units, &again);
+
+	if (!rc && again < *elapsed)
+		*elapsed = again;
+	return rc;
+}
+
 static int calibrate(struct case_state *cs)
 {
 	const struct ep_engine_cfg *cfg = &cs->run->cfg;
 	uint64_t res = ep_ctx_clock_res_ns(cs->run->ctx);
 	uint64_t target = (uint64_t)cfg->sample_time_ns;
 	uint64_t cap = cs->c->max_units ? cs->c->max_units : UINT64_MAX / 4;
-	uint64_t units = 1, elapsed = 0, below_units = 0;
+	uint64_t units = 1, elapsed = 0, below_units = 0, below_elapsed = 0;
 	int rc;
 
 	if (target < 1000 * res)
 		target = 1000 * res;
 	for (;;) {
 		rc = time_body(cs->c->body, cs->c->arg, units, &elapsed);
+		if (!rc && elapsed >= target && units < cap &&
+		    is_suspect(elapsed, units, below_elapsed, below_units))
+			rc = retime_min(cs, units, &elapsed);
 		if (rc)
 			return rc;
 		if (elapsed >= target || units >= cap)
@@ -124,6 +153,7 @@ static int calibrate(struct case_state *cs)
 		if (rc)
 			return rc;
 		below_units = units;
+		below_elapsed = elapsed;
 		/* Aim 40% past the target; grow at most 10x from tiny timings. */
 		double mult = 1.4 * (double)target / (double)(elapsed ? elapsed : 1);
 
