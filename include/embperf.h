@@ -660,13 +660,16 @@ EMBPERF_API double embperf_result_sample(const embperf_result *result, int index
  * embperf_result_counter_count() - number of counters recorded with the result.
  * @result: result.
  *
- * Counters cover the measured samples: CPU load ("cpu_process_pct",
- * "cpu_system_pct"), software events ("task_clock_ns", "context_switches",
- * "cpu_migrations", "page_faults"), hardware events ("cycles",
- * "instructions", "cache_references", "cache_misses"), "units" (units of
- * work timed in all samples) and "overhead_ns" (the overhead per unit the
- * engine measured and subtracted, in ns before any unit conversion;
- * unavailable when the kernel declares none).
+ * Counters: CPU load over the timed samples ("cpu_process_pct",
+ * "cpu_system_pct"); perf events, software ("task_clock_ns",
+ * "context_switches", "cpu_migrations", "page_faults") and hardware
+ * ("cycles", "instructions", "cache_references", "cache_misses"), counted
+ * over one extra sample of the same units after the timed ones and scaled
+ * to the number of samples, because attached events slow context switches
+ * and faults; "units" (units of work timed in all samples) and
+ * "overhead_ns" (the overhead per unit the engine measured and subtracted,
+ * in ns before any unit conversion; unavailable when the kernel declares
+ * none).
  *
  * Return: the count.
  */

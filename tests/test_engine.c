@@ -142,10 +142,18 @@ Test(engine, warmup_and_repetitions_count_calls)
 	embperf_bench_set(b, "warmup", "3");
 	embperf_bench_set(b, "repetitions", "4");
 	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "counters", "0");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	cr_assert_eq(synth_cfg.calls, 1 + 3 + 4);
 	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 4);
 	cr_assert(synth_cfg.finished && synth_cfg.torn_down);
+
+	/* Counters take one more sample, untimed, after the timed ones. */
+	synth_cfg.calls = 0;
+	embperf_bench_set(b, "counters", "1");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(synth_cfg.calls, 1 + 3 + 4 + 1);
+	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 4);
 }
 
 Test(engine, spread_stops_early)
