@@ -30,8 +30,15 @@
 #   SLOW_REPEATS   runs for the slow groups fs and connect (default REPEATS)
 #   PIN_CPU        pin the single-process rows of both tools to this CPU
 #                  (taskset / --cpu); rows with several processes (fork,
-#                  exec, ctx, pipes, sockets, semaphores) are never pinned,
-#                  as lmbench does not pin them
+#                  exec, ctx, pipes, sockets, semaphores) are not pinned,
+#                  as lmbench does not pin them, unless PIN_ALL is set
+#   PIN_ALL        with PIN_CPU: run the rows with several processes, and
+#                  lmbench's TCP servers, under `taskset -c PIN_CPU` too, on
+#                  both sides, so that every process shares that one CPU.
+#                  Where a wake-up on another CPU costs much more than a
+#                  switch on the same one (a VM), unpinned two-process rows
+#                  come out in either mode from run to run; this fixes the
+#                  mode on both sides
 #   WORKDIR        folder for the test file and lat_fs's files (default: a
 #                  new folder under $TMPDIR or /tmp, removed at the end)
 #   WALL_LOG       append "TOOL SECONDS COMMAND" per call to this file
@@ -52,11 +59,16 @@
 # Units are the suite's: us, ns (lat_ops), MB/s (MB = 10^6 bytes), files/s.
 set -eu
 
-: "${LMBENCH_BIN:?set LMBENCH_BIN to the folder of lmbench3's programs}"
+: "${LMBENCH_BIN:?set LMBENCH_BIN to the folder of the lmbench3 programs}"
 [ -n "${FRONT_END:-}" ] || : "${EMBPERF:?set EMBPERF to the embperf command}"
 REPEATS=${REPEATS:-5}
 SLOW_REPEATS=${SLOW_REPEATS:-$REPEATS}
 PIN_CPU=${PIN_CPU:-}
+PIN_ALL=${PIN_ALL:-}
+[ -z "$PIN_ALL" ] || [ -n "$PIN_CPU" ] || {
+	echo "compare-lmbench.sh: PIN_ALL needs PIN_CPU" >&2
+	exit 2
+}
 WALL_LOG=${WALL_LOG:-/dev/null}
 
 tmp=$(mktemp -d)
@@ -131,6 +143,9 @@ add() { # CASE TOOL VALUE
 # The embperf result is the first of metric METRIC (default: the first).
 row() { # CASE PIN PROG_ARGS EMBPERF_ARGS [METRIC]
 	c=$1 pin=$2 prog=$3 ep=$4 metric=${5:-}
+	# Several processes under PIN_ALL: taskset on both sides (all of them).
+	all=0
+	[ "$pin" = 0 ] && [ -n "$PIN_ALL" ] && all=1 && pin=1
 	# shellcheck disable=SC2086 # the argument strings split on blanks
 	add "$c" reference "$(timed lmbench "$pin" "$LMBENCH_BIN"/$prog | lmb_value)"
 	if [ -n "${FRONT_END:-}" ]; then
@@ -139,9 +154,9 @@ row() { # CASE PIN PROG_ARGS EMBPERF_ARGS [METRIC]
 		return
 	fi
 	cpu=
-	[ "$pin" = 1 ] && [ -n "$PIN_CPU" ] && cpu="--cpu=$PIN_CPU"
+	[ "$pin" = 1 ] && [ "$all" = 0 ] && [ -n "$PIN_CPU" ] && cpu="--cpu=$PIN_CPU"
 	# shellcheck disable=SC2086
-	add "$c" embperf "$(timed embperf 0 "$EMBPERF" -q --format=csv $cpu run $ep |
+	add "$c" embperf "$(timed embperf "$all" "$EMBPERF" -q --format=csv $cpu run $ep |
 		csv_values | awk -v m="$metric" 'm == "" || $1 == m { print $3; exit }')"
 }
 
@@ -166,16 +181,27 @@ ops_once() {
 fs_once() {
 	# lat_fs prints "SIZE NUM_FILES CREATES/S DELETES/S" per size.
 	mkdir -p "$work/fs"
-	timed lmbench 0 "$LMBENCH_BIN/lat_fs" "$work/fs" |
+	fs_pin=0
+	[ -n "$PIN_ALL" ] && fs_pin=1
+	timed lmbench "$fs_pin" "$LMBENCH_BIN/lat_fs" "$work/fs" |
 		awk 'NF == 4 && $1 ~ /k$/ { print "lat_fs-" $1, "reference", $3 }' >>"$samples"
 	if [ -n "${FRONT_END:-}" ]; then
-		timed embperf 0 "$tmp/fe/lat_fs" "$work/fs" |
+		timed embperf "$fs_pin" "$tmp/fe/lat_fs" "$work/fs" |
 			awk 'NF == 4 && $1 ~ /k$/ { print "lat_fs-" $1, "embperf", $3 }' >>"$samples"
 		return
 	fi
-	timed embperf 0 "$EMBPERF" -q --format=csv run os.fs tmpdir="$work/fs" |
+	timed embperf "$fs_pin" "$EMBPERF" -q --format=csv run os.fs tmpdir="$work/fs" |
 		csv_values | awk '$1 == "create" { sub(/^size=/, "", $2)
 			print "lat_fs-" $2, "embperf", $3 }' >>"$samples"
+}
+
+# Start or stop one of lmbench's servers; under PIN_ALL on PIN_CPU.
+server() { # PROGRAM ARGS...
+	if [ -n "$PIN_ALL" ]; then
+		taskset -c "$PIN_CPU" "$@" || true
+	else
+		"$@" || true
+	fi
 }
 
 group_once() { # GROUP
@@ -211,14 +237,14 @@ group_once() { # GROUP
 		row bw_unix 0 bw_unix os.unix.bw
 		row lat_sem 0 lat_sem os.sem ;;
 	tcp)
-		"$LMBENCH_BIN/lat_tcp" -s
+		server "$LMBENCH_BIN/lat_tcp" -s
 		row lat_tcp 0 "lat_tcp 127.0.0.1" os.tcp.lat
-		"$LMBENCH_BIN/lat_tcp" -S 127.0.0.1 || true
+		server "$LMBENCH_BIN/lat_tcp" -S 127.0.0.1
 		row lat_select 0 "lat_select -n 200 tcp" "os.select type=tcp n=200" ;;
 	connect)
-		"$LMBENCH_BIN/lat_connect" -s
+		server "$LMBENCH_BIN/lat_connect" -s
 		row lat_connect 0 "lat_connect 127.0.0.1" os.tcp.connect
-		"$LMBENCH_BIN/lat_connect" -S 127.0.0.1 || true ;;
+		server "$LMBENCH_BIN/lat_connect" -S 127.0.0.1 ;;
 	fs) fs_once ;;
 	file)
 		row bw_file_rd-io-1mb 1 "bw_file_rd 1m io_only $f" "os.file_rd size=1M mode=io file=$f"
