@@ -32,7 +32,8 @@ mkdir -p "$BIN" "$TMPDIR" "$T/fs"
 
 NAMES="lat_mem_rd bw_mem stream lat_ops par_ops mhz lat_ctx lat_syscall lat_sig
 lat_proc lat_sem lat_pagefault lat_mmap lat_pipe lat_unix lat_tcp lat_udp
-lat_connect lat_select bw_pipe bw_unix lat_fs bw_file_rd bw_mmap_rd"
+lat_connect lat_select bw_pipe bw_unix lat_fs bw_file_rd bw_mmap_rd lat_usleep line
+par_mem"
 
 # The symlinks an installation makes (install_symlink), made here.
 for n in $NAMES; do
@@ -186,6 +187,22 @@ fe lat_fs a b
 expect_usage "lat_fs with two directories" lat_fs
 fe mhz -x
 expect_usage "mhz -x" mhz
+fe lat_usleep -P 2 100
+expect_usage "lat_usleep -P (listed but not handled by the original)" lat_usleep
+fe lat_usleep -u snooze 100
+expect_usage "lat_usleep with an unknown method" lat_usleep
+fe lat_usleep
+expect_usage "lat_usleep without its interval" lat_usleep
+fe line -a
+expect_usage "line -a (in the original's option string, but not handled)" line
+fe par_mem 64k
+expect_usage "par_mem with an operand" par_mem
+fe lat_usleep -u pselect 100
+if [ "$status" -eq 1 ] && grep -q "pselect" "$T/stderr"; then
+	pass "lat_usleep -u pselect is refused with a message naming it"
+else
+	fail "lat_usleep -u pselect is refused with a message naming it" "exit $status"
+fi
 
 # Exits that are not usage errors.
 fe bw_file_rd 100 io_only /etc/passwd
@@ -457,6 +474,65 @@ fi
 if measure lat_pagefault os.pagefault -- $Q "$T/XXX"; then
 	expect_numbers "lat_pagefault: 'Pagefaults on FILE: X microseconds'" \
 		"$(sed -n 's/^Pagefaults on .*: \([0-9.]*\) microseconds$/\1/p' "$T/stderr")"
+fi
+
+# --- the Xilinx guide's extra programs: lat_usleep, line, par_mem ---------------------
+
+# "usleep 100 microseconds: X microseconds": no sleep is shorter than asked.
+for method in usleep nanosleep select itimer; do
+	if measure lat_usleep os.sleep -- $Q -u $method 100; then
+		v=$(sed -n "s/^$method 100 microseconds: \([0-9.]*\) microseconds\$/\1/p" "$T/stderr")
+		if is_positive "$v" && awk -v v="$v" 'BEGIN { exit !(v >= 100) }'; then
+			pass "lat_usleep -u $method 100: '$method 100 microseconds: X', X >= 100"
+		else
+			fail "lat_usleep -u $method 100: '$method 100 microseconds: X', X >= 100" "X='$v'"
+		fi
+	fi
+done
+
+# line prints the size alone on stdout: a power of two, at least a pointer.
+# Like the original it prints nothing when the strides give no clear step,
+# which one noisy run on a shared machine can cause: up to three runs.
+line_try() { # ARGS...: run line until it prints something; 0 when it ran
+	local try
+
+	for try in 1 2 3; do
+		measure line os.cacheline -- "$@" || return 1
+		[ -s "$T/stdout" ] && return 0
+	done
+	return 0
+}
+if line_try -M 8m; then
+	v=$(cat "$T/stdout")
+	if [[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 8 ] && [ $((v & (v - 1))) -eq 0 ]; then
+		pass "line -M 8m: stdout is one power of two ($v)"
+	else
+		fail "line -M 8m: stdout is one power of two" "stdout '$v' (three runs)"
+	fi
+fi
+if line_try -v -M 8m; then
+	expect_numbers "line -v: 'cache line size: N bytes'" \
+		"$(sed -n 's/^cache line size: \([0-9]*\) bytes$/\1/p' "$T/stdout")"
+fi
+
+# par_mem: "MB PARALLELISM" per size, doubling from 16 lines (4 KiB with
+# 4 KiB pages) to -M; lmbench's scripts keep both columns.
+if measure par_mem mem.par -- $Q -M 64k; then
+	expect_numbers "par_mem -M 64k: every 'MB PARALLELISM' line" "$(cat "$T/stderr")"
+	sizes=$(awk '{ printf "%s ", $1 }' "$T/stderr")
+	if [ "$(getconf PAGESIZE)" != 4096 ]; then
+		skip "par_mem -M 64k: sizes 4k..64k" "this machine lacks 4 KiB pages"
+	elif [ "$sizes" = "0.004096 0.008192 0.016384 0.032768 0.065536 " ]; then
+		pass "par_mem -M 64k: sizes 0.004096 to 0.065536 MB"
+	else
+		fail "par_mem -M 64k: sizes 0.004096 to 0.065536 MB" "sizes '$sizes'"
+	fi
+fi
+fe par_mem -L 100 -M 64k
+if [ "$status" -eq 1 ] && grep -q "'line'" "$T/stderr" && grep -q "'100'" "$T/stderr"; then
+	pass "par_mem -L 100 fails naming the parameter and the value"
+else
+	fail "par_mem -L 100 fails naming the parameter and the value" "exit $status"
 fi
 
 # --- nothing left behind ---------------------------------------------------------------

@@ -93,6 +93,9 @@ int lmb_bw_unix(struct lmb *m, int argc, char **argv);
 int lmb_lat_fs(struct lmb *m, int argc, char **argv);
 int lmb_bw_file_rd(struct lmb *m, int argc, char **argv);
 int lmb_bw_mmap_rd(struct lmb *m, int argc, char **argv);
+int lmb_lat_usleep(struct lmb *m, int argc, char **argv);
+int lmb_line(struct lmb *m, int argc, char **argv);
+int lmb_par_mem(struct lmb *m, int argc, char **argv);
 
 /* Command line (lmb_common.c). */
 

@@ -50,6 +50,9 @@ static const struct front_end front_ends[] = {
 	{ "lat_fs", lmb_lat_fs },
 	{ "bw_file_rd", lmb_bw_file_rd },
 	{ "bw_mmap_rd", lmb_bw_mmap_rd },
+	{ "lat_usleep", lmb_lat_usleep },
+	{ "line", lmb_line },
+	{ "par_mem", lmb_par_mem },
 };
 
 #define N_FRONT_ENDS ((int)(sizeof(front_ends) / sizeof(front_ends[0])))
