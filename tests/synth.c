@@ -16,6 +16,14 @@ static void busy_ns(uint64_t ns)
 		;
 }
 
+/* This call is one of the slow ones: slow_call .. slow_call + slow_calls - 1. */
+static int is_slow(const struct synth *s)
+{
+	int n = s->slow_calls ? s->slow_calls : 1;
+
+	return s->slow_call && s->calls >= s->slow_call && s->calls < s->slow_call + n;
+}
+
 static int synth_body(void *arg, uint64_t units)
 {
 	struct synth *s = arg;
@@ -23,7 +31,7 @@ static int synth_body(void *arg, uint64_t units)
 	s->calls++;
 	if (s->fail_after && s->calls > s->fail_after)
 		return s->fail_rc;
-	busy_ns(units * s->unit_ns * (s->calls == s->slow_call ? 100 : 1));
+	busy_ns(units * s->unit_ns * (is_slow(s) ? 100 : 1));
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct synth {
 	uint64_t credit_ns;   /* the overhead's credited part: busy-wait per unit */
 	uint64_t max_units;
 	int slow_call;     /* this call (1-based) busy-waits 100x longer; 0: none */
+	int slow_calls;    /* so many calls from slow_call on (0: one) */
 	int fail_after;
 	int fail_rc;
 	int metric;

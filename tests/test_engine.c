@@ -88,6 +88,31 @@ Test(engine, a_slow_first_calibration_timing_is_retimed)
 		  units_per_sample);
 }
 
+/* When the retimed first timing is slow too, calibration settles on one
+ * unit; the warm-up sample, 100x shorter than the target, scales it up. */
+Test(engine, a_warmup_far_below_the_sample_time_rescales_the_units)
+{
+	double units_per_sample;
+
+	synth_cfg.slow_call = 1;
+	synth_cfg.slow_calls = 2; /* the first timing and its retime: 100 us each */
+	embperf_bench_set(b, "sample_time", "50us");
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "repetitions", "5");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
+	/* 50 us at 1 us per unit: about 50 units; a preempted warm-up only
+	 * makes it fewer, never one. */
+	cr_assert(units_per_sample >= 4.0 && units_per_sample <= 60.0, "units per sample %g",
+		  units_per_sample);
+
+	/* Without a warm-up there is nothing to rescale from: one unit. */
+	synth_cfg.calls = 0;
+	embperf_bench_set(b, "warmup", "0");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(counter(embperf_bench_result(b, 0), "units") / 5, 1.0);
+}
+
 Test(engine, overhead_is_subtracted)
 {
 	const embperf_result *r;

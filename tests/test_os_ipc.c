@@ -292,7 +292,10 @@ Test(os_ipc, budget_cut_keeps_samples_and_leaves_nothing)
 		embperf_bench *b = new_bench(peer_kernels[i]);
 		int rc;
 
-		set(b, "repetitions", "1000");
+		/* More samples than 150 ms can hold even at one round trip each,
+		 * should calibration settle on one unit (a first timing that
+		 * waited for a peer not yet scheduled, twice). */
+		set(b, "repetitions", "100000");
 		set(b, "sample_time", "5ms");
 		embperf_ctx_set_budget_ns(ctx, 150000000ULL);
 		rc = embperf_bench_run(b);

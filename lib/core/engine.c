@@ -129,17 +129,27 @@ static int retime_min(struct case_state *cs, uint64_t units, uint64_t *elapsed)
 	return rc;
 }
 
+/* How long a sample should last: 'sample_time', at least 1000 clock ticks. */
+static uint64_t sample_target_ns(const struct case_state *cs)
+{
+	uint64_t res = ep_ctx_clock_res_ns(cs->run->ctx);
+	uint64_t target = (uint64_t)cs->run->cfg.sample_time_ns;
+
+	return target < 1000 * res ? 1000 * res : target;
+}
+
+static uint64_t units_cap(const struct case_state *cs)
+{
+	return cs->c->max_units ? cs->c->max_units : UINT64_MAX / 4;
+}
+
 static int calibrate(struct case_state *cs)
 {
-	const struct ep_engine_cfg *cfg = &cs->run->cfg;
-	uint64_t res = ep_ctx_clock_res_ns(cs->run->ctx);
-	uint64_t target = (uint64_t)cfg->sample_time_ns;
-	uint64_t cap = cs->c->max_units ? cs->c->max_units : UINT64_MAX / 4;
+	uint64_t target = sample_target_ns(cs);
+	uint64_t cap = units_cap(cs);
 	uint64_t units = 1, elapsed = 0, below_units = 0, below_elapsed = 0;
 	int rc;
 
-	if (target < 1000 * res)
-		target = 1000 * res;
 	for (;;) {
 		rc = time_body(cs->c->body, cs->c->arg, units, &elapsed);
 		if (!rc && elapsed >= target && units < cap &&
@@ -266,6 +276,26 @@ static double robust_spread(const double *v, size_t n, double *tmp)
 	return 1.4826 * sorted_median(tmp, n) / fabs(median);
 }
 
+/*
+ * A warm-up sample that took under a quarter of the target shows that
+ * calibration settled too low (every timing it kept was stretched, e.g. a
+ * peer process that twice waited to be scheduled): scale the units up to
+ * the target from this timing. Samples of one unit would otherwise time
+ * the clock and the loop more than the work. Return: the time a sample of
+ * the (new) units is expected to take.
+ */
+static uint64_t rescale_short(struct case_state *cs, uint64_t elapsed)
+{
+	uint64_t target = sample_target_ns(cs), cap = units_cap(cs), before = cs->units;
+	double fit;
+
+	if (4 * elapsed >= target || cs->units >= cap)
+		return elapsed;
+	fit = (double)cs->units * (double)target / (double)(elapsed ? elapsed : 1);
+	cs->units = fit >= (double)cap ? cap : (uint64_t)fit;
+	return (uint64_t)((double)elapsed * (double)cs->units / (double)before);
+}
+
 static int take_samples(struct case_state *cs, int index)
 {
 	struct ep_run *run = cs->run;
@@ -281,6 +311,7 @@ static int take_samples(struct case_state *cs, int index)
 		rc = time_body(cs->c->body, cs->c->arg, cs->units, &last);
 		if (rc)
 			return rc;
+		last = rescale_short(cs, last);
 	}
 	while ((int64_t)cs->n < cfg->repetitions) {
 		rc = may_continue(cs, last);
