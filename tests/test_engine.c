@@ -77,33 +77,36 @@ Test(engine, a_slow_first_calibration_timing_is_retimed)
 {
 	double units_per_sample;
 
-	synth_cfg.slow_call = 1; /* 1 unit: 100 us, twice the sample time */
-	embperf_bench_set(b, "sample_time", "50us");
+	/* Units of 50 us, so that an interrupt (tens of us in a VM) cannot
+	 * pass for the slow call; the slow one: 5 ms, over the 2 ms target. */
+	synth_cfg.unit_ns = 50000;
+	synth_cfg.slow_call = 1;
 	embperf_bench_set(b, "spread", "0");
 	embperf_bench_set(b, "repetitions", "5");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
-	/* 50 us at 1 us per unit: about 50 units, at most 50. */
-	cr_assert(units_per_sample >= 10.0 && units_per_sample <= 50.0, "units per sample %g",
+	/* 2 ms at 50 us per unit: 40 units at most; a preempted step only
+	 * makes it fewer, and not down to one. */
+	cr_assert(units_per_sample >= 10.0 && units_per_sample <= 40.0, "units per sample %g",
 		  units_per_sample);
 }
 
 /* When the retimed first timing is slow too, calibration settles on one
- * unit; the warm-up sample, 100x shorter than the target, scales it up. */
+ * unit; the warm-up sample, 40x shorter than the target, scales it up. */
 Test(engine, a_warmup_far_below_the_sample_time_rescales_the_units)
 {
 	double units_per_sample;
 
+	synth_cfg.unit_ns = 50000;
 	synth_cfg.slow_call = 1;
-	synth_cfg.slow_calls = 2; /* the first timing and its retime: 100 us each */
-	embperf_bench_set(b, "sample_time", "50us");
+	synth_cfg.slow_calls = 2; /* the first timing and its retime: 5 ms each */
 	embperf_bench_set(b, "spread", "0");
 	embperf_bench_set(b, "repetitions", "5");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
-	/* 50 us at 1 us per unit: about 50 units; a preempted warm-up only
-	 * makes it fewer, never one. */
-	cr_assert(units_per_sample >= 4.0 && units_per_sample <= 60.0, "units per sample %g",
+	/* 2 ms at 50 us per unit: 40 units; a warm-up stretched by a
+	 * preemption makes it fewer, but one unit needs 450 us of it. */
+	cr_assert(units_per_sample >= 4.0 && units_per_sample <= 40.0, "units per sample %g",
 		  units_per_sample);
 
 	/* Without a warm-up there is nothing to rescale from: one unit. */
