@@ -294,23 +294,6 @@ echo "# interleaved runs per tool and row (REPEATS=$REPEATS, SLOW_REPEATS=$SLOW_
 	"$(($(date +%s) - start)) s; spread = (max - min) / median"
 # Print in the order the rows were first measured.
 awk '!($1 in seen) { seen[$1] = ++n } { print seen[$1], $0 }' "$samples" |
-	sort -k1,1n -k3,3 -k4,4g | awk '
-	function flush(   t, n, m) {
-		if (key == "") return
-		for (t in cnt) {
-			n = cnt[t]
-			m = (n % 2) ? v[t, (n + 1) / 2] : (v[t, n / 2] + v[t, n / 2 + 1]) / 2
-			med[t] = m
-			spread[t] = m > 0 ? 100 * (v[t, n] - v[t, 1]) / m : 0
-		}
-		printf "%-22s %12.4g %6.1f%% %12.4g %6.1f%%  %6.3f  %d/%d\n", key,
-			med["reference"], spread["reference"], med["embperf"], spread["embperf"],
-			(med["reference"] > 0 ? med["embperf"] / med["reference"] : 0),
-			cnt["reference"], cnt["embperf"]
-		delete cnt; delete med; delete spread
-	}
-	BEGIN { printf "%-22s %12s %7s %12s %7s  %6s  %s\n", "row", "lmbench", "spread",
-		"embperf", "spread", "ratio", "n" }
-	$2 != key { flush(); key = $2 }
-	{ cnt[$3]++; v[$3, cnt[$3]] = $4 }
-	END { flush() }'
+	sort -k1,1n -k3,3 -k4,4g | cut -d' ' -f2- |
+	awk -v keyname=row -v refname=lmbench -v keywidth=22 -v numfmt=%12.4g \
+		-v spreadwidth=7 -f "$(dirname "$0")/median-table.awk"

@@ -184,23 +184,6 @@ done
 
 echo "# $REPEATS interleaved runs per tool and case, $(($(date +%s) - start)) s;" \
 	"MB/s (MB = 10^6 bytes) or ns; spread = (max - min) / median"
-sort -k1,1 -k2,2 -k3,3g "$samples" | awk '
-	function flush(   i, m, sp) {
-		if (key == "") return
-		for (t in cnt) {
-			n = cnt[t]
-			m = (n % 2) ? v[t, (n + 1) / 2] : (v[t, n / 2] + v[t, n / 2 + 1]) / 2
-			med[t] = m
-			spread[t] = m > 0 ? 100 * (v[t, n] - v[t, 1]) / m : 0
-		}
-		printf "%-34s %12.3f %5.1f%% %12.3f %5.1f%%  %6.3f  %d/%d\n", key,
-			med["reference"], spread["reference"], med["embperf"], spread["embperf"],
-			(med["reference"] > 0 ? med["embperf"] / med["reference"] : 0),
-			cnt["reference"], cnt["embperf"]
-		delete cnt; delete med; delete spread
-	}
-	BEGIN { printf "%-34s %12s %6s %12s %6s  %6s  %s\n", "case", "reference", "spread",
-		"embperf", "spread", "ratio", "n" }
-	$1 != key { flush(); key = $1 }
-	{ cnt[$2]++; v[$2, cnt[$2]] = $3 }
-	END { flush() }'
+sort -k1,1 -k2,2 -k3,3g "$samples" |
+	awk -v keyname=case -v refname=reference -v keywidth=34 -v numfmt=%12.3f \
+		-v spreadwidth=6 -f "$(dirname "$0")/median-table.awk"
