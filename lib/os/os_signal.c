@@ -14,9 +14,10 @@
  *            each timed on its own outside any handler. (Sending signal 0
  *            from the prot handler instead, to make one overhead body do,
  *            cost 0.5-0.7 us there against 0.35 us outside and read 1.6x
- *            lat_sig's figure. The rest of the gap was the engine's perf
- *            events, which cost ~0.1 us per fault while attached; they are
- *            now counted over an extra sample, not the timed ones.)
+ *            lat_sig's figure. Of the rest, ~0.1 us per fault was the
+ *            engine's perf events while attached (now counted over an
+ *            extra sample, not the timed ones) and the remainder an
+ *            SA_SIGINFO handler, see below.)
  *
  * Signal handlers. The library otherwise never installs one; this kernel
  * must. Each body installs its handler on entry and puts the caller's
@@ -71,17 +72,14 @@ struct prot_counters {
  * @run:        the run, for failure messages from the bodies.
  * @pid:        this process.
  * @tid:        the thread running the benchmark.
- * @map:        prot: the read-only page.
- * @map_bytes:  its length.
- * @pc:         prot: the handler's counters.
+ * @pc:         prot: the handler's counters and the read-only page
+ *              (NULL when not mapped).
  * @label:      "op=prot".
  */
 struct sig_state {
 	struct ep_run *run;
 	pid_t pid;
 	pid_t tid;
-	char *map;
-	size_t map_bytes;
 	struct prot_counters pc;
 	char label[SIG_LABEL_MAX];
 };
@@ -236,8 +234,8 @@ static void sig_teardown(void *state)
 
 	if (!st)
 		return;
-	if (st->map)
-		munmap(st->map, st->map_bytes);
+	if (st->pc.ro_page)
+		munmap(st->pc.ro_page, st->pc.page_bytes);
 	free(st);
 }
 
@@ -249,8 +247,6 @@ static int map_prot_page(struct sig_state *st)
 
 	if (map == MAP_FAILED)
 		return ep_run_fail(st->run, -ENOMEM, "os.signal: cannot map a page");
-	st->map = map;
-	st->map_bytes = page;
 	st->pc.ro_page = map;
 	st->pc.page_bytes = page;
 	return 0;
