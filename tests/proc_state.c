@@ -83,3 +83,9 @@ struct tp_kids tp_children(void)
 	closedir(d);
 	return k;
 }
+
+void tp_set(embperf_bench *b, const char *name, const char *value)
+{
+	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s %s=%s: %s",
+		     embperf_bench_kernel(b), name, value, embperf_bench_errmsg(b));
+}

@@ -3,12 +3,15 @@
  * proc_state.h - what a run must leave as it found it, read from /proc and
  * the file system: directory entries, descriptors, threads and children
  * (zombies included). Shared by the tests of kernels that start processes,
- * threads or temporary files. Failures to read /proc fail the test.
+ * threads or temporary files. Failures to read /proc fail the test. Also
+ * the parameter setter those tests share.
  */
 #ifndef EMBPERF_TESTS_PROC_STATE_H
 #define EMBPERF_TESTS_PROC_STATE_H
 
 #include <sys/types.h>
+
+#include "embperf.h"
 
 #define TP_MAX_KIDS 16
 
@@ -37,5 +40,8 @@ int tp_count_threads(void);
 
 /** tp_children() - the children of this process (of any of its threads). */
 struct tp_kids tp_children(void);
+
+/** tp_set() - set parameter @name of @b to @value; fails the test with the library's message. */
+void tp_set(embperf_bench *b, const char *name, const char *value);
 
 #endif /* EMBPERF_TESTS_PROC_STATE_H */

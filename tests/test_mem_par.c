@@ -64,12 +64,6 @@ static embperf_bench *new_bench(const char *size)
 	return b;
 }
 
-static void set(embperf_bench *b, const char *name, const char *value)
-{
-	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s=%s: %s", name, value,
-		     embperf_bench_errmsg(b));
-}
-
 /* Skip unless MemAvailable holds @bytes twice over. */
 static void need_memory(uint64_t bytes)
 {
@@ -323,7 +317,7 @@ Test(mem_par, line_sizes_from_a_cache_line_to_a_page)
 	for (int i = 0; i < 2; i++) {
 		embperf_bench *b = new_bench(lines[i][1]);
 
-		set(b, "line", lines[i][0]);
+		tp_set(b, "line", lines[i][0]);
 		run_sane(b, &lines[i][1], 1, &lat1);
 		embperf_bench_free(b);
 	}
@@ -365,7 +359,7 @@ static void assert_run_fails(const char *size, const char *line, int err, const 
 	int rc;
 
 	if (line)
-		set(b, "line", line);
+		tp_set(b, "line", line);
 	rc = embperf_bench_run(b);
 	cr_assert_eq(rc, err, "size=%s line=%s: %d (%s), expected %d", size, line ? line : "",
 		     rc, embperf_bench_errmsg(b), err);
@@ -494,7 +488,7 @@ Test(mem_par, budget_cut_leaves_nothing)
 	need_memory(64 * MIB);
 	before = take_snapshot();
 	b = new_bench("4k..64M");
-	set(b, "repetitions", "1000");
+	tp_set(b, "repetitions", "1000");
 	embperf_ctx_set_budget_ns(ctx, 100000000ULL);
 	rc = embperf_bench_run(b);
 	embperf_ctx_set_budget_ns(ctx, 0);

@@ -105,23 +105,17 @@ static const char *const file_kernels[] = {
 
 #define N_FILE_KERNELS ((int)(sizeof(file_kernels) / sizeof(file_kernels[0])))
 
-static void set(embperf_bench *b, const char *name, const char *value)
-{
-	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s %s=%s: %s",
-		     embperf_bench_kernel(b), name, value, embperf_bench_errmsg(b));
-}
-
 /* A bench with few, short samples and 'tmpdir' (when it has one) in @dir. */
 static embperf_bench *new_bench(const char *kernel)
 {
 	embperf_bench *b = embperf_bench_new(ctx, kernel);
 
 	cr_assert(b, "%s missing: %s", kernel, embperf_ctx_errmsg(ctx));
-	set(b, "repetitions", "3");
-	set(b, "sample_time", "2ms");
-	set(b, "counters", "0");
+	tp_set(b, "repetitions", "3");
+	tp_set(b, "sample_time", "2ms");
+	tp_set(b, "counters", "0");
 	if (strcmp(kernel, "os.cacheline"))
-		set(b, "tmpdir", dir);
+		tp_set(b, "tmpdir", dir);
 	return b;
 }
 
@@ -130,9 +124,9 @@ static embperf_bench *new_config_bench(const struct config *c)
 	embperf_bench *b = new_bench(c->kernel);
 
 	if (c->key)
-		set(b, c->key, c->value);
+		tp_set(b, c->key, c->value);
 	if (!strcmp(c->kernel, "os.fs"))
-		set(b, "files", "20"); /* a small pool: little untimed set-up */
+		tp_set(b, "files", "20"); /* a small pool: little untimed set-up */
 	return b;
 }
 
@@ -260,8 +254,8 @@ static void check_sizes(const char *list, const char *const *labels, int n, cons
 	embperf_bench *b = new_bench("os.fs");
 	double files_max = atof(files);
 
-	set(b, "size", list);
-	set(b, "files", files);
+	tp_set(b, "size", list);
+	tp_set(b, "files", files);
 	run_ok(b);
 	cr_assert_eq(embperf_bench_result_count(b), 3 * n, "%d results",
 		     embperf_bench_result_count(b));
@@ -310,9 +304,9 @@ static void check_bandwidth(const char *kernel, const char *mode, const char *si
 	const embperf_result *r;
 	double mbs;
 
-	set(b, "mode", mode);
+	tp_set(b, "mode", mode);
 	if (size)
-		set(b, "size", size);
+		tp_set(b, "size", size);
 	run_ok(b);
 	cr_assert_eq(embperf_bench_result_count(b), 1);
 	r = get_result(b, "bandwidth", labels);
@@ -366,7 +360,7 @@ Test(os_files, pagefault_latency_is_plausible_and_labelled)
 
 	check_latency(b, "size=8M", PF_MIN_US, PF_MAX_US);
 	b = new_bench("os.pagefault");
-	set(b, "size", "1M");
+	tp_set(b, "size", "1M");
 	check_latency(b, "size=1M", PF_MIN_US, PF_MAX_US);
 }
 
@@ -376,8 +370,8 @@ Test(os_files, mmap_latency_is_plausible_and_labelled)
 
 	check_latency(b, "size=1M", MAP_MIN_US, MAP_MAX_US);
 	b = new_bench("os.mmap");
-	set(b, "touch", "whole");
-	set(b, "size", "320k");
+	tp_set(b, "touch", "whole");
+	tp_set(b, "size", "320k");
 	check_latency(b, "size=320k", MAP_MIN_US, MAP_MAX_US);
 }
 
@@ -471,9 +465,9 @@ static void faults_and_units(const char *kernel, const char *key, const char *va
 	embperf_bench *b = new_bench(kernel);
 	const embperf_result *r;
 
-	set(b, "counters", "1");
+	tp_set(b, "counters", "1");
 	if (key)
-		set(b, key, value);
+		tp_set(b, key, value);
 	run_ok(b);
 	r = embperf_bench_result(b, 0);
 	page_faults(r, faults);
@@ -553,7 +547,7 @@ Test(os_files, cancel_mid_run_leaves_no_temp_file)
 			embperf_bench *b = new_config_bench(c);
 			struct watch w = { .cancel_at = 1 + 4 * p };
 
-			set(b, "repetitions", "3");
+			tp_set(b, "repetitions", "3");
 			embperf_ctx_set_progress_fn(ctx, watch_progress, &w);
 			cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s: %s", c->kernel,
 				     embperf_bench_errmsg(b));
@@ -617,9 +611,9 @@ Test(os_files, cancel_from_another_thread_leaves_no_temp_file)
 			struct canceller cn = { delays_ns[d] };
 			pthread_t thread;
 
-			set(b, "repetitions", "1000");
+			tp_set(b, "repetitions", "1000");
 			if (strcmp(c->kernel, "os.fs"))
-				set(b, "size", "20M");
+				tp_set(b, "size", "20M");
 			cr_assert_eq(pthread_create(&thread, NULL, cancel_later, &cn), 0);
 			cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s after %ld ns: %s",
 				     c->kernel, delays_ns[d], embperf_bench_errmsg(b));
@@ -665,9 +659,9 @@ Test(os_files, budget_cut_leaves_no_temp_file)
 			int rc;
 
 			/* More samples than the budget holds even at one unit each. */
-			set(b, "repetitions", "100000");
+			tp_set(b, "repetitions", "100000");
 			if (k == 0 && strcmp(c->kernel, "os.fs"))
-				set(b, "size", "20M");
+				tp_set(b, "size", "20M");
 			embperf_ctx_set_budget_ns(ctx, budgets_ns[k]);
 			rc = embperf_bench_run(b);
 			embperf_ctx_set_budget_ns(ctx, 0);
@@ -687,7 +681,7 @@ Test(os_files, budget_cut_of_cacheline_keeps_its_samples)
 	embperf_bench *b = new_bench("os.cacheline");
 	int rc;
 
-	set(b, "repetitions", "100000");
+	tp_set(b, "repetitions", "100000");
 	embperf_ctx_set_budget_ns(ctx, 100000000ULL);
 	rc = embperf_bench_run(b);
 	embperf_ctx_set_budget_ns(ctx, 0);
@@ -705,7 +699,7 @@ Test(os_files, empty_tmpdir_means_the_environment_s_tmpdir)
 		embperf_bench *b = new_config_bench(c);
 		struct watch w = { 0 };
 
-		set(b, "tmpdir", "");
+		tp_set(b, "tmpdir", "");
 		cr_assert_eq(setenv("TMPDIR", dir, 1), 0);
 		embperf_ctx_set_progress_fn(ctx, watch_progress, &w);
 		run_ok(b);
@@ -762,10 +756,10 @@ Test(os_files, user_file_is_used_and_kept)
 		embperf_bench *b = new_config_bench(c);
 		const embperf_result *r;
 
-		set(b, "file", path);
+		tp_set(b, "file", path);
 		if (!strcmp(c->kernel, "os.pagefault"))
-			set(b, "size", "1M");
-		set(b, "tmpdir", "/nonexistent/unused-when-file-is-set");
+			tp_set(b, "size", "1M");
+		tp_set(b, "tmpdir", "/nonexistent/unused-when-file-is-set");
 		run_ok(b);
 		r = embperf_bench_result(b, 0);
 		cr_assert(embperf_result_value(r) > 0.0);
@@ -842,7 +836,7 @@ static void fs_sizes_fail(const char *list, int err, const char *shown)
 {
 	embperf_bench *b = new_bench("os.fs");
 
-	set(b, "size", list);
+	tp_set(b, "size", list);
 	assert_run_fails(b, err, "'size'", shown);
 }
 
@@ -865,8 +859,8 @@ Test(os_files, fs_pool_beyond_its_bound_is_refused)
 {
 	embperf_bench *b = new_bench("os.fs");
 
-	set(b, "files", "100000");
-	set(b, "repetitions", "1000");
+	tp_set(b, "files", "100000");
+	tp_set(b, "repetitions", "1000");
 	assert_run_fails(b, -ERANGE, "'files'", "100000");
 }
 
@@ -878,7 +872,7 @@ Test(os_files, missing_tmpdir_is_named)
 	for (int i = 0; i < N_FILE_KERNELS; i++) {
 		embperf_bench *b = new_bench(file_kernels[i]);
 
-		set(b, "tmpdir", missing);
+		tp_set(b, "tmpdir", missing);
 		assert_run_fails(b, -ENOENT, "'tmpdir'", missing);
 	}
 }
@@ -893,12 +887,12 @@ Test(os_files, tmpdir_that_is_a_file_is_named)
 		embperf_bench *b = new_bench(file_kernels[i]);
 
 		write_file(plain, 10);
-		set(b, "tmpdir", plain);
+		tp_set(b, "tmpdir", plain);
 		cr_assert_eq(embperf_bench_run(b), -ENOTDIR, "%s", embperf_bench_errmsg(b));
 		cr_assert(strstr(embperf_bench_errmsg(b), "'tmpdir'"), "%s", embperf_bench_errmsg(b));
 		cr_assert(strstr(embperf_bench_errmsg(b), plain), "%s", embperf_bench_errmsg(b));
 		/* A path through the file: stat() itself says ENOTDIR. */
-		set(b, "tmpdir", below);
+		tp_set(b, "tmpdir", below);
 		cr_assert_eq(embperf_bench_run(b), -ENOTDIR, "%s", embperf_bench_errmsg(b));
 		cr_assert(strstr(embperf_bench_errmsg(b), below), "%s", embperf_bench_errmsg(b));
 		embperf_bench_free(b);
@@ -912,7 +906,7 @@ Test(os_files, empty_tmpdir_with_a_missing_environment_tmpdir_is_named)
 	for (int i = 0; i < N_FILE_KERNELS; i++) {
 		embperf_bench *b = new_bench(file_kernels[i]);
 
-		set(b, "tmpdir", "");
+		tp_set(b, "tmpdir", "");
 		cr_assert_eq(setenv("TMPDIR", "/nonexistent/embperf-env", 1), 0);
 		assert_run_fails(b, -ENOENT, "$TMPDIR", "/nonexistent/embperf-env");
 	}
@@ -930,7 +924,7 @@ Test(os_files, too_long_tmpdir_is_named)
 	for (int i = 0; i < N_FILE_KERNELS; i++) {
 		embperf_bench *b = new_bench(file_kernels[i]);
 
-		set(b, "tmpdir", longdir);
+		tp_set(b, "tmpdir", longdir);
 		assert_run_fails(b, -ENAMETOOLONG, "'tmpdir'", NULL);
 	}
 	free(longdir);
@@ -942,7 +936,7 @@ Test(os_files, unwritable_tmpdir_is_named)
 	for (int i = 0; i < N_FILE_KERNELS; i++) {
 		embperf_bench *b = new_bench(file_kernels[i]);
 
-		set(b, "tmpdir", "/proc");
+		tp_set(b, "tmpdir", "/proc");
 		assert_run_fails(b, 0, "'tmpdir'", "/proc");
 	}
 }
@@ -953,9 +947,9 @@ static void user_file_fails(const char *value, int err, const char *size)
 	for (int i = 1; i < N_FILE_KERNELS; i++) {
 		embperf_bench *b = new_bench(file_kernels[i]);
 
-		set(b, "file", value);
+		tp_set(b, "file", value);
 		if (size)
-			set(b, "size", size);
+			tp_set(b, "size", size);
 		assert_run_fails(b, err, "'file'", value);
 	}
 }
@@ -981,7 +975,7 @@ Test(os_files, too_small_user_file_is_named)
 		embperf_bench *b = new_bench(file_kernels[i]);
 		int rc;
 
-		set(b, "file", path);
+		tp_set(b, "file", path);
 		rc = embperf_bench_run(b);
 		cr_assert_eq(rc, -ERANGE, "%s: %d %s", file_kernels[i], rc, embperf_bench_errmsg(b));
 		cr_assert(strstr(embperf_bench_errmsg(b), "'file'"), "%s", embperf_bench_errmsg(b));
@@ -1002,7 +996,7 @@ Test(os_files, fifo_as_user_file_is_refused_at_once)
 		embperf_bench *b = new_bench(file_kernels[i]);
 		int rc;
 
-		set(b, "file", path);
+		tp_set(b, "file", path);
 		rc = embperf_bench_run(b);
 		cr_assert_eq(rc, -EINVAL, "%s: %d %s", file_kernels[i], rc, embperf_bench_errmsg(b));
 		cr_assert(strstr(embperf_bench_errmsg(b), "'file'"), "%s", embperf_bench_errmsg(b));
@@ -1026,18 +1020,18 @@ Test(os_files, no_space_is_refused_before_writing)
 			     strerror(errno));
 	for (int i = 1; i < N_FILE_KERNELS; i++) {
 		b = new_bench(file_kernels[i]);
-		set(b, "size", "2M");
+		tp_set(b, "size", "2M");
 		assert_run_fails(b, -ENOSPC, "'size'", "2M");
 	}
 	b = new_bench("os.fs");
-	set(b, "size", "10k");
+	tp_set(b, "size", "10k");
 	assert_run_fails(b, -ENOSPC, "'files'", NULL);
 	b = new_bench("os.fs");
-	set(b, "size", "0k");
+	tp_set(b, "size", "0k");
 	assert_run_fails(b, -ENOSPC, "inodes", NULL);
 	/* What fits runs. */
 	b = new_bench("os.file_rd");
-	set(b, "size", "256k");
+	tp_set(b, "size", "256k");
 	run_ok(b);
 	embperf_bench_free(b);
 	cr_assert_eq(tp_count_entries(dir), 0);

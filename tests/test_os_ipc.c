@@ -66,12 +66,6 @@ static embperf_bench *new_bench(const char *kernel)
 	return b;
 }
 
-static void set(embperf_bench *b, const char *name, const char *value)
-{
-	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s=%s: %s", name, value,
-		     embperf_bench_errmsg(b));
-}
-
 /* ------------------------------------------------------------ leftovers */
 
 /* Descriptors open in this process. */
@@ -168,7 +162,7 @@ static void check_bandwidth(const char *kernel)
 	const embperf_result *r;
 	double mbs;
 
-	set(b, "total", "1M");
+	tp_set(b, "total", "1M");
 	r = run_one(b);
 	mbs = embperf_result_value(r);
 	cr_assert_str_eq(embperf_result_metric(r), "bandwidth");
@@ -192,8 +186,8 @@ Test(os_ipc, bandwidth_total_smaller_than_size_is_raised_to_size)
 	double units = 0.0;
 	const embperf_result *r;
 
-	set(b, "size", "128k");
-	set(b, "total", "1k");
+	tp_set(b, "size", "128k");
+	tp_set(b, "total", "1k");
 	r = run_one(b);
 	cr_assert_str_eq(embperf_result_labels(r), "size=128k");
 	cr_assert_eq(embperf_result_counter(r, "units", &units), 0);
@@ -207,8 +201,8 @@ Test(os_ipc, select_on_tcp_descriptors_works)
 	embperf_bench *b = new_bench("os.select");
 	const embperf_result *r;
 
-	set(b, "type", "tcp");
-	set(b, "n", "50");
+	tp_set(b, "type", "tcp");
+	tp_set(b, "n", "50");
 	r = run_one(b);
 	cr_assert_str_eq(embperf_result_labels(r), "type=tcp n=50");
 	cr_assert(embperf_result_value(r) > LAT_MIN_US && embperf_result_value(r) < LAT_MAX_US);
@@ -224,10 +218,10 @@ static double min_of(const char *kernel, const char *k1, const char *v1, const c
 	embperf_bench *b = new_bench(kernel);
 	double v;
 
-	set(b, "repetitions", "5");
-	set(b, k1, v1);
+	tp_set(b, "repetitions", "5");
+	tp_set(b, k1, v1);
 	if (k2)
-		set(b, k2, v2);
+		tp_set(b, k2, v2);
 	v = embperf_result_stat(run_one(b), EMBPERF_STAT_MIN);
 	embperf_bench_free(b);
 	return v;
@@ -273,7 +267,7 @@ Test(os_ipc, cancel_mid_run_leaves_nothing)
 		struct snapshot before = take_snapshot();
 		embperf_bench *b = new_bench(peer_kernels[i]);
 
-		set(b, "repetitions", "20");
+		tp_set(b, "repetitions", "20");
 		embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
 		cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s: %s", peer_kernels[i],
 			     embperf_bench_errmsg(b));
@@ -295,8 +289,8 @@ Test(os_ipc, budget_cut_keeps_samples_and_leaves_nothing)
 		/* More samples than 150 ms can hold even at one round trip each,
 		 * should calibration settle on one unit (a first timing that
 		 * waited for a peer not yet scheduled, twice). */
-		set(b, "repetitions", "100000");
-		set(b, "sample_time", "5ms");
+		tp_set(b, "repetitions", "100000");
+		tp_set(b, "sample_time", "5ms");
 		embperf_ctx_set_budget_ns(ctx, 150000000ULL);
 		rc = embperf_bench_run(b);
 		embperf_ctx_set_budget_ns(ctx, 0);
@@ -338,7 +332,7 @@ Test(os_ipc, stopped_helper_ends_with_the_budget)
 		double t0;
 		int rc;
 
-		set(b, "repetitions", "1000");
+		tp_set(b, "repetitions", "1000");
 		signal_to_send = SIGSTOP;
 		embperf_ctx_set_progress_fn(ctx, signal_children, NULL);
 		embperf_ctx_set_budget_ns(ctx, 300000000ULL);
@@ -359,8 +353,8 @@ Test(os_ipc, stopped_helper_times_out)
 	struct snapshot before = take_snapshot();
 	embperf_bench *b = new_bench("os.sem");
 
-	set(b, "repetitions", "1000");
-	set(b, "timeout", "300ms");
+	tp_set(b, "repetitions", "1000");
+	tp_set(b, "timeout", "300ms");
 	signal_to_send = SIGSTOP;
 	embperf_ctx_set_progress_fn(ctx, signal_children, NULL);
 	cr_assert_eq(embperf_bench_run(b), -ETIMEDOUT, "%s", embperf_bench_errmsg(b));
@@ -380,7 +374,7 @@ Test(os_ipc, killed_helper_is_reported)
 		struct snapshot before = take_snapshot();
 		embperf_bench *b = new_bench(streams[i]);
 
-		set(b, "repetitions", "1000");
+		tp_set(b, "repetitions", "1000");
 		signal_to_send = SIGKILL;
 		embperf_ctx_set_progress_fn(ctx, signal_children, NULL);
 		cr_assert_eq(embperf_bench_run(b), -EPIPE, "%s: %s", streams[i],
@@ -421,7 +415,7 @@ Test(os_ipc, missing_tmpdir_is_named)
 	struct snapshot before = take_snapshot();
 	embperf_bench *b = new_bench("os.select");
 
-	set(b, "tmpdir", "/nonexistent/embperf-test");
+	tp_set(b, "tmpdir", "/nonexistent/embperf-test");
 	cr_assert_eq(embperf_bench_run(b), -ENOENT, "%s", embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "'tmpdir'"), "%s", embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "/nonexistent/embperf-test"), "%s",
@@ -442,7 +436,7 @@ Test(os_ipc, too_many_descriptors_for_the_limit)
 	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0, "%s", strerror(errno));
 	before = take_snapshot();
 	b = new_bench("os.select");
-	set(b, "n", "200");
+	tp_set(b, "n", "200");
 	cr_assert_eq(embperf_bench_run(b), -EMFILE, "%s", embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "'n'"), "%s", embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "RLIMIT_NOFILE"), "%s", embperf_bench_errmsg(b));
@@ -464,7 +458,7 @@ Test(os_ipc, descriptors_beyond_fd_setsize_are_refused)
 	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0, "%s", strerror(errno));
 	before = take_snapshot();
 	b = new_bench("os.select");
-	set(b, "n", "1024");
+	tp_set(b, "n", "1024");
 	cr_assert_eq(embperf_bench_run(b), -ERANGE, "%s", embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "'n'"), "%s", embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "FD_SETSIZE"), "%s", embperf_bench_errmsg(b));

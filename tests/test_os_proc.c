@@ -93,12 +93,6 @@ static embperf_bench *new_bench(const char *kernel)
 	return b;
 }
 
-static void set(embperf_bench *b, const char *name, const char *value)
-{
-	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s=%s: %s", name, value,
-		     embperf_bench_errmsg(b));
-}
-
 static const embperf_result *run_one(embperf_bench *b)
 {
 	cr_assert_eq(embperf_bench_run(b), 0, "%s: %s", embperf_bench_kernel(b),
@@ -213,7 +207,7 @@ static double check_latency(const char *kernel, const char *key, const char *val
 	double us;
 
 	if (key)
-		set(b, key, value);
+		tp_set(b, key, value);
 	r = run_one(b);
 	us = embperf_result_value(r);
 	cr_assert_str_eq(embperf_result_kernel(r), kernel);
@@ -245,8 +239,8 @@ Test(os_proc, syscalls_are_plausible_and_labelled)
 		const embperf_result *r;
 
 		snprintf(label, sizeof(label), "op=%s", ops[i]);
-		set(b, "op", ops[i]);
-		set(b, "tmpdir", dir);
+		tp_set(b, "op", ops[i]);
+		tp_set(b, "tmpdir", dir);
 		r = run_one(b);
 		cr_assert_str_eq(embperf_result_labels(r), label);
 		cr_assert_str_eq(embperf_result_unit(r), "us");
@@ -298,7 +292,7 @@ Test(os_proc, signal_kernel_gives_the_handlers_and_mask_back)
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		embperf_bench *b = new_bench("os.signal");
 
-		set(b, "op", ops[i]);
+		tp_set(b, "op", ops[i]);
 		run_one(b);
 		embperf_bench_free(b);
 		cr_assert_eq(sigaction(SIGUSR1, NULL, &now), 0);
@@ -331,8 +325,8 @@ Test(os_proc, processes_are_plausible_and_labelled)
 		const embperf_result *r;
 		double us;
 
-		set(b, "op", sh ? "sh" : "exec");
-		set(b, "exec_path", hello);
+		tp_set(b, "op", sh ? "sh" : "exec");
+		tp_set(b, "exec_path", hello);
 		r = run_one(b);
 		us = embperf_result_value(r);
 		cr_assert_str_eq(embperf_result_labels(r), sh ? "op=sh" : "op=exec");
@@ -355,8 +349,8 @@ Test(os_proc, sleeps_last_at_least_the_interval)
 		const embperf_result *r;
 		double min_us, median_us;
 
-		set(b, "op", ops[i]);
-		set(b, "interval", "100us");
+		tp_set(b, "op", ops[i]);
+		tp_set(b, "interval", "100us");
 		snprintf(label, sizeof(label), "op=%s interval=100us", ops[i]);
 		r = run_one(b);
 		cr_assert_str_eq(embperf_result_labels(r), label);
@@ -408,9 +402,9 @@ Test(os_proc, context_switch_members_are_processes_or_threads)
 		const embperf_result *r;
 		double us;
 
-		set(b, "procs", "4");
-		set(b, "size", "16k");
-		set(b, "mode", threads ? "threads" : "process");
+		tp_set(b, "procs", "4");
+		tp_set(b, "size", "16k");
+		tp_set(b, "mode", threads ? "threads" : "process");
 		embperf_ctx_set_progress_fn(ctx, watch_progress, &w);
 		r = run_one(b);
 		embperf_ctx_set_progress_fn(ctx, NULL, NULL);
@@ -453,11 +447,11 @@ static double stat_of(const struct variant *v, enum embperf_stat stat, const cha
 	embperf_bench *b = new_bench(v->kernel);
 	double x;
 
-	set(b, "repetitions", reps);
-	set(b, "sample_time", sample_time);
-	set(b, v->k1, v->v1);
+	tp_set(b, "repetitions", reps);
+	tp_set(b, "sample_time", sample_time);
+	tp_set(b, v->k1, v->v1);
 	if (v->k2)
-		set(b, v->k2, v->v2);
+		tp_set(b, v->k2, v->v2);
 	x = embperf_result_stat(run_one(b), stat);
 	embperf_bench_free(b);
 	return x;
@@ -566,11 +560,11 @@ static embperf_bench *spawning_bench(const struct spawning *s, const char *hello
 {
 	embperf_bench *b = new_bench(s->kernel);
 
-	set(b, s->key, s->value);
+	tp_set(b, s->key, s->value);
 	if (s->needs_hello)
-		set(b, "exec_path", hello);
+		tp_set(b, "exec_path", hello);
 	if (!strcmp(s->kernel, "os.ctx"))
-		set(b, "procs", "8");
+		tp_set(b, "procs", "8");
 	return b;
 }
 
@@ -590,7 +584,7 @@ Test(os_proc, cancel_mid_run_leaves_no_child)
 		struct snapshot before = take_snapshot();
 		embperf_bench *b = spawning_bench(&spawners[i], hello);
 
-		set(b, "repetitions", "20");
+		tp_set(b, "repetitions", "20");
 		embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
 		cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s %s=%s: %s", spawners[i].kernel,
 			     spawners[i].key, spawners[i].value, embperf_bench_errmsg(b));
@@ -612,8 +606,8 @@ Test(os_proc, budget_cut_keeps_samples_and_leaves_no_child)
 		int rc;
 
 		/* More samples than any calibration gets through in the budget. */
-		set(b, "repetitions", "1000000");
-		set(b, "sample_time", "5ms");
+		tp_set(b, "repetitions", "1000000");
+		tp_set(b, "sample_time", "5ms");
 		embperf_ctx_set_budget_ns(ctx, 150000000ULL);
 		rc = embperf_bench_run(b);
 		embperf_ctx_set_budget_ns(ctx, 0);
@@ -685,10 +679,10 @@ static int run_with_sleeper(enum action action, const char *timeout, embperf_ben
 	make_dir(dir, dir_size);
 	write_script(dir, "sleeper", sleeper_text, sleeper, sizeof(sleeper));
 	b = new_bench("os.proc");
-	set(b, "op", "exec");
-	set(b, "exec_path", sleeper);
+	tp_set(b, "op", "exec");
+	tp_set(b, "exec_path", sleeper);
 	if (timeout)
-		set(b, "child_timeout", timeout);
+		tp_set(b, "child_timeout", timeout);
 	cr_assert_eq(pthread_create(&thread, NULL, meddle, &m), 0);
 	rc = embperf_bench_run(b);
 	atomic_store(&m.done, 1); /* stops the thread if the run ended first */
@@ -733,8 +727,8 @@ Test(os_proc, budget_end_while_a_child_runs_kills_and_reaps_it)
 	make_dir(dir, sizeof(dir));
 	write_script(dir, "sleeper", sleeper_text, sleeper, sizeof(sleeper));
 	b = new_bench("os.proc");
-	set(b, "op", "sh");
-	set(b, "exec_path", sleeper);
+	tp_set(b, "op", "sh");
+	tp_set(b, "exec_path", sleeper);
 	embperf_ctx_set_budget_ns(ctx, 300000000ULL);
 	t0 = now_s();
 	rc = embperf_bench_run(b);
@@ -757,9 +751,9 @@ Test(os_proc, child_outliving_its_timeout_is_killed_and_named)
 	make_dir(dir, sizeof(dir));
 	write_script(dir, "sleeper", sleeper_text, sleeper, sizeof(sleeper));
 	b = new_bench("os.proc");
-	set(b, "op", "exec");
-	set(b, "exec_path", sleeper);
-	set(b, "child_timeout", "200ms");
+	tp_set(b, "op", "exec");
+	tp_set(b, "exec_path", sleeper);
+	tp_set(b, "child_timeout", "200ms");
 	rc = embperf_bench_run(b);
 	cr_assert_eq(rc, -ETIMEDOUT, "%d %s", rc, embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "'child_timeout'"), "%s",
@@ -818,8 +812,8 @@ Test(os_proc, ring_member_killed_from_outside_is_reported)
 		embperf_bench *b = new_bench("os.ctx");
 		int killed = 0, rc;
 
-		set(b, "procs", procs[i]);
-		set(b, "repetitions", "1000");
+		tp_set(b, "procs", procs[i]);
+		tp_set(b, "repetitions", "1000");
 		signal_to_send = SIGKILL;
 		embperf_ctx_set_progress_fn(ctx, kill_the_members, &killed);
 		rc = embperf_bench_run(b);
@@ -843,10 +837,10 @@ static int run_with_stopped_ring(const char *procs, uint64_t budget_ns, const ch
 	embperf_bench *b = new_bench("os.ctx");
 	int rc;
 
-	set(b, "procs", procs);
-	set(b, "repetitions", "1000000");
+	tp_set(b, "procs", procs);
+	tp_set(b, "repetitions", "1000000");
 	if (timeout)
-		set(b, "timeout", timeout);
+		tp_set(b, "timeout", timeout);
 	signal_to_send = SIGSTOP;
 	*stopped = 0;
 	embperf_ctx_set_progress_fn(ctx, kill_the_members, stopped);
@@ -984,48 +978,48 @@ Test(os_proc, missing_or_failing_programs_are_named)
 	embperf_bench *b;
 
 	b = new_bench("os.proc");
-	set(b, "op", "exec");
-	set(b, "exec_path", "/nonexistent/embperf-hello");
+	tp_set(b, "op", "exec");
+	tp_set(b, "exec_path", "/nonexistent/embperf-hello");
 	assert_run_fails(b, -ENOENT, "'exec_path'", "/nonexistent/embperf-hello");
 
 	b = new_bench("os.proc");
-	set(b, "op", "sh");
-	set(b, "exec_path", "/nonexistent/embperf-hello");
+	tp_set(b, "op", "sh");
+	tp_set(b, "exec_path", "/nonexistent/embperf-hello");
 	assert_run_fails(b, -ENOENT, "'exec_path'", "/nonexistent/embperf-hello");
 
 	b = new_bench("os.proc");
-	set(b, "op", "sh");
-	set(b, "exec_path", hello);
-	set(b, "shell", "/nonexistent/sh");
+	tp_set(b, "op", "sh");
+	tp_set(b, "exec_path", hello);
+	tp_set(b, "shell", "/nonexistent/sh");
 	assert_run_fails(b, -ENOENT, "'shell'", "/nonexistent/sh");
 
 	b = new_bench("os.proc");
-	set(b, "op", "exec");
-	set(b, "exec_path", "");
+	tp_set(b, "op", "exec");
+	tp_set(b, "exec_path", "");
 	assert_run_fails(b, -EINVAL, "'exec_path'", NULL);
 
 	/* A file that is not executable (root ignores modes but for x). */
 	b = new_bench("os.proc");
-	set(b, "op", "exec");
-	set(b, "exec_path", "/etc/passwd");
+	tp_set(b, "op", "exec");
+	tp_set(b, "exec_path", "/etc/passwd");
 	assert_run_fails(b, -EACCES, "'exec_path'", "/etc/passwd");
 
 	/* A program that runs but fails. */
 	if (access("/bin/false", X_OK) == 0) {
 		b = new_bench("os.proc");
-		set(b, "op", "exec");
-		set(b, "exec_path", "/bin/false");
+		tp_set(b, "op", "exec");
+		tp_set(b, "exec_path", "/bin/false");
 		assert_run_fails(b, -ECHILD, "'exec_path'", "status 1");
 
 		b = new_bench("os.proc");
-		set(b, "op", "sh");
-		set(b, "exec_path", "/bin/false");
+		tp_set(b, "op", "sh");
+		tp_set(b, "exec_path", "/bin/false");
 		assert_run_fails(b, -ECHILD, "'shell'", "status 1");
 	}
 
 	/* fork needs no program: a bad exec_path does not matter to it. */
 	b = new_bench("os.proc");
-	set(b, "exec_path", "/nonexistent/embperf-hello");
+	tp_set(b, "exec_path", "/nonexistent/embperf-hello");
 	run_one(b);
 	embperf_bench_free(b);
 }
@@ -1035,23 +1029,23 @@ Test(os_proc, bad_files_and_intervals_are_named)
 	embperf_bench *b;
 
 	b = new_bench("os.syscall");
-	set(b, "op", "stat");
-	set(b, "file", "/nonexistent/file");
+	tp_set(b, "op", "stat");
+	tp_set(b, "file", "/nonexistent/file");
 	assert_run_fails(b, -ENOENT, "'file'", "/nonexistent/file");
 
 	b = new_bench("os.syscall");
-	set(b, "op", "open");
-	set(b, "tmpdir", "/nonexistent/dir");
+	tp_set(b, "op", "open");
+	tp_set(b, "tmpdir", "/nonexistent/dir");
 	assert_run_fails(b, -ENOENT, "'tmpdir'", "/nonexistent/dir");
 
 	b = new_bench("os.syscall");
-	set(b, "op", "null");
-	set(b, "file", "/etc/passwd");
+	tp_set(b, "op", "null");
+	tp_set(b, "file", "/etc/passwd");
 	assert_run_fails(b, -EINVAL, "'file'", "op=null");
 
 	b = new_bench("os.sleep");
-	set(b, "op", "select");
-	set(b, "interval", "1500ns");
+	tp_set(b, "op", "select");
+	tp_set(b, "interval", "1500ns");
 	assert_run_fails(b, -EINVAL, "'interval'", "1500ns");
 }
 
@@ -1066,8 +1060,8 @@ Test(os_proc, ring_larger_than_the_descriptor_limit_is_refused)
 	for (int threads = 0; threads < 2; threads++) {
 		embperf_bench *b = new_bench("os.ctx");
 
-		set(b, "procs", "100");
-		set(b, "mode", threads ? "threads" : "process");
+		tp_set(b, "procs", "100");
+		tp_set(b, "mode", threads ? "threads" : "process");
 		assert_run_fails(b, -EMFILE, "'procs'", "RLIMIT_NOFILE");
 	}
 }
@@ -1091,7 +1085,7 @@ Test(os_proc, working_sets_beyond_memory_are_refused)
 		cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0, "%s", strerror(errno));
 	}
 	b = new_bench("os.ctx");
-	set(b, "procs", "1024");
-	set(b, "size", "64M");
+	tp_set(b, "procs", "1024");
+	tp_set(b, "size", "64M");
 	assert_run_fails(b, -ENOMEM, "'procs'", "'size'");
 }
