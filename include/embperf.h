@@ -48,12 +48,12 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define EMBPERF_VERSION_MAJOR 0
-#define EMBPERF_VERSION_MINOR 1
+#define EMBPERF_VERSION_MINOR 2
 #define EMBPERF_VERSION_PATCH 0
 /** Version as one number: major * 10000 + minor * 100 + patch. */
 #define EMBPERF_VERSION_NUMBER \
 	(EMBPERF_VERSION_MAJOR * 10000 + EMBPERF_VERSION_MINOR * 100 + EMBPERF_VERSION_PATCH)
-#define EMBPERF_VERSION_STRING "0.1.0"
+#define EMBPERF_VERSION_STRING "0.2.0"
 
 /**
  * embperf_version_number() - version of the library in use at run time.
@@ -730,6 +730,172 @@ EMBPERF_API int embperf_result_verdict(const embperf_result *result);
  */
 EMBPERF_API int embperf_result_baseline(const embperf_result *result, double *value,
 					double *ratio);
+
+/* ------------------------------------------------------------------------ */
+/* Distributions, trial logs, labels and parameters (since 0.2)             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Results of trial kernels (block I/O, audio, network, timers) may carry a
+ * latency distribution (percentiles), counters the kernel declares
+ * ("xruns", "overruns", "dropped": listed by embperf_result_counter_name()
+ * after the engine's counters and read with embperf_result_counter()), and,
+ * for a searched value (RFC 2544's zero-loss rate), the log of the trials
+ * the search ran. The trial log accessors are experimental: the fields of
+ * enum embperf_trial_field may grow before 1.0, existing ones keep their
+ * meaning.
+ */
+
+/**
+ * embperf_result_percentile_count() - number of percentiles the result carries.
+ * @result: result.
+ *
+ * Return: the count; 0 when the result has no distribution.
+ */
+EMBPERF_API int embperf_result_percentile_count(const embperf_result *result);
+
+/**
+ * embperf_result_percentile_at() - one percentile, in ascending order.
+ * @result: result.
+ * @index:  0 to embperf_result_percentile_count() - 1.
+ * @pct:    receives the percentile (e.g. 99.9); may be NULL.
+ * @value:  receives its value in embperf_result_unit(); may be NULL.
+ *
+ * Return: 0, or -ENOENT when @index is out of range.
+ */
+EMBPERF_API int embperf_result_percentile_at(const embperf_result *result, int index, double *pct,
+					     double *value);
+
+/**
+ * embperf_result_percentile() - the value at a percentile of the distribution.
+ * @result: result.
+ * @pct:    percentile, 0 < @pct <= 100 (50, 90, 99, 99.9, 99.99 by default;
+ *          others when the kernel's 'percentiles' parameter asked for them).
+ * @value:  receives the value in embperf_result_unit().
+ *
+ * The distribution is every recorded operation of every trial of the result
+ * (a log-linear histogram: exact below 128 ns, within 0.8 % above).
+ *
+ * Return: 0; -EINVAL for a @pct outside (0, 100] or NaN; -ENODATA when the
+ * result has no distribution; -ENOENT when this percentile was not computed.
+ */
+EMBPERF_API int embperf_result_percentile(const embperf_result *result, double pct,
+					  double *value);
+
+/**
+ * embperf_result_dist_stat() - a statistic of the distribution itself.
+ * @result: result.
+ * @stat:   EMBPERF_STAT_N (operations recorded), EMBPERF_STAT_MIN,
+ *          EMBPERF_STAT_MAX or EMBPERF_STAT_MEAN.
+ *
+ * Unlike embperf_result_stat(), which describes the per-trial samples, this
+ * describes all recorded operations.
+ *
+ * Return: the value in embperf_result_unit() (a count for N); NaN when the
+ * result has no distribution or for another @stat.
+ */
+EMBPERF_API double embperf_result_dist_stat(const embperf_result *result, enum embperf_stat stat);
+
+/**
+ * enum embperf_trial_field - columns of a search's trial log.
+ * @EMBPERF_TRIAL_CONFIG:      the value the search set (e.g. the offered rate);
+ *                             its name from embperf_result_trial_name().
+ * @EMBPERF_TRIAL_OUTCOME:     what the trial was judged by (e.g. the loss ratio).
+ * @EMBPERF_TRIAL_PASS:        1 when the trial passed, 0 when it failed.
+ * @EMBPERF_TRIAL_DURATION_NS: how long the trial's measured part lasted.
+ */
+enum embperf_trial_field {
+	EMBPERF_TRIAL_CONFIG = 0,
+	EMBPERF_TRIAL_OUTCOME = 1,
+	EMBPERF_TRIAL_PASS = 2,
+	EMBPERF_TRIAL_DURATION_NS = 3,
+};
+
+/**
+ * embperf_result_trial_count() - number of trials in the result's trial log.
+ * @result: result.
+ *
+ * Return: the count; 0 for a result that is not a searched value.
+ */
+EMBPERF_API int embperf_result_trial_count(const embperf_result *result);
+
+/**
+ * embperf_result_trial() - one field of one trial, in the order run.
+ * @result: result.
+ * @index:  0 to embperf_result_trial_count() - 1.
+ * @field:  an enum embperf_trial_field value.
+ * @value:  receives the value.
+ *
+ * Return: 0; -ENOENT when @index is out of range; -EINVAL for an unknown @field.
+ */
+EMBPERF_API int embperf_result_trial(const embperf_result *result, int index,
+				     enum embperf_trial_field field, double *value);
+
+/**
+ * embperf_result_trial_name() - name of a trial log column.
+ * @result: result.
+ * @field:  an enum embperf_trial_field value.
+ *
+ * Return: e.g. "rate" or "loss", owned by the result; NULL for an unknown
+ * @field or a result without a trial log.
+ */
+EMBPERF_API const char *embperf_result_trial_name(const embperf_result *result,
+						  enum embperf_trial_field field);
+
+/**
+ * embperf_result_label_count() - number of labels.
+ * @result: result.
+ *
+ * Labels as pairs, so that a value may hold any character (a path with a
+ * space); embperf_result_labels() gives the same as one line.
+ *
+ * Return: the count.
+ */
+EMBPERF_API int embperf_result_label_count(const embperf_result *result);
+
+/**
+ * embperf_result_label_key() - name of a label.
+ * @result: result.
+ * @index:  0 to embperf_result_label_count() - 1.
+ *
+ * Return: the name, owned by the result; NULL when out of range.
+ */
+EMBPERF_API const char *embperf_result_label_key(const embperf_result *result, int index);
+
+/**
+ * embperf_result_label_value() - value of a label.
+ * @result: result.
+ * @index:  0 to embperf_result_label_count() - 1.
+ *
+ * Return: the value, owned by the result; NULL when out of range.
+ */
+EMBPERF_API const char *embperf_result_label_value(const embperf_result *result, int index);
+
+/**
+ * embperf_result_param_count() - number of parameters the run had.
+ * @result: result.
+ *
+ * Return: the count.
+ */
+EMBPERF_API int embperf_result_param_count(const embperf_result *result);
+
+/**
+ * embperf_result_param_key() - name of a parameter.
+ * @result: result.
+ * @index:  0 to embperf_result_param_count() - 1.
+ *
+ * Return: the name, owned by the result; NULL when out of range.
+ */
+EMBPERF_API const char *embperf_result_param_key(const embperf_result *result, int index);
+
+/**
+ * embperf_result_param_value() - canonical value of a parameter.
+ * @result: result.
+ * @index:  0 to embperf_result_param_count() - 1.
+ *
+ * Return: the value, owned by the result; NULL when out of range.
+ */
+EMBPERF_API const char *embperf_result_param_value(const embperf_result *result, int index);
 
 /* ------------------------------------------------------------------------ */
 /* Reports                                                                  */

@@ -71,7 +71,8 @@ struct embperf_result *ep_result_new(const char *kernel, const char *metric, con
 	r->title = ep_strdup("");
 	r->labels = ep_strdup(labels);
 	r->params = ep_strdup(params);
-	if (!r->kernel || !r->metric || !r->unit || !r->title || !r->labels || !r->params) {
+	if (!r->kernel || !r->metric || !r->unit || !r->title || !r->labels || !r->params ||
+	    ep_pairs_parse(r->labels, &r->label_kv) || ep_pairs_parse(r->params, &r->param_kv)) {
 		ep_result_free(r);
 		return NULL;
 	}
@@ -122,6 +123,96 @@ int ep_result_set_title(struct embperf_result *r, const char *title)
 	return 0;
 }
 
+static int cmp_pct(const void *a, const void *b)
+{
+	double x = ((const struct ep_pct *)a)->pct, y = ((const struct ep_pct *)b)->pct;
+
+	return (x > y) - (x < y);
+}
+
+int ep_result_set_pcts(struct embperf_result *r, const struct ep_pct *pcts, size_t n)
+{
+	struct ep_pct *copy = NULL;
+
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, pcts, n * sizeof(*copy));
+		qsort(copy, n, sizeof(*copy), cmp_pct);
+	}
+	free(r->pcts);
+	r->pcts = copy;
+	r->n_pcts = n;
+	return 0;
+}
+
+int ep_result_add_named(struct embperf_result *r, const char *name, double value)
+{
+	struct ep_named *p;
+
+	for (size_t i = 0; i < r->n_named; i++) {
+		if (!strcmp(r->named[i].name, name)) {
+			r->named[i].value += value;
+			return 0;
+		}
+	}
+	p = realloc(r->named, (r->n_named + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r->named = p;
+	p[r->n_named].name = ep_strdup(name);
+	if (!p[r->n_named].name)
+		return -ENOMEM;
+	p[r->n_named].value = value;
+	r->n_named++;
+	return 0;
+}
+
+int ep_result_set_trials(struct embperf_result *r, const char *config_name,
+			 const char *outcome_name, const struct ep_trial_row *rows, size_t n)
+{
+	char *cname = ep_strdup(config_name), *oname = ep_strdup(outcome_name);
+	struct ep_trial_row *copy = n ? malloc(n * sizeof(*copy)) : NULL;
+
+	if (!cname || !oname || (n && !copy)) {
+		free(cname);
+		free(oname);
+		free(copy);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(copy, rows, n * sizeof(*copy));
+	free(r->trial_config_name);
+	free(r->trial_outcome_name);
+	free(r->trials);
+	r->trial_config_name = cname;
+	r->trial_outcome_name = oname;
+	r->trials = copy;
+	r->n_trials = n;
+	return 0;
+}
+
+/* Copy the distribution, the kernel's counters and the trial log of @r into @d. */
+static int dup_trial_parts(struct embperf_result *d, const struct embperf_result *r)
+{
+	d->has_dist = r->has_dist;
+	d->dist_n = r->dist_n;
+	d->dist_min = r->dist_min;
+	d->dist_max = r->dist_max;
+	d->dist_mean = r->dist_mean;
+	if (ep_result_set_pcts(d, r->pcts, r->n_pcts))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_named; i++)
+		if (ep_result_add_named(d, r->named[i].name, r->named[i].value))
+			return -ENOMEM;
+	if (r->trial_config_name &&
+	    ep_result_set_trials(d, r->trial_config_name, r->trial_outcome_name, r->trials,
+				 r->n_trials))
+		return -ENOMEM;
+	return 0;
+}
+
 struct embperf_result *ep_result_dup(const struct embperf_result *r)
 {
 	struct embperf_result *d = ep_result_new(r->kernel, r->metric, r->unit, r->labels,
@@ -129,7 +220,8 @@ struct embperf_result *ep_result_dup(const struct embperf_result *r)
 
 	if (!d)
 		return NULL;
-	if (ep_result_set_title(d, r->title) || ep_result_set_samples(d, r->samples, r->n_samples)) {
+	if (ep_result_set_title(d, r->title) || ep_result_set_samples(d, r->samples, r->n_samples) ||
+	    dup_trial_parts(d, r)) {
 		ep_result_free(d);
 		return NULL;
 	}
@@ -159,7 +251,16 @@ void ep_result_free(struct embperf_result *r)
 	free(r->title);
 	free(r->labels);
 	free(r->params);
+	ep_pairs_free(&r->label_kv);
+	ep_pairs_free(&r->param_kv);
 	free(r->samples);
+	free(r->pcts);
+	for (size_t i = 0; i < r->n_named; i++)
+		free(r->named[i].name);
+	free(r->named);
+	free(r->trial_config_name);
+	free(r->trial_outcome_name);
+	free(r->trials);
 	free(r);
 }
 
@@ -271,13 +372,13 @@ double embperf_result_sample(const embperf_result *result, int index)
 
 int embperf_result_counter_count(const embperf_result *result)
 {
-	(void)result;
-	return EP_CTR_COUNT;
+	return EP_CTR_COUNT + (int)result->n_named;
 }
 
 const char *embperf_result_counter_name(const embperf_result *result, int index)
 {
-	(void)result;
+	if (index >= EP_CTR_COUNT && (size_t)(index - EP_CTR_COUNT) < result->n_named)
+		return result->named[index - EP_CTR_COUNT].name;
 	return ep_counter_name(index);
 }
 
@@ -285,6 +386,12 @@ int embperf_result_counter(const embperf_result *result, const char *name, doubl
 {
 	int i = ep_counter_index(name);
 
+	for (size_t k = 0; i < 0 && name && k < result->n_named; k++) {
+		if (!strcmp(result->named[k].name, name)) {
+			*value = result->named[k].value;
+			return 0;
+		}
+	}
 	if (i < 0)
 		return -ENOENT;
 	if (!result->counter_ok[i])
@@ -316,4 +423,135 @@ int embperf_result_baseline(const embperf_result *result, double *value, double 
 	if (ratio)
 		*ratio = result->ratio;
 	return 0;
+}
+
+/* Distributions and trial logs (0.2). */
+
+int embperf_result_percentile_count(const embperf_result *result)
+{
+	return (int)result->n_pcts;
+}
+
+int embperf_result_percentile_at(const embperf_result *result, int index, double *pct,
+				 double *value)
+{
+	if (index < 0 || (size_t)index >= result->n_pcts)
+		return -ENOENT;
+	if (pct)
+		*pct = result->pcts[index].pct;
+	if (value)
+		*value = result->pcts[index].value;
+	return 0;
+}
+
+int embperf_result_percentile(const embperf_result *result, double pct, double *value)
+{
+	if (!(pct > 0.0 && pct <= 100.0))
+		return -EINVAL;
+	if (!result->has_dist)
+		return -ENODATA;
+	for (size_t i = 0; i < result->n_pcts; i++) {
+		/* Percentiles are kept as asked, so a tiny tolerance suffices. */
+		if (fabs(result->pcts[i].pct - pct) < 1e-9) {
+			*value = result->pcts[i].value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+double embperf_result_dist_stat(const embperf_result *result, enum embperf_stat stat)
+{
+	if (!result->has_dist)
+		return NAN;
+	switch (stat) {
+	case EMBPERF_STAT_N:
+		return result->dist_n;
+	case EMBPERF_STAT_MIN:
+		return result->dist_min;
+	case EMBPERF_STAT_MAX:
+		return result->dist_max;
+	case EMBPERF_STAT_MEAN:
+		return result->dist_mean;
+	default:
+		return NAN;
+	}
+}
+
+int embperf_result_trial_count(const embperf_result *result)
+{
+	return (int)result->n_trials;
+}
+
+int embperf_result_trial(const embperf_result *result, int index, enum embperf_trial_field field,
+			 double *value)
+{
+	const struct ep_trial_row *row;
+
+	if (index < 0 || (size_t)index >= result->n_trials)
+		return -ENOENT;
+	row = &result->trials[index];
+	switch (field) {
+	case EMBPERF_TRIAL_CONFIG:
+		*value = row->config;
+		return 0;
+	case EMBPERF_TRIAL_OUTCOME:
+		*value = row->outcome;
+		return 0;
+	case EMBPERF_TRIAL_PASS:
+		*value = row->pass;
+		return 0;
+	case EMBPERF_TRIAL_DURATION_NS:
+		*value = (double)row->duration_ns;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *embperf_result_trial_name(const embperf_result *result,
+				      enum embperf_trial_field field)
+{
+	switch (field) {
+	case EMBPERF_TRIAL_CONFIG:
+		return result->trial_config_name;
+	case EMBPERF_TRIAL_OUTCOME:
+		return result->trial_outcome_name;
+	case EMBPERF_TRIAL_PASS:
+		return "pass";
+	case EMBPERF_TRIAL_DURATION_NS:
+		return "duration_ns";
+	}
+	return NULL;
+}
+
+int embperf_result_label_count(const embperf_result *result)
+{
+	return (int)result->label_kv.n;
+}
+
+const char *embperf_result_label_key(const embperf_result *result, int index)
+{
+	return index >= 0 && (size_t)index < result->label_kv.n ? result->label_kv.keys[index] : NULL;
+}
+
+const char *embperf_result_label_value(const embperf_result *result, int index)
+{
+	return index >= 0 && (size_t)index < result->label_kv.n ? result->label_kv.values[index]
+								 : NULL;
+}
+
+int embperf_result_param_count(const embperf_result *result)
+{
+	return (int)result->param_kv.n;
+}
+
+const char *embperf_result_param_key(const embperf_result *result, int index)
+{
+	return index >= 0 && (size_t)index < result->param_kv.n ? result->param_kv.keys[index] : NULL;
+}
+
+const char *embperf_result_param_value(const embperf_result *result, int index)
+{
+	return index >= 0 && (size_t)index < result->param_kv.n ? result->param_kv.values[index]
+								 : NULL;
 }

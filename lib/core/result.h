@@ -11,6 +11,7 @@
 
 #include "embperf.h"
 #include "kernel.h"
+#include "util.h"
 
 /** Counters recorded with every measured result, in this order. */
 enum ep_counter {
@@ -47,6 +48,32 @@ struct ep_stats {
 /** ep_stats_compute() - statistics of @n values (any order; not modified). */
 void ep_stats_compute(const double *values, size_t n, struct ep_stats *out);
 
+/** struct ep_pct - one percentile of a distribution, in the result's unit. */
+struct ep_pct {
+	double pct;
+	double value;
+};
+
+/** struct ep_named - a kernel-declared counter ("xruns"), summed over the trials. */
+struct ep_named {
+	char *name;
+	double value;
+};
+
+/**
+ * struct ep_trial_row - one trial of a search, as the trial log keeps it.
+ * @config:      the value the search set for the trial (an offered rate).
+ * @outcome:     what the kernel judged the trial by (a loss ratio).
+ * @pass:        1 when the trial passed.
+ * @duration_ns: how long the trial ran (its measured part).
+ */
+struct ep_trial_row {
+	double config;
+	double outcome;
+	int pass;
+	uint64_t duration_ns;
+};
+
 /**
  * struct embperf_result - one metric of a run.
  * All strings are owned by the result (malloc'd), never NULL.
@@ -58,6 +85,8 @@ struct embperf_result {
 	char *title;
 	char *labels;          /* "op=rd size=1M" */
 	char *params;          /* every parameter, "k=v k=v" */
+	struct ep_pairs label_kv; /* @labels as pairs */
+	struct ep_pairs param_kv; /* @params as pairs */
 	enum ep_primary primary;
 	int higher_better;
 	struct ep_stats stats;
@@ -68,6 +97,19 @@ struct embperf_result {
 	unsigned char counter_ok[EP_CTR_COUNT]; /* 1: measured; 0: unavailable */
 	int cpu;
 	int truncated;
+	/* A latency distribution (trial metrics; has_dist 0 otherwise). */
+	int has_dist;
+	double dist_n, dist_min, dist_max, dist_mean;
+	struct ep_pct *pcts;
+	size_t n_pcts;
+	/* Counters the kernel declared, listed after the engine's. */
+	struct ep_named *named;
+	size_t n_named;
+	/* The trial log of a search (n_trials 0 otherwise). */
+	char *trial_config_name;  /* "rate" */
+	char *trial_outcome_name; /* "loss" */
+	struct ep_trial_row *trials;
+	size_t n_trials;
 	/* Set by embperf_report_compare(). */
 	int verdict;
 	int has_baseline;
@@ -90,6 +132,24 @@ int ep_result_set_samples(struct embperf_result *r, const double *samples, size_
 
 /** ep_result_set_title() - replace the title. Return: 0 or -ENOMEM. */
 int ep_result_set_title(struct embperf_result *r, const char *title);
+
+/**
+ * ep_result_set_pcts() - copy @n percentiles in (sorted by pct). Return: 0 or -ENOMEM.
+ */
+int ep_result_set_pcts(struct embperf_result *r, const struct ep_pct *pcts, size_t n);
+
+/**
+ * ep_result_add_named() - add (or add to) the kernel-declared counter @name.
+ * Return: 0 or -ENOMEM.
+ */
+int ep_result_add_named(struct embperf_result *r, const char *name, double value);
+
+/**
+ * ep_result_set_trials() - copy a trial log in, with the names of its
+ * configuration and outcome columns. Return: 0 or -ENOMEM.
+ */
+int ep_result_set_trials(struct embperf_result *r, const char *config_name,
+			 const char *outcome_name, const struct ep_trial_row *rows, size_t n);
 
 /** ep_result_dup() - deep copy. Return: NULL on ENOMEM. */
 struct embperf_result *ep_result_dup(const struct embperf_result *r);

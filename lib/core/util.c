@@ -164,3 +164,101 @@ size_t ep_bit_reverse(size_t j, unsigned int bits)
 			r |= (size_t)1 << (bits - 1 - b);
 	return r;
 }
+
+void ep_pairs_free(struct ep_pairs *kv)
+{
+	for (size_t i = 0; i < kv->n; i++) {
+		free(kv->keys[i]);
+		free(kv->values[i]);
+	}
+	free(kv->keys);
+	free(kv->values);
+	kv->keys = kv->values = NULL;
+	kv->n = 0;
+}
+
+/* Read one value at *@p (quoted or bare) into @b; advance *@p past it. */
+static void pairs_read_value(const char **p, struct ep_buf *b)
+{
+	const char *s = *p;
+
+	if (*s != '"') {
+		size_t n = strcspn(s, " ");
+
+		ep_buf_append(b, s, n);
+		*p = s + n;
+		return;
+	}
+	for (s++; *s && *s != '"'; s++) {
+		if (*s == '\\' && s[1])
+			s++;
+		ep_buf_append(b, s, 1);
+	}
+	*p = *s ? s + 1 : s;
+}
+
+static int pairs_push(struct ep_pairs *kv, char *key, char *value)
+{
+	char **k = realloc(kv->keys, (kv->n + 1) * sizeof(*k));
+	char **v;
+
+	if (k)
+		kv->keys = k;
+	v = k ? realloc(kv->values, (kv->n + 1) * sizeof(*v)) : NULL;
+	if (v)
+		kv->values = v;
+	if (!k || !v || !key || !value) {
+		free(key);
+		free(value);
+		return -ENOMEM;
+	}
+	kv->keys[kv->n] = key;
+	kv->values[kv->n] = value;
+	kv->n++;
+	return 0;
+}
+
+int ep_pairs_parse(const char *line, struct ep_pairs *kv)
+{
+	const char *p = line ? line : "";
+
+	kv->keys = kv->values = NULL;
+	kv->n = 0;
+	for (p += strspn(p, " "); *p; p += strspn(p, " ")) {
+		size_t key_len = strcspn(p, "= ");
+		struct ep_buf value;
+		char *key = malloc(key_len + 1);
+
+		if (key) {
+			memcpy(key, p, key_len);
+			key[key_len] = '\0';
+		}
+		p += key_len;
+		ep_buf_init(&value);
+		ep_buf_append(&value, "", 0);
+		if (*p == '=') {
+			p++;
+			pairs_read_value(&p, &value);
+		}
+		if (pairs_push(kv, key, ep_buf_take(&value))) {
+			ep_pairs_free(kv);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void ep_pairs_append_value(struct ep_buf *b, const char *value)
+{
+	if (*value && !strpbrk(value, " \"\\")) {
+		ep_buf_append(b, value, strlen(value));
+		return;
+	}
+	ep_buf_append(b, "\"", 1);
+	for (const char *s = value; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			ep_buf_append(b, "\\", 1);
+		ep_buf_append(b, s, 1);
+	}
+	ep_buf_append(b, "\"", 1);
+}

@@ -61,4 +61,29 @@ void ep_format_double(double v, char *buf, size_t size);
  */
 size_t ep_bit_reverse(size_t j, unsigned int bits);
 
+/**
+ * struct ep_pairs - key=value pairs parsed from one line.
+ * @keys, @values: @n strings each, malloc'd.
+ */
+struct ep_pairs {
+	char **keys;
+	char **values;
+	size_t n;
+};
+
+/**
+ * ep_pairs_parse() - split "k=v k=\"a b\" ..." into pairs. A value that holds
+ * a space, a quote or a backslash is written in double quotes with \" and
+ * \\ escaped (ep_pairs_append_value() writes it so); a bare word without '='
+ * is a key with an empty value.
+ * Return: 0 or -ENOMEM (@kv is then empty).
+ */
+int ep_pairs_parse(const char *line, struct ep_pairs *kv);
+
+/** ep_pairs_free() - free the pairs; @kv becomes empty. */
+void ep_pairs_free(struct ep_pairs *kv);
+
+/** ep_pairs_append_value() - append @value to @b, quoted when ep_pairs_parse() needs it. */
+void ep_pairs_append_value(struct ep_buf *b, const char *value);
+
 #endif /* EMBPERF_CORE_UTIL_H */

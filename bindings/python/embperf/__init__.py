@@ -32,7 +32,7 @@ from ._bench import Bench, run
 from ._report import Format, Report
 
 #: Version of these bindings (the library's is version()).
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Bench", "Baseline", "BudgetExceeded", "Cancelled", "Context", "ENV_LIBRARY",
