@@ -208,12 +208,17 @@ int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 			    sizeof(bench->errmsg));
 	if (rc)
 		return rc;
-	if (!strcmp(name, "metrics")) {
+	if (!strcmp(name, "percentiles")) {
+		double pcts[EP_MAX_PERCENTILES];
+
+		rc = ep_percentiles_parse(v.text, pcts, bench->errmsg, sizeof(bench->errmsg));
+		rc = rc < 0 ? rc : 0;
+	} else if (!strcmp(name, "metrics")) {
 		rc = check_metrics(bench, v.text);
-		if (rc) {
-			ep_value_free(&v);
-			return rc;
-		}
+	}
+	if (rc) {
+		ep_value_free(&v);
+		return rc;
 	}
 	ep_value_free(&bench->values[i]);
 	bench->values[i] = v;
@@ -349,12 +354,36 @@ int ep_run_add_case(struct ep_run *run, const struct ep_case *c)
 		run->cap_cases = cap;
 	}
 	rc = &run->cases[run->n_cases];
+	memset(rc, 0, sizeof(*rc));
 	rc->c = *c;
 	rc->labels = ep_strdup(c->labels);
 	if (!rc->labels)
 		return -ENOMEM;
 	rc->c.labels = rc->labels;
 	run->n_cases++;
+	return 0;
+}
+
+int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc)
+{
+	struct ep_case none = { .labels = tc->labels };
+	struct ep_run_case *rc;
+	int err;
+
+	if (!tc->body || tc->n_counters < 0 || tc->n_counters > EP_TALLY_MAX_COUNTERS)
+		return ep_run_fail(run, -EINVAL, "kernel %s: trial case '%s' is malformed",
+				   run->kernel->name, tc->labels ? tc->labels : "");
+	err = ep_run_add_case(run, &none);
+	if (err)
+		return err;
+	rc = &run->cases[run->n_cases - 1];
+	rc->is_trial = 1;
+	rc->tc = *tc;
+	rc->tc.labels = rc->labels;
+	if (tc->search) {
+		rc->search = *tc->search;
+		rc->tc.search = &rc->search;
+	}
 	return 0;
 }
 
@@ -461,6 +490,16 @@ static void read_engine_cfg(struct ep_run *run)
 	cfg->max_time_ns = ep_param_int(run, "max_time");
 	cfg->spread = ep_param_double(run, "spread");
 	cfg->counters = (int)ep_param_int(run, "counters");
+	cfg->duration_ns = ep_param_int(run, "duration");
+	cfg->ramp_ns = ep_param_int(run, "ramp");
+	cfg->settle_ns = ep_param_int(run, "settle");
+	cfg->n_percentiles = 0;
+	if (run->kernel->trials) {
+		int n = ep_percentiles_parse(ep_param_text(run, "percentiles"), cfg->percentiles,
+					     NULL, 0);
+
+		cfg->n_percentiles = n > 0 ? n : 0;
+	}
 }
 
 /* Pin the calling thread to the run's CPU; *saved receives the old mask. */
@@ -505,7 +544,9 @@ static int run_cases(struct ep_run *run)
 
 	for (int i = 0; i < run->n_cases && !rc; i++) {
 		rc = ep_run_check(run);
-		if (!rc)
+		if (!rc && run->cases[i].is_trial)
+			rc = ep_trial_measure(run, &run->cases[i], i);
+		else if (!rc)
 			rc = ep_engine_measure(run, &run->cases[i], i);
 	}
 	return rc;

@@ -15,6 +15,12 @@
 extern const struct ep_param_desc ep_engine_params[];
 extern const int ep_engine_n_params;
 
+/** ep_engine_param_count() - engine parameters offered for kernel @k's kind. */
+int ep_engine_param_count(const struct ep_kernel *k);
+
+/** ep_engine_param() - engine parameter @index of those offered for @k, or NULL. */
+const struct ep_param_desc *ep_engine_param(const struct ep_kernel *k, int index);
+
 /** ep_kernel_param_total() - kernel parameters plus engine parameters. */
 int ep_kernel_param_total(const struct ep_kernel *k);
 
@@ -34,6 +40,16 @@ struct embperf_bench {
 	char errmsg[EP_ERRMSG_MAX];
 };
 
+/** The most percentiles the 'percentiles' parameter may list. */
+#define EP_MAX_PERCENTILES 32
+
+/**
+ * ep_percentiles_parse() - the 'percentiles' parameter's list.
+ * Return: the count (1..EP_MAX_PERCENTILES), or -EINVAL with a message in
+ * @err that names the parameter, the value and what is accepted.
+ */
+int ep_percentiles_parse(const char *text, double *out, char *err, size_t err_size);
+
 /** Engine settings of one run, read from the engine parameters. */
 struct ep_engine_cfg {
 	int64_t repetitions;
@@ -43,10 +59,23 @@ struct ep_engine_cfg {
 	int64_t max_time_ns;
 	double spread;
 	int counters;
+	/* Trial cases. */
+	int64_t duration_ns;
+	int64_t ramp_ns;
+	int64_t settle_ns;
+	double percentiles[EP_MAX_PERCENTILES];
+	int n_percentiles;
 };
 
+/**
+ * struct ep_run_case - a case as the run keeps it: calibrated (@c) or a
+ * trial case (@tc, with its own copy of the search in @search).
+ */
 struct ep_run_case {
 	struct ep_case c;
+	struct ep_trial_case tc;
+	struct ep_search search;
+	int is_trial;
 	char *labels;
 };
 
@@ -82,5 +111,13 @@ int ep_run_add_result(struct ep_run *run, struct embperf_result *r);
  * first sample; a kernel error.
  */
 int ep_engine_measure(struct ep_run *run, struct ep_run_case *rc, int index);
+
+/**
+ * ep_trial_measure() - run the trials of a trial case (repeated, or as its
+ * search asks) and add its results to the run.
+ * Return: 0; -ECANCELED; -ETIME when the budget ended before any trial
+ * counted; a kernel error.
+ */
+int ep_trial_measure(struct ep_run *run, struct ep_run_case *rc, int index);
 
 #endif /* EMBPERF_CORE_BENCH_H */

@@ -17,27 +17,62 @@
 #include "core.h"
 #include "measure.h"
 
+/*
+ * The engine's parameters. The first block is for every kernel; then the
+ * calibration parameters (kernels of calibrated cases) and the trial
+ * parameters (kernels of trial cases): a parameter that means nothing for a
+ * kernel's kind is not offered for it (ep_engine_param()).
+ */
 const struct ep_param_desc ep_engine_params[] = {
 	{ "repetitions", EP_PT_INT, "11", 1, 1000000, 0, 0, NULL, "",
-	  "samples to take (at most, when 'spread' stops earlier)" },
+	  "samples (or trials) to take (at most, when 'spread' stops earlier)" },
+	{ "max_time", EP_PT_DURATION, "60s", 0, 86400000000000LL, 0, 0, NULL, "ns",
+	  "longest one case may take; it then keeps the samples it has (0: no limit)" },
+	{ "cpu", EP_PT_INT, "-1", -1, 4095, 0, 0, NULL, "",
+	  "CPU to pin the run to (-1: the context's default)" },
+	{ "counters", EP_PT_BOOL, "1", 0, 1, 0, 0, NULL, "",
+	  "record perf_event counters with each result (calibrated cases: over one extra sample after the timed ones; trials: over the trials)" },
+	{ "metrics", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	  "keep only the results of these metrics, comma-separated (empty: all)" },
+	/* Calibrated cases only. */
 	{ "min_repetitions", EP_PT_INT, "5", 1, 1000000, 0, 0, NULL, "",
 	  "samples to take before 'spread' may stop the case" },
 	{ "warmup", EP_PT_INT, "1", 0, 1000, 0, 0, NULL, "",
 	  "samples run and discarded before measuring" },
 	{ "sample_time", EP_PT_DURATION, "5ms", 1000, 60000000000LL, 0, 0, NULL, "ns",
 	  "target duration of one sample; the engine calibrates the units per sample to it" },
-	{ "max_time", EP_PT_DURATION, "60s", 0, 86400000000000LL, 0, 0, NULL, "ns",
-	  "longest one case may take; it then keeps the samples it has (0: no limit)" },
 	{ "spread", EP_PT_DOUBLE, "0.01", 0, 0, 0.0, 1.0, NULL, "",
 	  "stop a case early once the samples' spread (1.4826 x median absolute deviation / median) is below this (0: take all repetitions)" },
-	{ "cpu", EP_PT_INT, "-1", -1, 4095, 0, 0, NULL, "",
-	  "CPU to pin the run to (-1: the context's default)" },
-	{ "counters", EP_PT_BOOL, "1", 0, 1, 0, 0, NULL, "",
-	  "record perf_event counters with each result (over one extra sample after the timed ones)" },
-	{ "metrics", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
-	  "keep only the results of these metrics, comma-separated (empty: all)" },
+	/* Trial cases only. */
+	{ "duration", EP_PT_DURATION, "1s", 1000000, 86400000000000LL, 0, 0, NULL, "ns",
+	  "measured length of one trial (after 'ramp')" },
+	{ "ramp", EP_PT_DURATION, "0", 0, 3600000000000LL, 0, 0, NULL, "ns",
+	  "time each trial runs before it counts (warm-up, excluded from every figure)" },
+	{ "settle", EP_PT_DURATION, "0", 0, 3600000000000LL, 0, 0, NULL, "ns",
+	  "pause between two trials" },
+	{ "percentiles", EP_PT_STRING, "50,90,99,99.9,99.99", 0, 0, 0, 0, NULL, "",
+	  "percentiles of latency distributions, comma-separated, each in (0, 100], at most 32" },
 };
 const int ep_engine_n_params = (int)EP_ARRAY_SIZE(ep_engine_params);
+
+/* Index ranges in ep_engine_params of the three blocks. */
+#define ENGINE_COMMON_END 5
+#define ENGINE_CALIBRATED_END 9
+
+int ep_engine_param_count(const struct ep_kernel *k)
+{
+	return ENGINE_COMMON_END + (k->trials ? ep_engine_n_params - ENGINE_CALIBRATED_END
+					      : ENGINE_CALIBRATED_END - ENGINE_COMMON_END);
+}
+
+const struct ep_param_desc *ep_engine_param(const struct ep_kernel *k, int index)
+{
+	if (index < 0 || index >= ep_engine_param_count(k))
+		return NULL;
+	if (index < ENGINE_COMMON_END)
+		return &ep_engine_params[index];
+	return &ep_engine_params[index + (k->trials ? ENGINE_CALIBRATED_END - ENGINE_COMMON_END : 0)];
+}
 
 const struct ep_default ep_lmbench_defaults[] = {
 	{ "repetitions", "11" },

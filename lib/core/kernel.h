@@ -21,11 +21,13 @@
 #define EMBPERF_CORE_KERNEL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "embperf.h"
 
 struct ep_run;
+struct ep_trial_row;
 
 /** Parameter types; the text after each is the type's name in descriptions. */
 enum ep_ptype {
@@ -78,6 +80,16 @@ enum ep_metric_kind {
 	EP_METRIC_RATE,  /* value = bytes per unit / ns per unit * 1000 = MB/s (10^6) */
 	EP_METRIC_VALUE, /* derived values added with ep_run_add_value(): no conversion */
 	EP_METRIC_PER_SECOND, /* value = units per second (10^9 / ns per unit), e.g. files/s */
+	/* Metrics of trial cases: each trial gives one sample. */
+	EP_METRIC_TRIAL_MBPS,    /* tally bytes / measured time, MB/s (10^6) */
+	EP_METRIC_TRIAL_BITS,    /* tally bytes x 8 / measured time, bit/s */
+	EP_METRIC_TRIAL_OPS,     /* tally operations / measured time, per second */
+	EP_METRIC_TRIAL_LATENCY, /* median of the trial's latencies / time_scale; the
+				  * result also carries the distribution of all trials */
+	EP_METRIC_TRIAL_COUNTER, /* the kernel's counter of the metric's name, per trial */
+	EP_METRIC_TRIAL_CPU_PROCESS,  /* the process's CPU load over the trial, % of one CPU */
+	EP_METRIC_TRIAL_CPU_SYSTEM,   /* the whole system's CPU load over the trial, % */
+	EP_METRIC_SEARCH,        /* the value a search found (one per search) */
 };
 
 /**
@@ -89,6 +101,11 @@ enum ep_metric_kind {
  * @primary:       statistic reported as the value.
  * @higher_better: 1 for bandwidths, 0 for latencies.
  * @help:          one line.
+ *
+ * A metric of kind EP_METRIC_TRIAL_COUNTER reads the kernel counter of the
+ * same name ("xruns"); one of kind EP_METRIC_TRIAL_LATENCY takes each
+ * trial's median latency as its sample and carries the percentiles of all
+ * trials' latencies.
  */
 struct ep_metric_desc {
 	const char *name;
@@ -133,6 +150,168 @@ struct ep_case {
 	uint64_t max_units;
 };
 
+/*
+ * Trials (DESIGN.md §4b). A trial case is a body that works until the engine
+ * says stop and counts what it did into a tally; the engine fixes how long
+ * (ramp, then duration), pauses between trials (settle), repeats them
+ * (repetitions) and turns every tally into one sample of each of the
+ * kernel's trial metrics. With a search, the engine asks the search for each
+ * trial's configuration and logs every trial.
+ */
+struct ep_trial;
+struct ep_tally;
+
+/**
+ * typedef ep_trial_fn - body of a trial case: loop while
+ * ep_trial_running() says so, counting into ep_trial_tally(). Worker
+ * threads may be started inside; they are joined before it returns.
+ * Return: 0 or a negative errno (-ECANCELED/-ETIME are not errors: the
+ * engine decides from its own flags).
+ */
+typedef int (*ep_trial_fn)(void *arg, struct ep_trial *t);
+
+/** The most counters a trial case may declare. */
+#define EP_TALLY_MAX_COUNTERS 8
+
+/**
+ * struct ep_search - a strategy that picks each trial's configuration.
+ * @next:    the next trial's value into *@config from the trials so far
+ *           (@log, @n in the order run). Return: 1 to run it, 0 when the
+ *           search is done, a negative errno on failure.
+ * @judge:   the outcome of a finished trial (a loss ratio) and whether it
+ *           passed, from its tally. Return: 0 or a negative errno.
+ * @found:   the searched value from the log (e.g. the highest passing
+ *           config). Return: 0, or -ENOENT when no trial passed.
+ * @arg:     passed to the three callbacks.
+ * @metric:  EP_METRIC_SEARCH metric that receives the value.
+ * @config_name, @outcome_name: names of the trial log's columns.
+ */
+struct ep_search {
+	int (*next)(void *arg, const struct ep_trial_row *log, size_t n, double *config);
+	int (*judge)(void *arg, const struct ep_tally *tally, double config, double *outcome,
+		     int *pass);
+	int (*found)(void *arg, const struct ep_trial_row *log, size_t n, double *value);
+	void *arg;
+	int metric;
+	const char *config_name;
+	const char *outcome_name;
+};
+
+/**
+ * struct ep_trial_case - one trial case of a run.
+ * @labels:     as for struct ep_case.
+ * @body:       the trial body.
+ * @prepare:    optional: called once before the first trial.
+ * @arg:        passed to @body and @prepare.
+ * @counters:   names of the kernel's own counters ("xruns"), indexed as
+ *              ep_tally_count() counts them; at most EP_TALLY_MAX_COUNTERS.
+ * @n_counters: number of @counters.
+ * @search:     optional: run a search (each trial's configuration from
+ *              @search) instead of 'repetitions' equal trials; copied.
+ */
+struct ep_trial_case {
+	const char *labels;
+	ep_trial_fn body;
+	int (*prepare)(void *arg);
+	void *arg;
+	const char *const *counters;
+	int n_counters;
+	const struct ep_search *search;
+};
+
+/**
+ * ep_run_add_trial() - add a trial case; the engine copies @tc and its labels.
+ * Return: 0, -EINVAL (too many counters, no body) or -ENOMEM.
+ */
+int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc);
+
+/**
+ * ep_trial_running() - the cheap deadline check of a trial body: one clock
+ * read and a few atomic loads. Ends the ramp (counting starts) and the
+ * trial (counting stops) on time, and stops on cancel and budget. Safe to
+ * call from worker threads.
+ * Return: 1 while the body should go on, 0 when it should stop.
+ */
+int ep_trial_running(struct ep_trial *t);
+
+/** ep_trial_tally() - the trial's own tally (for the thread running the body). */
+struct ep_tally *ep_trial_tally(struct ep_trial *t);
+
+/**
+ * ep_trial_tally_new() - a tally for a worker thread, merged into the
+ * trial's by ep_trial_tally_merge(). Return: NULL on ENOMEM.
+ */
+struct ep_tally *ep_trial_tally_new(struct ep_trial *t);
+
+/** ep_trial_tally_merge() - add @ta to the trial's tally and free it. NULL is a no-op. */
+void ep_trial_tally_merge(struct ep_trial *t, struct ep_tally *ta);
+
+/** ep_trial_config() - the configuration a search set for this trial (0 without). */
+double ep_trial_config(const struct ep_trial *t);
+
+/**
+ * ep_trial_end_ns() - when the trial's measured part ends (ep_now_ns()
+ * time), for bodies that sleep: never sleep past it.
+ */
+uint64_t ep_trial_end_ns(const struct ep_trial *t);
+
+/**
+ * ep_trial_start_ns() - when the measured part started (ep_now_ns() time),
+ * 0 while the trial ramps up. For bodies whose work carries its own
+ * timestamps (a device's completions, a packet's send time): work stamped
+ * before it belongs to the ramp.
+ */
+uint64_t ep_trial_start_ns(const struct ep_trial *t);
+
+/** ep_trial_index() - 0 for the first trial of the case, 1 for the next, ... */
+int ep_trial_index(const struct ep_trial *t);
+
+/* Counting. Work done while the trial ramps up, or after it ended, is not
+ * counted: the tally functions look at the trial's phase. A tally has one
+ * writer. */
+
+/** ep_tally_add() - count @ops operations that moved @bytes bytes. */
+void ep_tally_add(struct ep_tally *ta, uint64_t ops, uint64_t bytes);
+
+/** ep_tally_latency() - record one operation's latency (O(1), no allocation). */
+void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns);
+
+/** ep_tally_count() - add @n to the kernel counter @counter (index into the case's list). */
+void ep_tally_count(struct ep_tally *ta, int counter, double n);
+
+/** ep_tally_ops(), ep_tally_bytes(), ep_tally_counter() - what was counted (for judge()). */
+uint64_t ep_tally_ops(const struct ep_tally *ta);
+uint64_t ep_tally_bytes(const struct ep_tally *ta);
+double ep_tally_counter(const struct ep_tally *ta, int counter);
+
+/** ep_tally_elapsed_ns() - the measured time of the trial the tally belongs to. */
+uint64_t ep_tally_elapsed_ns(const struct ep_tally *ta);
+
+/**
+ * struct ep_bsearch - the engine's binary search over one numeric
+ * configuration: the highest value that passes, between @lo and @hi,
+ * to within @resolution, in at most @max_trials trials. The first trial
+ * runs at @hi (the full rate passes more often than not on a fast link);
+ * then the interval between the highest pass and the lowest failure is
+ * halved. Use ep_bsearch_init() and the ep_bsearch_* callbacks as the
+ * struct ep_search's next and found; the kernel supplies judge.
+ */
+struct ep_bsearch {
+	double lo, hi;
+	double resolution;
+	int max_trials;
+};
+
+/**
+ * ep_bsearch_next() - struct ep_search next() for @arg = struct ep_bsearch *.
+ * Return: 1 with *@config set, 0 when done (interval below the
+ * resolution, max_trials reached, or the first trial at @hi passed).
+ */
+int ep_bsearch_next(void *arg, const struct ep_trial_row *log, size_t n, double *config);
+
+/** ep_bsearch_found() - struct ep_search found(): the highest passing config. */
+int ep_bsearch_found(void *arg, const struct ep_trial_row *log, size_t n, double *value);
+
 /** struct ep_default - a kernel's default for one engine parameter. */
 struct ep_default {
 	const char *name;
@@ -164,6 +343,9 @@ extern const struct ep_default ep_lmbench_defaults[];
  * @finish:          optional: after every case has run (validation,
  *                   derived values). Not called when the run was cut short.
  * @teardown:        frees the state; called whenever setup succeeded.
+ * @trials:          1 for a kernel of trial cases (block, audio, network,
+ *                   timers): the engine offers duration, ramp, settle and
+ *                   percentiles instead of the calibration parameters.
  */
 struct ep_kernel {
 	const char *name;
@@ -177,6 +359,7 @@ struct ep_kernel {
 	int (*setup)(struct ep_run *run, void **state);
 	int (*finish)(struct ep_run *run, void *state);
 	void (*teardown)(void *state);
+	int trials;
 };
 
 /* Parameters, read in setup(). Unknown names are a programming error and

@@ -61,7 +61,7 @@ const char *embperf_kernel_summary(const char *kernel)
 
 int ep_kernel_param_total(const struct ep_kernel *k)
 {
-	return k->n_params + ep_engine_n_params;
+	return k->n_params + ep_engine_param_count(k);
 }
 
 const struct ep_param_desc *ep_kernel_param(const struct ep_kernel *k, int index)
@@ -70,7 +70,7 @@ const struct ep_param_desc *ep_kernel_param(const struct ep_kernel *k, int index
 		return NULL;
 	if (index < k->n_params)
 		return &k->params[index];
-	return &ep_engine_params[index - k->n_params];
+	return ep_engine_param(k, index - k->n_params);
 }
 
 const char *ep_kernel_param_default(const struct ep_kernel *k, int index)

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trial.c - one trial: its phases (ramp, measured part, done), the deadline
+ * check bodies call, and the tally they count into.
+ *
+ * A trial starts in the ramp phase (or straight in the measured phase when
+ * 'ramp' is 0). ep_trial_running() reads the clock once per call: past the
+ * ramp's end it starts the measured span (time, CPU load, perf counters),
+ * past the measured end, on cancel, or at the budget's or max_time's end it
+ * closes the trial. The tally functions count only while the trial is in
+ * its measured phase, so the ramp's work and work that completes after the
+ * end never enter a figure. Phase changes are atomic, so worker threads may
+ * call ep_trial_running() too; the thread that makes a change records it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "trial.h"
+
+enum { PHASE_RAMP, PHASE_MEASURE, PHASE_DONE };
+
+static int phase_of(const struct ep_trial *t)
+{
+	return __atomic_load_n(&t->phase, __ATOMIC_ACQUIRE);
+}
+
+static void tally_init(struct ep_tally *ta, struct ep_trial *t)
+{
+	memset(ta, 0, offsetof(struct ep_tally, hist));
+	ta->trial = t;
+	ep_hist_reset(&ta->hist);
+}
+
+/*
+ * The measured span starts: time, CPU load, counters. Once per trial. At
+ * @now when the body's threads are already working (the end of a ramp);
+ * with @now 0 (no ramp, the body not called yet) after the snapshots, so
+ * that their cost is not in the measured time.
+ */
+static void begin_measure(struct ep_trial *t, uint64_t now)
+{
+	int expected = PHASE_RAMP;
+
+	if (!__atomic_compare_exchange_n(&t->phase, &expected, PHASE_MEASURE, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	ep_cpuload_start(&t->load);
+	if (t->ctr)
+		ep_counters_start(t->ctr);
+	__atomic_store_n(&t->start_ns, now ? now : ep_now_ns(), __ATOMIC_RELEASE);
+	t->measured = 1;
+}
+
+/* Close the trial at @now; @truncated when it ended before its time. */
+static void end_trial(struct ep_trial *t, uint64_t now, int truncated)
+{
+	int phase = phase_of(t);
+
+	while (phase != PHASE_DONE) {
+		if (__atomic_compare_exchange_n(&t->phase, &phase, PHASE_DONE, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			t->stop_ns = now;
+			t->truncated = truncated;
+			return;
+		}
+	}
+}
+
+int ep_trial_running(struct ep_trial *t)
+{
+	int phase = phase_of(t);
+	uint64_t now;
+
+	if (phase == PHASE_DONE)
+		return 0;
+	now = ep_now_ns();
+	if (phase == PHASE_RAMP && now >= t->ramp_end_ns && now < t->hard_end_ns)
+		begin_measure(t, now);
+	if (now >= t->end_ns && t->end_ns <= t->hard_end_ns) {
+		end_trial(t, now, 0);
+		return 0;
+	}
+	if (now >= t->hard_end_ns || embperf_ctx_is_cancelled(t->ctx)) {
+		end_trial(t, now, 1);
+		return 0;
+	}
+	return 1;
+}
+
+void ep_trial_init(struct ep_trial *t, embperf_ctx *ctx, const struct ep_trial_limits *lim)
+{
+	uint64_t now = ep_now_ns();
+
+	memset(t, 0, offsetof(struct ep_trial, tally));
+	t->ctx = ctx;
+	t->config = lim->config;
+	t->index = lim->index;
+	t->ctr = lim->ctr;
+	t->ramp_end_ns = now + lim->ramp_ns;
+	t->end_ns = t->ramp_end_ns + lim->duration_ns;
+	t->hard_end_ns = lim->hard_end_ns ? lim->hard_end_ns : UINT64_MAX;
+	t->phase = PHASE_RAMP;
+	tally_init(&t->tally, t);
+	pthread_mutex_init(&t->lock, NULL);
+	if (!lim->ramp_ns) {
+		begin_measure(t, 0);
+		t->end_ns = t->start_ns + lim->duration_ns;
+	}
+}
+
+void ep_trial_close(struct ep_trial *t, double *counters, unsigned char *ok)
+{
+	uint64_t now = ep_now_ns();
+
+	/* A body that stopped on its own (a size-bound job) ends the trial now. */
+	if (phase_of(t) == PHASE_MEASURE)
+		end_trial(t, now, 0);
+	else if (phase_of(t) == PHASE_RAMP)
+		end_trial(t, now, now >= t->hard_end_ns || embperf_ctx_is_cancelled(t->ctx));
+	pthread_mutex_destroy(&t->lock);
+	if (!t->measured)
+		return;
+	ep_cpuload_stop(&t->load, counters, ok);
+	if (t->ctr)
+		ep_counters_stop(t->ctr, counters, ok);
+}
+
+uint64_t ep_trial_elapsed_ns(const struct ep_trial *t)
+{
+	return t->measured && t->stop_ns > t->start_ns ? t->stop_ns - t->start_ns : 0;
+}
+
+struct ep_tally *ep_trial_tally(struct ep_trial *t)
+{
+	return &t->tally;
+}
+
+struct ep_tally *ep_trial_tally_new(struct ep_trial *t)
+{
+	struct ep_tally *ta = malloc(sizeof(*ta));
+
+	if (ta)
+		tally_init(ta, t);
+	return ta;
+}
+
+void ep_tally_merge(struct ep_tally *dst, const struct ep_tally *src)
+{
+	dst->ops += src->ops;
+	dst->bytes += src->bytes;
+	for (int i = 0; i < EP_TALLY_MAX_COUNTERS; i++)
+		dst->counters[i] += src->counters[i];
+	if (src->has_latency) {
+		ep_hist_merge(&dst->hist, &src->hist);
+		dst->has_latency = 1;
+	}
+}
+
+void ep_trial_tally_merge(struct ep_trial *t, struct ep_tally *ta)
+{
+	if (!ta)
+		return;
+	pthread_mutex_lock(&t->lock);
+	ep_tally_merge(&t->tally, ta);
+	pthread_mutex_unlock(&t->lock);
+	free(ta);
+}
+
+double ep_trial_config(const struct ep_trial *t)
+{
+	return t->config;
+}
+
+uint64_t ep_trial_end_ns(const struct ep_trial *t)
+{
+	return t->end_ns < t->hard_end_ns ? t->end_ns : t->hard_end_ns;
+}
+
+uint64_t ep_trial_start_ns(const struct ep_trial *t)
+{
+	return __atomic_load_n(&t->start_ns, __ATOMIC_ACQUIRE);
+}
+
+int ep_trial_index(const struct ep_trial *t)
+{
+	return t->index;
+}
+
+static int counting(const struct ep_tally *ta)
+{
+	return phase_of(ta->trial) == PHASE_MEASURE;
+}
+
+void ep_tally_add(struct ep_tally *ta, uint64_t ops, uint64_t bytes)
+{
+	if (!counting(ta))
+		return;
+	ta->ops += ops;
+	ta->bytes += bytes;
+}
+
+void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns)
+{
+	if (!counting(ta))
+		return;
+	ep_hist_record(&ta->hist, latency_ns);
+	ta->has_latency = 1;
+}
+
+void ep_tally_count(struct ep_tally *ta, int counter, double n)
+{
+	if (counter < 0 || counter >= EP_TALLY_MAX_COUNTERS || !counting(ta))
+		return;
+	ta->counters[counter] += n;
+}
+
+uint64_t ep_tally_ops(const struct ep_tally *ta)
+{
+	return ta->ops;
+}
+
+uint64_t ep_tally_bytes(const struct ep_tally *ta)
+{
+	return ta->bytes;
+}
+
+double ep_tally_counter(const struct ep_tally *ta, int counter)
+{
+	return counter >= 0 && counter < EP_TALLY_MAX_COUNTERS ? ta->counters[counter] : 0.0;
+}
+
+uint64_t ep_tally_elapsed_ns(const struct ep_tally *ta)
+{
+	return ep_trial_elapsed_ns(ta->trial);
+}

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_trial.c - the engine's trials, on a synthetic trial kernel whose
+ * body is paced by the clock: an operation falls due every 'period', so
+ * the rate it reports is known whatever the machine's load (a body that
+ * was preempted catches up on the operations that fell due meanwhile).
+ *
+ * A thread preempted just before the trial's end counts the operations
+ * that fell due meanwhile only if it runs again before the end, so a trial
+ * on a loaded machine may read low, never high: rate tests ask that no
+ * trial read high and that the best of a few trials be within 1 %.
+ *
+ * Also: ramp excluded from every figure, several metrics from one tally,
+ * kernel counters, worker threads, cancel and budget within 100 ms, the
+ * engine's binary search on a device of hidden capacity, and bad input.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/core/bench.h"
+#include "lib/core/core.h"
+
+/**
+ * struct tsynth - configuration and observations of the synthetic kernel.
+ * @period_ns:      one operation falls due every period.
+ * @bytes_per_op:   bytes each operation counts.
+ * @threads:        worker threads, each with its own tally (0: none).
+ * @stop_after_ops: the body stops on its own after so many operations (0: never).
+ * @capacity:       search: the hidden capacity; a trial passes at or below it.
+ * @search:         run the binary search instead of repetitions.
+ * @bs:             the search's range.
+ */
+struct tsynth {
+	uint64_t period_ns;
+	uint64_t bytes_per_op;
+	int threads;
+	uint64_t stop_after_ops;
+	double capacity;
+	int search;
+	struct ep_bsearch bs;
+	int torn_down;
+};
+
+static struct tsynth ts;
+
+enum { M_MBPS, M_BITS, M_OPS, M_LAT, M_WAKES, M_CPU, M_RATE };
+
+static const struct ep_metric_desc ts_metrics[] = {
+	{ "bandwidth", "MB/s", EP_METRIC_TRIAL_MBPS, 1, EP_PRIMARY_MEDIAN, 1, "bytes per second" },
+	{ "bitrate", "bit/s", EP_METRIC_TRIAL_BITS, 1, EP_PRIMARY_MEDIAN, 1, "bits per second" },
+	{ "ops", "ops/s", EP_METRIC_TRIAL_OPS, 1, EP_PRIMARY_MEDIAN, 1, "operations per second" },
+	{ "latency", "us", EP_METRIC_TRIAL_LATENCY, 1000, EP_PRIMARY_MEDIAN, 0, "lateness" },
+	{ "wakes", "", EP_METRIC_TRIAL_COUNTER, 1, EP_PRIMARY_MEDIAN, 0, "a kernel counter" },
+	{ "cpu", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1, EP_PRIMARY_MEDIAN, 0, "process CPU load" },
+	{ "capacity", "op/s", EP_METRIC_SEARCH, 1, EP_PRIMARY_MEDIAN, 1, "highest passing rate" },
+};
+
+static const char *const ts_counters[] = { "wakes", "spare" };
+
+struct worker {
+	struct ep_trial *t;
+	struct ep_tally *ta;
+};
+
+/*
+ * One operation falls due every period, like a device completing work at a
+ * fixed rate whether or not the CPU looks: a thread that was preempted
+ * counts the operations that fell due meanwhile when it runs again. Only
+ * operations due inside the measured part count (ep_trial_start_ns()), so
+ * work due in the ramp is never counted after it.
+ */
+static void paced_loop(struct ep_trial *t, struct ep_tally *ta)
+{
+	uint64_t due = ep_now_ns() + ts.period_ns, done = 0;
+
+	while (ep_trial_running(t)) {
+		uint64_t now = ep_now_ns(), start = ep_trial_start_ns(t);
+
+		for (; due <= now; due += ts.period_ns) {
+			if (start && due >= start) {
+				ep_tally_add(ta, 1, ts.bytes_per_op);
+				ep_tally_latency(ta, now - due);
+				ep_tally_count(ta, 0, 1);
+			}
+			if (ts.stop_after_ops && ++done >= ts.stop_after_ops)
+				return; /* the work is done, counted or not */
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	paced_loop(w->t, w->ta);
+	return NULL;
+}
+
+static int ts_body(void *arg, struct ep_trial *t)
+{
+	struct worker w[4];
+	pthread_t tid[4];
+
+	(void)arg;
+	if (ts.search) {
+		/* A device that passes at or below its capacity: no work needed. */
+		while (ep_trial_running(t))
+			ep_tally_add(ep_trial_tally(t), 1, 0);
+		return 0;
+	}
+	for (int i = 0; i < ts.threads; i++) {
+		w[i].t = t;
+		w[i].ta = ep_trial_tally_new(t);
+		cr_assert(w[i].ta);
+		cr_assert_eq(pthread_create(&tid[i], NULL, worker_main, &w[i]), 0);
+	}
+	if (!ts.threads)
+		paced_loop(t, ep_trial_tally(t));
+	for (int i = 0; i < ts.threads; i++) {
+		pthread_join(tid[i], NULL);
+		ep_trial_tally_merge(t, w[i].ta);
+	}
+	return 0;
+}
+
+static int ts_judge(void *arg, const struct ep_tally *tally, double config, double *outcome,
+		    int *pass)
+{
+	(void)arg;
+	cr_assert_gt(ep_tally_ops(tally), 0, "the judged tally counted the trial's work");
+	*outcome = config > ts.capacity ? (config - ts.capacity) / config : 0.0;
+	*pass = *outcome == 0.0;
+	return 0;
+}
+
+static int ts_setup(struct ep_run *run, void **state)
+{
+	struct ep_search s = {
+		.next = ep_bsearch_next,
+		.judge = ts_judge,
+		.found = ep_bsearch_found,
+		.arg = &ts.bs,
+		.metric = M_RATE,
+		.config_name = "rate",
+		.outcome_name = "loss",
+	};
+	struct ep_trial_case tc = {
+		.labels = "job=paced",
+		.body = ts_body,
+		.counters = ts_counters,
+		.n_counters = 2,
+		.search = ts.search ? &s : NULL,
+	};
+
+	*state = &ts;
+	return ep_run_add_trial(run, &tc);
+}
+
+static void ts_teardown(void *state)
+{
+	((struct tsynth *)state)->torn_down++;
+}
+
+static const struct ep_kernel ts_kernel = {
+	.name = "test.trial",
+	.summary = "a clock-paced synthetic trial kernel",
+	.metrics = ts_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(ts_metrics),
+	.setup = ts_setup,
+	.teardown = ts_teardown,
+	.trials = 1,
+};
+
+static embperf_ctx *ctx;
+static embperf_bench *b;
+
+static void setup(void)
+{
+	memset(&ts, 0, sizeof(ts));
+	ts.period_ns = 100000; /* 10 000 operations per second */
+	ts.bytes_per_op = 1000;
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+	b = ep_bench_new_kernel(ctx, &ts_kernel);
+	cr_assert(b);
+	cr_assert_eq(embperf_bench_set(b, "duration", "200ms"), 0);
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "3"), 0);
+}
+
+static void teardown(void)
+{
+	embperf_bench_free(b);
+	embperf_ctx_free(ctx);
+}
+
+TestSuite(trial, .init = setup, .fini = teardown);
+
+static const embperf_result *find(const char *metric)
+{
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		if (!strcmp(embperf_result_metric(embperf_bench_result(b, i)), metric))
+			return embperf_bench_result(b, i);
+	return NULL;
+}
+
+static double counter(const embperf_result *r, const char *name)
+{
+	double v = NAN;
+
+	embperf_result_counter(r, name, &v);
+	return v;
+}
+
+static void run_ok(void)
+{
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+}
+
+/*
+ * Run until a trial of metric 'ops' comes within 1 % of @expected (at most
+ * three runs); no trial may read more than 1 % high. Return: the best
+ * trial's relative error.
+ */
+static double run_until_rate(double expected)
+{
+	double best = INFINITY;
+
+	for (int run = 0; run < 3 && best > 0.01; run++) {
+		const embperf_result *ops;
+
+		run_ok();
+		ops = find("ops");
+		cr_assert(ops);
+		for (int i = 0; i < embperf_result_sample_count(ops); i++) {
+			double rate = embperf_result_sample(ops, i);
+
+			cr_assert_leq(rate, 1.01 * expected, "run %d trial %d: %.1f ops/s", run, i,
+				      rate);
+			if (fabs(rate - expected) / expected < best)
+				best = fabs(rate - expected) / expected;
+		}
+	}
+	return best;
+}
+
+Test(trial, a_paced_body_reports_its_known_rate)
+{
+	const embperf_result *ops, *mbps, *bits;
+
+	double err = run_until_rate(10000.0);
+
+	/* 2000 operations per trial; the last one may fall either side of the end. */
+	cr_assert_leq(err, 0.01, "best trial %.2f %% off 10000 ops/s", 100.0 * err);
+	ops = find("ops");
+	mbps = find("bandwidth");
+	bits = find("bitrate");
+	cr_assert(ops && mbps && bits);
+	cr_assert_eq(embperf_result_sample_count(ops), 3);
+	for (int i = 0; i < 3; i++) {
+		double rate = embperf_result_sample(ops, i);
+
+		cr_assert_float_eq(embperf_result_sample(mbps, i), rate * 1000.0 / 1e6, 1e-9);
+		cr_assert_float_eq(embperf_result_sample(bits, i), rate * 1000.0 * 8.0, 1e-3);
+	}
+	cr_assert_eq(embperf_result_truncated(ops), 0);
+	cr_assert_geq(ts.torn_down, 1);
+}
+
+Test(trial, one_tally_gives_every_metric_with_the_same_counters)
+{
+	const char *names[] = { "bandwidth", "bitrate", "ops", "latency", "wakes", "cpu" };
+	double units = NAN;
+
+	run_ok();
+	cr_assert_eq(embperf_bench_result_count(b), 6, "the search metric is absent without a search");
+	for (size_t i = 0; i < EP_ARRAY_SIZE(names); i++) {
+		const embperf_result *r = find(names[i]);
+
+		cr_assert(r, "metric %s", names[i]);
+		cr_assert_str_eq(embperf_result_labels(r), "job=paced");
+		if (i == 0)
+			units = counter(r, "units");
+		cr_assert_float_eq(counter(r, "units"), units, 1e-9, "%s", names[i]);
+		cr_assert(counter(r, "wakes") > 0, "kernel counter on %s", names[i]);
+		cr_assert_float_eq(counter(r, "spare"), 0.0, 1e-12, "declared, never counted");
+	}
+	/* About 3 x 2000 operations. */
+	cr_assert(units >= 3000 && units <= 7000, "units %.0f", units);
+	cr_assert_eq(embperf_result_counter_count(find("ops")),
+		     embperf_result_counter_count(find("latency")));
+	cr_assert_str_eq(embperf_result_counter_name(find("ops"),
+						     embperf_result_counter_count(find("ops")) - 2),
+			 "wakes");
+	cr_assert_eq(embperf_result_percentile_count(find("ops")), 0, "only latencies have percentiles");
+}
+
+Test(trial, latency_metric_carries_the_distribution_of_all_trials)
+{
+	const embperf_result *lat;
+	double p50 = NAN, p99 = NAN, pct, last = -1;
+
+	cr_assert_eq(embperf_bench_set(b, "percentiles", "50,99,99.9"), 0);
+	run_ok();
+	lat = find("latency");
+	cr_assert(lat);
+	cr_assert_eq(embperf_result_percentile_count(lat), 3);
+	for (int i = 0; i < 3; i++) {
+		double v;
+
+		cr_assert_eq(embperf_result_percentile_at(lat, i, &pct, &v), 0);
+		cr_assert_geq(v, last, "ascending");
+		last = v;
+	}
+	cr_assert_eq(embperf_result_percentile(lat, 50, &p50), 0);
+	cr_assert_eq(embperf_result_percentile(lat, 99, &p99), 0);
+	cr_assert_eq(embperf_result_percentile(lat, 90, &pct), -ENOENT);
+	cr_assert_eq(embperf_result_percentile(lat, 0, &pct), -EINVAL);
+	cr_assert_eq(embperf_result_percentile(lat, NAN, &pct), -EINVAL);
+	cr_assert_eq(embperf_result_percentile(find("ops"), 50, &pct), -ENODATA);
+	/* One latency per operation, in us; none negative; min <= p50 <= p99 <= max. */
+	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), counter(lat, "units"), 1e-9);
+	cr_assert_geq(embperf_result_dist_stat(lat, EMBPERF_STAT_MIN), 0.0);
+	cr_assert_leq(embperf_result_dist_stat(lat, EMBPERF_STAT_MIN), p50);
+	cr_assert_leq(p50, p99);
+	cr_assert_leq(p99, embperf_result_dist_stat(lat, EMBPERF_STAT_MAX));
+	cr_assert(isnan(embperf_result_dist_stat(lat, EMBPERF_STAT_STDDEV)));
+	cr_assert(isnan(embperf_result_dist_stat(find("ops"), EMBPERF_STAT_N)));
+}
+
+Test(trial, ramp_is_run_but_not_counted)
+{
+	const embperf_result *ops, *lat;
+
+	cr_assert_eq(embperf_bench_set(b, "ramp", "300ms"), 0);
+	cr_assert_eq(embperf_bench_set(b, "duration", "100ms"), 0);
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
+	cr_assert_leq(run_until_rate(10000.0), 0.01);
+	ops = find("ops");
+	lat = find("latency");
+	/* Counted: the 1000 operations of the measured 100 ms, not the 4000 of the whole trial. */
+	cr_assert(counter(ops, "units") >= 500 && counter(ops, "units") < 2000, "units %.0f",
+		  counter(ops, "units"));
+	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), counter(ops, "units"), 1e-9);
+}
+
+Test(trial, worker_threads_count_into_one_tally)
+{
+	const embperf_result *ops;
+
+	ts.threads = 2;
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
+	/* Each worker paces 10000 ops/s: both were counted when the sum passes 12000. */
+	cr_assert_leq(run_until_rate(20000.0), 0.4);
+	ops = find("ops");
+	cr_assert_float_eq(embperf_result_dist_stat(find("latency"), EMBPERF_STAT_N),
+			   counter(ops, "units"), 1e-9);
+}
+
+Test(trial, a_body_that_stops_on_its_own_is_measured_until_it_stopped)
+{
+	const embperf_result *ops;
+
+	ts.stop_after_ops = 500; /* 50 ms of a 10 s trial */
+	cr_assert_eq(embperf_bench_set(b, "duration", "10s"), 0);
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
+	run_ok();
+	ops = find("ops");
+	cr_assert_float_eq(counter(ops, "units"), 500.0, 1e-9);
+	/* Measured until it stopped, not for the 10 s asked: about 10000 ops/s. */
+	cr_assert(embperf_result_value(ops) <= 10100.0 && embperf_result_value(ops) >= 2000.0,
+		  "%.1f ops/s", embperf_result_value(ops));
+	cr_assert_eq(embperf_result_truncated(ops), 0);
+}
+
+Test(trial, work_that_ends_within_the_ramp_is_an_error_naming_ramp)
+{
+	ts.stop_after_ops = 10;
+	cr_assert_eq(embperf_bench_set(b, "ramp", "1s"), 0);
+	cr_assert_eq(embperf_bench_run(b), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "'ramp'"), "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(ts.torn_down, 1);
+}
+
+static void *cancel_later(void *arg)
+{
+	struct timespec d = { 0, 50 * 1000000L };
+
+	nanosleep(&d, NULL);
+	embperf_ctx_cancel(arg);
+	return NULL;
+}
+
+Test(trial, cancel_stops_a_trial_within_100ms)
+{
+	pthread_t tid;
+	uint64_t t0, took;
+
+	cr_assert_eq(embperf_bench_set(b, "duration", "10s"), 0);
+	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	t0 = ep_now_ns();
+	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
+	took = ep_now_ns() - t0;
+	pthread_join(tid, NULL);
+	cr_assert_lt(took, 150000000ULL, "returned %.1f ms after the start (cancel at 50 ms)",
+		     (double)took / 1e6);
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert_eq(ts.torn_down, 1);
+}
+
+Test(trial, cancel_during_settle_is_seen)
+{
+	pthread_t tid;
+	uint64_t t0;
+
+	cr_assert_eq(embperf_bench_set(b, "duration", "10ms"), 0);
+	cr_assert_eq(embperf_bench_set(b, "settle", "10s"), 0);
+	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	t0 = ep_now_ns();
+	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
+	pthread_join(tid, NULL);
+	cr_assert_lt(ep_now_ns() - t0, 150000000ULL);
+}
+
+Test(trial, budget_stops_a_trial_and_keeps_its_counts_marked_truncated)
+{
+	const embperf_result *ops;
+	uint64_t t0, took;
+
+	cr_assert_eq(embperf_bench_set(b, "duration", "10s"), 0);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 200000000ULL), 0);
+	t0 = ep_now_ns();
+	cr_assert_eq(embperf_bench_run(b), -ETIME);
+	took = ep_now_ns() - t0;
+	cr_assert_lt(took, 300000000ULL, "returned after %.1f ms (budget 200 ms)", (double)took / 1e6);
+	ops = find("ops");
+	cr_assert(ops, "the cut trial's counts are kept");
+	cr_assert_eq(embperf_result_truncated(ops), 1);
+	cr_assert_eq(embperf_result_sample_count(ops), 1);
+	cr_assert_leq(embperf_result_value(ops), 10100.0);
+	cr_assert_geq(counter(ops, "units"), 100.0, "the 200 ms before the budget ended were counted");
+}
+
+static void search_setup(double capacity, double resolution, int max_trials)
+{
+	ts.search = 1;
+	ts.capacity = capacity;
+	ts.bs.lo = 0.0;
+	ts.bs.hi = 10000.0;
+	ts.bs.resolution = resolution;
+	ts.bs.max_trials = max_trials;
+	cr_assert_eq(embperf_bench_set(b, "duration", "2ms"), 0);
+}
+
+Test(trial, binary_search_finds_a_hidden_capacity_within_the_resolution)
+{
+	const embperf_result *r;
+	double prev_config = NAN, v;
+	int n;
+
+	search_setup(7321.0, 10.0, 100);
+	run_ok();
+	r = find("capacity");
+	cr_assert(r);
+	cr_assert(embperf_result_value(r) <= 7321.0 && embperf_result_value(r) > 7311.0, "found %.2f",
+		  embperf_result_value(r));
+	n = embperf_result_trial_count(r);
+	/* 10000 down to a 10-wide interval: the first trial at the top, then halvings. */
+	cr_assert(n >= 10 && n <= 12, "%d trials", n);
+	cr_assert_str_eq(embperf_result_trial_name(r, EMBPERF_TRIAL_CONFIG), "rate");
+	cr_assert_str_eq(embperf_result_trial_name(r, EMBPERF_TRIAL_OUTCOME), "loss");
+	for (int i = 0; i < n; i++) {
+		double config, outcome, pass, dur;
+
+		cr_assert_eq(embperf_result_trial(r, i, EMBPERF_TRIAL_CONFIG, &config), 0);
+		cr_assert_eq(embperf_result_trial(r, i, EMBPERF_TRIAL_OUTCOME, &outcome), 0);
+		cr_assert_eq(embperf_result_trial(r, i, EMBPERF_TRIAL_PASS, &pass), 0);
+		cr_assert_eq(embperf_result_trial(r, i, EMBPERF_TRIAL_DURATION_NS, &dur), 0);
+		cr_assert_eq(pass, config <= 7321.0, "trial %d at %.2f", i, config);
+		cr_assert_eq(outcome == 0.0, pass == 1.0);
+		cr_assert(dur >= 2e6, "trial %d lasted %.0f ns", i, dur);
+		cr_assert_neq(config, prev_config, "no trial repeated");
+		prev_config = config;
+	}
+	cr_assert_eq(embperf_result_trial(r, n, EMBPERF_TRIAL_CONFIG, &v), -ENOENT);
+	cr_assert_eq(embperf_result_trial(r, 0, (enum embperf_trial_field)42, &v), -EINVAL);
+	/* The other metrics describe the best passing trial. */
+	cr_assert_eq(embperf_result_sample_count(find("ops")), 1);
+}
+
+Test(trial, binary_search_stops_at_max_trials)
+{
+	const embperf_result *r;
+
+	search_setup(7321.0, 0.001, 4);
+	run_ok();
+	r = find("capacity");
+	cr_assert_eq(embperf_result_trial_count(r), 4);
+	/* 10000 fails, 5000 passes, 7500 fails, 6250 passes. */
+	cr_assert_float_eq(embperf_result_value(r), 6250.0, 1e-9);
+}
+
+Test(trial, binary_search_ends_when_the_top_passes_or_the_bottom_fails)
+{
+	const embperf_result *r;
+	double v;
+
+	search_setup(20000.0, 1.0, 100);
+	run_ok();
+	r = find("capacity");
+	cr_assert_eq(embperf_result_trial_count(r), 1);
+	cr_assert_float_eq(embperf_result_value(r), 10000.0, 1e-9);
+
+	ts.capacity = -1.0; /* nothing passes */
+	run_ok();
+	r = find("capacity");
+	cr_assert_eq(embperf_result_sample_count(r), 0, "no value found: no sample");
+	cr_assert(isnan(embperf_result_value(r)));
+	cr_assert_eq(embperf_result_trial(r, embperf_result_trial_count(r) - 1, EMBPERF_TRIAL_CONFIG,
+					  &v), 0);
+	cr_assert_float_eq(v, 0.0, 1e-12, "the bottom of the range was tried");
+	cr_assert_null(find("ops"), "no trial passed: no figures of a best trial");
+}
+
+/* Bad input. */
+
+static void set_fails(const char *name, const char *value, const char *needle)
+{
+	int rc = embperf_bench_set(b, name, value);
+
+	cr_assert(rc == -EINVAL || rc == -ERANGE, "%s=%s gave %d", name, value, rc);
+	cr_assert(strstr(embperf_bench_errmsg(b), needle), "%s=%s: %s", name, value,
+		  embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), value) || !*value, "the value is named: %s",
+		  embperf_bench_errmsg(b));
+}
+
+Test(trial, bad_durations_and_percentiles_are_refused_by_name)
+{
+	char hundred[1024] = "";
+
+	set_fails("duration", "0", "'duration'");
+	set_fails("duration", "-1s", "'duration'");
+	set_fails("percentiles", "-1", "'percentiles'");
+	set_fails("percentiles", "nan", "'percentiles'");
+	set_fails("percentiles", "50,100.5", "'percentiles'");
+	set_fails("percentiles", "50,,90", "'percentiles'");
+	set_fails("percentiles", "0", "'percentiles'");
+	for (int i = 1; i <= 100; i++)
+		snprintf(hundred + strlen(hundred), sizeof(hundred) - strlen(hundred), "%s%d",
+			 i > 1 ? "," : "", i);
+	set_fails("percentiles", hundred, "at most" /* names what is accepted */);
+	cr_assert_eq(embperf_bench_set(b, "percentiles", "100"), 0);
+	cr_assert_eq(embperf_bench_set(b, "percentiles", "0.001,99.999"), 0);
+}
+
+Test(trial, each_kind_is_offered_only_its_engine_parameters)
+{
+	char buf[64];
+
+	cr_assert_eq(embperf_bench_set(b, "sample_time", "1ms"), -ENOENT);
+	cr_assert_eq(embperf_bench_set(b, "warmup", "1"), -ENOENT);
+	cr_assert_eq(embperf_bench_set(b, "spread", "0"), -ENOENT);
+	cr_assert_geq(embperf_bench_get(b, "settle", buf, sizeof(buf)), 0);
+	cr_assert_eq(embperf_kernel_param_count("mem.bw") -
+			     embperf_kernel_param_count("mem.bw"), 0);
+	for (int i = 0; i < embperf_kernel_param_count("mem.lat"); i++) {
+		embperf_kernel_param_info("mem.lat", i, EMBPERF_INFO_NAME, buf, sizeof(buf));
+		cr_assert(strcmp(buf, "duration") && strcmp(buf, "ramp") && strcmp(buf, "settle") &&
+				  strcmp(buf, "percentiles"),
+			  "mem.lat offers '%s'", buf);
+	}
+}
