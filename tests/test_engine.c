@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -363,6 +364,70 @@ Test(engine, kernel_errors_propagate)
 	cr_assert_eq(embperf_bench_result_count(b), 0);
 	cr_assert(synth_cfg.torn_down);
 	cr_assert(strstr(embperf_bench_errmsg(b), "EIO"), "%s", embperf_bench_errmsg(b));
+}
+
+/*
+ * A kernel whose setup fails: after storing an allocated state (the engine
+ * must then call teardown, which frees it: the sanitizer run sees a leak
+ * otherwise), or before allocating anything (no teardown).
+ */
+static int unwind_allocate;  /* setup allocates and stores its state before failing */
+static int unwind_teardowns; /* teardown calls seen */
+
+struct unwind_state {
+	char *buf;
+};
+
+static int unwind_setup(struct ep_run *run, void **state)
+{
+	struct unwind_state *st;
+
+	if (!unwind_allocate)
+		return ep_run_fail(run, -EINVAL, "unwind: failed before allocating");
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	*state = st;
+	st->buf = malloc(64);
+	return ep_run_fail(run, -EIO, "unwind: failed after allocating");
+}
+
+static void unwind_teardown(void *state)
+{
+	struct unwind_state *st = state;
+
+	unwind_teardowns++;
+	free(st->buf);
+	free(st);
+}
+
+static const struct ep_metric_desc unwind_metrics[] = {
+	{ "latency", "ns", EP_METRIC_TIME, 1.0, EP_PRIMARY_MEDIAN, 0, "time per unit" },
+};
+
+static const struct ep_kernel unwind_kernel = {
+	.name = "test.unwind",
+	.summary = "a setup that fails",
+	.metrics = unwind_metrics,
+	.n_metrics = 1,
+	.setup = unwind_setup,
+	.teardown = unwind_teardown,
+};
+
+Test(engine, teardown_unwinds_a_setup_that_failed_after_allocating)
+{
+	embperf_bench *u = ep_bench_new_kernel(ctx, &unwind_kernel);
+
+	cr_assert(u);
+	unwind_allocate = 1;
+	cr_assert_eq(embperf_bench_run(u), -EIO);
+	cr_assert_eq(unwind_teardowns, 1, "teardown ran %d times", unwind_teardowns);
+	cr_assert_str_eq(embperf_bench_errmsg(u), "unwind: failed after allocating");
+	cr_assert_eq(embperf_bench_result_count(u), 0);
+	unwind_allocate = 0;
+	cr_assert_eq(embperf_bench_run(u), -EINVAL);
+	cr_assert_eq(unwind_teardowns, 1, "no state, no teardown");
+	embperf_bench_free(u);
 }
 
 Test(engine, counters_and_cpu_load)

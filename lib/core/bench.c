@@ -532,18 +532,23 @@ static void keep_listed_metrics(struct ep_run *run)
 	run->n_results = kept;
 }
 
+/*
+ * Setup, the cases, finish; then teardown whenever setup succeeded or left
+ * a state behind, so that a kernel's setup unwinds its failures through
+ * its teardown alone.
+ */
 static int run_kernel(struct ep_run *run)
 {
 	void *state = NULL;
-	int rc;
+	int rc, set_up;
 
 	rc = run->kernel->setup(run, &state);
-	if (rc)
-		return rc;
-	rc = run_cases(run);
+	set_up = !rc;
+	if (!rc)
+		rc = run_cases(run);
 	if (!rc && run->kernel->finish)
 		rc = run->kernel->finish(run, state);
-	if (run->kernel->teardown)
+	if ((set_up || state) && run->kernel->teardown)
 		run->kernel->teardown(state);
 	return rc;
 }

@@ -14,8 +14,15 @@
  *     prepare(arg)            optional: build what this case needs
  *     body(arg, n) ...        timed by the engine
  *   finish(run, state)        optional: validate, add derived values
- *   teardown(state)           always called when setup succeeded, also on
- *                             cancel, budget exhaustion and errors
+ *   teardown(state)           called when setup succeeded, also on cancel,
+ *                             budget exhaustion and errors; and whenever
+ *                             setup left *state non-NULL, also when setup
+ *                             failed
+ *
+ * So setup stores *state as soon as it has allocated it, and on an error
+ * just returns: teardown unwinds. Teardown must therefore accept a partly
+ * built state: pointers still NULL, descriptors still -1 (setup sets them
+ * to -1 before anything can fail), helpers never started.
  */
 #ifndef EMBPERF_CORE_KERNEL_H
 #define EMBPERF_CORE_KERNEL_H
@@ -160,10 +167,12 @@ extern const struct ep_default ep_lmbench_defaults[];
  *                   array ended by { NULL, NULL }, or NULL. Example:
  *                   static const struct ep_default d[] = {
  *                           { "repetitions", "10" }, { "warmup", "1" }, { NULL, NULL } };
- * @setup:           reads parameters, allocates *@state, adds cases.
+ * @setup:           reads parameters, allocates *@state (storing it before
+ *                   anything can fail), adds cases.
  * @finish:          optional: after every case has run (validation,
  *                   derived values). Not called when the run was cut short.
- * @teardown:        frees the state; called whenever setup succeeded.
+ * @teardown:        frees the state, also a partly built one; called
+ *                   whenever setup succeeded or left *state non-NULL.
  */
 struct ep_kernel {
 	const char *name;

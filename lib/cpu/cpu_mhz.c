@@ -134,6 +134,7 @@ static int mhz_setup(struct ep_run *run, void **state)
 	_Static_assert(EP_ARRAY_SIZE(mhz_loops) <= MHZ_MAX_LOOPS, "mhz: too many loops");
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	for (int i = 0; i < MHZ_N_LOOPS && !rc; i++) {
 		struct mhz_loop_state *ls = &st->loops[i];
 
@@ -147,12 +148,7 @@ static int mhz_setup(struct ep_run *run, void **state)
 		ec.arg = ls;
 		rc = ep_run_add_case(run, &ec);
 	}
-	if (rc) {
-		mhz_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /*

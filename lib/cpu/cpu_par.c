@@ -176,18 +176,14 @@ static int par_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->max_chains = (int)ep_param_int(run, "chains");
 	for (int i = 0; i < n && !rc; i++) {
 		st->sets[i].combo = combos[i];
 		st->n_sets++;
 		rc = add_set_cases(run, &st->sets[i], st->max_chains);
 	}
-	if (rc) {
-		par_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* Best over k of k * t(1) / t(k); never below 1 (k = 1 counts). */

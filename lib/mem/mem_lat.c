@@ -308,6 +308,7 @@ static int lat_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->stride_bytes = stride_bytes;
 	st->order = (int)ep_param_int(run, "order");
@@ -315,12 +316,7 @@ static int lat_setup(struct ep_run *run, void **state)
 			      (enum ep_mem_huge)ep_param_int(run, "hugepages"));
 	if (!rc)
 		rc = add_cases(run, st, (uint64_t)lo, (uint64_t)hi);
-	if (rc) {
-		lat_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 static int compare_double(const void *a, const void *b)

@@ -368,6 +368,7 @@ static int par_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	st->line_bytes = (size_t)ep_param_int(run, "line");
@@ -384,12 +385,7 @@ static int par_setup(struct ep_run *run, void **state)
 		rc = make_page_order(st, (uint64_t)hi);
 	if (!rc)
 		rc = add_cases(run, st, (uint64_t)lo, (uint64_t)hi);
-	if (rc) {
-		par_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* Primary value of the result with @label, or NaN. */

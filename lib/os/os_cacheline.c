@@ -242,6 +242,7 @@ static int line_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	rc = map_buffer(run, st, (uint64_t)ep_param_int(run, "size"));
@@ -249,12 +250,7 @@ static int line_setup(struct ep_run *run, void **state)
 		rc = make_page_order(st);
 	if (!rc)
 		rc = add_cases(run, st);
-	if (rc) {
-		line_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* Median time per load of each stride, from the run's results. */

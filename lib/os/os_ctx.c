@@ -634,13 +634,11 @@ static int make_overhead_pipes(struct ctx_state *st)
 	return 0;
 }
 
-static struct ctx_state *ctx_alloc(struct ep_run *run)
+/* Fill a zeroed state: parameters, descriptors -1, arrays. Return: 0 or -ENOMEM. */
+static int ctx_init(struct ep_run *run, struct ctx_state *st)
 {
-	struct ctx_state *st = calloc(1, sizeof(*st));
 	int procs = (int)ep_param_int(run, "procs");
 
-	if (!st)
-		return NULL;
 	st->run = run;
 	st->procs = procs;
 	st->mode = (int)ep_param_int(run, "mode");
@@ -654,26 +652,28 @@ static struct ctx_state *ctx_alloc(struct ep_run *run)
 		st->members = calloc((size_t)procs, sizeof(*st->members));
 	if (!st->exit_r || !st->ring_fds || !st->ovh ||
 	    (st->mode == MODE_THREADS && !st->members) ||
-	    ep_children_init(&st->children, procs)) {
-		ctx_teardown(st);
-		return NULL;
-	}
+	    ep_children_init(&st->children, procs))
+		return -ENOMEM;
 	for (int i = 0; i < procs; i++)
 		st->ovh[i][0] = st->ovh[i][1] = -1;
 	snprintf(st->label, sizeof(st->label), "procs=%d size=%s mode=%s", procs,
 		 ep_param_text(run, "size"), ep_param_text(run, "mode"));
-	return st;
+	return 0;
 }
 
 static int ctx_setup(struct ep_run *run, void **state)
 {
-	struct ctx_state *st = ctx_alloc(run);
+	struct ctx_state *st = calloc(1, sizeof(*st));
 	struct ep_case c = { .metric = 0, .body = ctx_body, .overhead = ctx_overhead };
 	int rc;
 
 	if (!st)
 		return -ENOMEM;
-	rc = ep_fd_room(run, "procs", ep_param_text(run, "procs"), fds_needed(st->mode, st->procs));
+	*state = st;
+	rc = ctx_init(run, st);
+	if (!rc)
+		rc = ep_fd_room(run, "procs", ep_param_text(run, "procs"),
+				fds_needed(st->mode, st->procs));
 	if (!rc)
 		rc = map_working_sets(st);
 	if (!rc)
@@ -688,12 +688,7 @@ static int ctx_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		ctx_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_ctx = {

@@ -467,6 +467,7 @@ static int fs_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	rc = make_root(run, st);
 	if (!rc)
@@ -475,12 +476,7 @@ static int fs_setup(struct ep_run *run, void **state)
 		rc = make_names(st);
 	if (!rc)
 		rc = add_cases(run, st, bytes, n);
-	if (rc) {
-		fs_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* finish: lat_fs's num_files, the units of one create sample. */

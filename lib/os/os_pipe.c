@@ -165,18 +165,14 @@ static int pipe_lat_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->to_peer[0] = st->to_peer[1] = st->from_peer[0] = st->from_peer[1] = -1;
 	rc = pipe_lat_start(run, st);
 	if (!rc) {
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		pipe_lat_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- bandwidth */
@@ -262,6 +258,7 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->fds[0] = st->fds[1] = -1;
 	st->size = (size_t)ep_param_int(run, "size");
 	st->total = (uint64_t)ep_param_int(run, "total");
@@ -275,12 +272,7 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 		c.bytes_per_unit = (double)st->total;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		pipe_bw_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_pipe_lat = {

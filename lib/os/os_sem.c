@@ -149,18 +149,14 @@ static int sem_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->semid = -1;
 	rc = sem_start(run, st);
 	if (!rc) {
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		sem_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_sem = {

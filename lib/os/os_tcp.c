@@ -142,6 +142,7 @@ static int tcp_lat_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->client = st->server = -1;
 	st->size = (size_t)ep_param_int(run, "size");
 	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
@@ -151,12 +152,7 @@ static int tcp_lat_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		tcp_lat_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* --------------------------------------------------------------- connection */
@@ -267,18 +263,14 @@ static int tcp_connect_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->listener = -1;
 	rc = tcp_connect_start(run, st);
 	if (!rc) {
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		tcp_connect_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_tcp_lat = {

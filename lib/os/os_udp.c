@@ -206,6 +206,7 @@ static int udp_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->client = st->server = -1;
 	st->size = (size_t)ep_param_int(run, "size");
 	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
@@ -215,12 +216,7 @@ static int udp_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		udp_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_udp_lat = {

@@ -142,21 +142,14 @@ static int unix_fork(struct ep_run *run, struct unix_ipc *st, const char *name,
 	return rc;
 }
 
-/* Hand the state over to the engine, or free it. */
+/* The end of setup: add the case unless @rc says setup failed (teardown unwinds). */
 static int unix_finish_setup(struct ep_run *run, struct unix_ipc *st, int rc, ep_body_fn body,
-			     double bytes_per_unit, void **state)
+			     double bytes_per_unit)
 {
 	struct ep_case c = { .metric = 0, .labels = st->label, .body = body, .arg = st,
 			     .bytes_per_unit = bytes_per_unit };
 
-	if (!rc)
-		rc = ep_run_add_case(run, &c);
-	if (rc) {
-		unix_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc ? rc : ep_run_add_case(run, &c);
 }
 
 /* ------------------------------------------------------------------ latency */
@@ -175,6 +168,7 @@ static int unix_lat_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	rc = unix_alloc(run, &st->buf, st->size);
 	if (!rc)
 		rc = unix_pair(run, st);
@@ -186,7 +180,7 @@ static int unix_lat_setup(struct ep_run *run, void **state)
 	}
 	if (!rc)
 		rc = unix_lat_body(st, 1); /* one round trip first: both processes are up */
-	return unix_finish_setup(run, st, rc, unix_lat_body, 0.0, state);
+	return unix_finish_setup(run, st, rc, unix_lat_body, 0.0);
 }
 
 /* ---------------------------------------------------------------- bandwidth */
@@ -229,6 +223,7 @@ static int unix_bw_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->total = (uint64_t)ep_param_int(run, "total");
 	if (st->total < st->size)
 		st->total = st->size; /* as bw_unix */
@@ -241,7 +236,7 @@ static int unix_bw_setup(struct ep_run *run, void **state)
 		rc = unix_fork(run, st, "AF_UNIX writer process", unix_bw_writer, st);
 	if (!rc)
 		rc = unix_bw_body(st, 1); /* one unit first: the writer is up */
-	return unix_finish_setup(run, st, rc, unix_bw_body, (double)st->total, state);
+	return unix_finish_setup(run, st, rc, unix_bw_body, (double)st->total);
 }
 
 const struct ep_kernel ep_kernel_os_unix_lat = {
