@@ -430,6 +430,58 @@ Test(engine, teardown_unwinds_a_setup_that_failed_after_allocating)
 	embperf_bench_free(u);
 }
 
+/* What a finish() found with ep_run_find_result(). */
+static struct {
+	const char *second;    /* labels of (latency, "case=1") */
+	const char *first;     /* labels of (latency, NULL) */
+	double second_value;   /* its value, as the bench reports it later */
+	int missing_label;     /* (latency, "case=9") is NULL */
+	int missing_metric;    /* ("best", NULL) is NULL: no case reports it */
+	int out_of_range;      /* metric -1 and 99 give NULL */
+	double derived;        /* value of the derived result added in finish */
+} found;
+
+static int lookup_finish(struct ep_run *run, void *state)
+{
+	const struct embperf_result *r;
+	int rc;
+
+	(void)state;
+	r = ep_run_find_result(run, 0, "case=1");
+	found.second = r ? embperf_result_labels(r) : NULL;
+	found.second_value = r ? embperf_result_value(r) : NAN;
+	r = ep_run_find_result(run, 0, NULL);
+	found.first = r ? embperf_result_labels(r) : NULL;
+	found.missing_label = !ep_run_find_result(run, 0, "case=9");
+	found.missing_metric = !ep_run_find_result(run, 1, NULL);
+	found.out_of_range = !ep_run_find_result(run, -1, NULL) &&
+			     !ep_run_find_result(run, 99, NULL);
+	rc = ep_run_add_value(run, 3, "what=derived", 7.0);
+	r = ep_run_find_result(run, 3, "what=derived");
+	found.derived = r ? embperf_result_value(r) : NAN;
+	return rc;
+}
+
+Test(engine, finish_finds_results_by_metric_and_labels)
+{
+	struct ep_kernel k = synth_kernel;
+	embperf_bench *lb;
+
+	k.finish = lookup_finish;
+	lb = ep_bench_new_kernel(ctx, &k);
+	cr_assert(lb);
+	synth_cfg.cases = 2;
+	embperf_bench_set(lb, "sample_time", "1ms");
+	embperf_bench_set(lb, "repetitions", "3");
+	cr_assert_eq(embperf_bench_run(lb), 0, "%s", embperf_bench_errmsg(lb));
+	cr_assert(found.second && !strcmp(found.second, "case=1"));
+	cr_assert(found.first && !strcmp(found.first, "case=0"), "NULL labels: the first");
+	cr_assert_eq(found.second_value, embperf_result_value(embperf_bench_result(lb, 1)));
+	cr_assert(found.missing_label && found.missing_metric && found.out_of_range);
+	cr_assert_eq(found.derived, 7.0);
+	embperf_bench_free(lb);
+}
+
 Test(engine, counters_and_cpu_load)
 {
 	const embperf_result *r;

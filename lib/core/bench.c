@@ -394,6 +394,23 @@ int ep_run_add_value(struct ep_run *run, int metric, const char *labels, double 
 	return 0;
 }
 
+const struct embperf_result *ep_run_find_result(const struct ep_run *run, int metric,
+						const char *labels)
+{
+	const char *name;
+
+	if (metric < 0 || metric >= run->kernel->n_metrics)
+		return NULL;
+	name = run->kernel->metrics[metric].name;
+	for (int i = 0; i < run->n_results; i++) {
+		const struct embperf_result *r = run->results[i];
+
+		if (!strcmp(r->metric, name) && (!labels || !strcmp(r->labels, labels)))
+			return r;
+	}
+	return NULL;
+}
+
 int ep_run_fail(struct ep_run *run, int err, const char *fmt, ...)
 {
 	va_list ap;

@@ -213,6 +213,19 @@ int ep_run_add_case(struct ep_run *run, const struct ep_case *c);
 int ep_run_add_value(struct ep_run *run, int metric, const char *labels, double value);
 
 /**
+ * ep_run_find_result() - a result the run has so far, for finish().
+ * @run:    the run.
+ * @metric: index into the kernel's metrics.
+ * @labels: the case's labels, exactly as given to ep_run_add_case() or
+ *          ep_run_add_value(); NULL: the first result of @metric.
+ *
+ * Return: the first matching result, owned by the run (lib/core/result.h
+ * has its fields); NULL when there is none.
+ */
+const struct embperf_result *ep_run_find_result(const struct ep_run *run, int metric,
+						const char *labels);
+
+/**
  * ep_run_fail() - record the detail message of a failure and return @err.
  * The message names the parameter, the value and what is accepted.
  */

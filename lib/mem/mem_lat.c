@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/bench.h"
+#include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/mem/buffer.h"
 #include "lib/mem/lat.h"
@@ -404,14 +405,10 @@ int ep_mem_lat_detect_levels(const double *latency_ns, int n, struct ep_mem_leve
 static int collect_latencies(struct ep_run *run, const struct lat_state *st, double *lat)
 {
 	for (int i = 0; i < st->n_cases; i++) {
-		lat[i] = NAN;
-		for (int r = 0; r < run->n_results; r++) {
-			const struct embperf_result *res = run->results[r];
+		const struct embperf_result *res =
+			ep_run_find_result(run, METRIC_LATENCY, st->cases[i].label);
 
-			if (!strcmp(res->metric, lat_metrics[METRIC_LATENCY].name) &&
-			    !strcmp(res->labels, st->cases[i].label))
-				lat[i] = res->value;
-		}
+		lat[i] = res ? res->value : NAN;
 		if (isnan(lat[i]))
 			return -ENODATA;
 	}

@@ -27,7 +27,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/core/bench.h"
+#include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/core.h"
 #include "lib/core/util.h"
 
@@ -257,14 +258,10 @@ static int line_setup(struct ep_run *run, void **state)
 static int collect_latencies(struct ep_run *run, const struct line_state *st, double *ns)
 {
 	for (int i = 0; i < st->n_cases; i++) {
-		ns[i] = NAN;
-		for (int r = 0; r < run->n_results; r++) {
-			const struct embperf_result *res = run->results[r];
+		const struct embperf_result *res =
+			ep_run_find_result(run, METRIC_LATENCY, st->cases[i].label);
 
-			if (!strcmp(res->metric, line_metrics[METRIC_LATENCY].name) &&
-			    !strcmp(res->labels, st->cases[i].label))
-				ns[i] = res->value;
-		}
+		ns[i] = res ? res->value : NAN;
 		if (isnan(ns[i]))
 			return -ENODATA;
 	}

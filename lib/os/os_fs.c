@@ -36,7 +36,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "lib/core/bench.h"
+#include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/params.h"
 #include "lib/core/util.h"
 #include "lib/os/os_files.h"
@@ -485,20 +486,16 @@ static int fs_finish(struct ep_run *run, void *state)
 	struct fs_state *st = state;
 
 	for (int i = 0; i < st->n_cases; i += 2) {
-		for (int r = 0; r < run->n_results; r++) {
-			const struct embperf_result *res = run->results[r];
-			int rc;
+		const struct embperf_result *res =
+			ep_run_find_result(run, METRIC_CREATE, st->cases[i].label);
+		int rc;
 
-			if (strcmp(res->metric, fs_metrics[METRIC_CREATE].name) ||
-			    strcmp(res->labels, st->cases[i].label) || !res->n_samples)
-				continue;
-			rc = ep_run_add_value(run, METRIC_NUM_FILES, st->cases[i].label,
-					      res->counters[EP_CTR_UNITS] /
-						      (double)res->n_samples);
-			if (rc)
-				return rc;
-			break;
-		}
+		if (!res || !res->n_samples)
+			continue;
+		rc = ep_run_add_value(run, METRIC_NUM_FILES, st->cases[i].label,
+				      res->counters[EP_CTR_UNITS] / (double)res->n_samples);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
