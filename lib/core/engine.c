@@ -241,20 +241,6 @@ static double convert(const struct ep_metric_desc *m, const struct ep_case *c, d
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of @v[0..n-1], sorting @v in place. */
-static double sorted_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /*
  * The stop rule's spread: 1.4826 x the median absolute deviation over the
  * median's magnitude, which equals stddev / mean for normally spread
@@ -268,12 +254,12 @@ static double robust_spread(const double *v, size_t n, double *tmp)
 	double median;
 
 	memcpy(tmp, v, n * sizeof(*tmp));
-	median = sorted_median(tmp, n);
+	median = ep_median_inplace(tmp, n);
 	if (median == 0.0)
 		return INFINITY;
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = fabs(v[i] - median);
-	return 1.4826 * sorted_median(tmp, n) / fabs(median);
+	return 1.4826 * ep_median_inplace(tmp, n) / fabs(median);
 }
 
 /*

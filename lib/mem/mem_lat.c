@@ -320,21 +320,13 @@ static int lat_setup(struct ep_run *run, void **state)
 	return rc;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of v[first..last]; @tmp has room for the run. */
 static double median_of(const double *v, int first, int last, double *tmp)
 {
-	int n = last - first + 1;
+	size_t n = (size_t)(last - first + 1);
 
-	memcpy(tmp, v + first, (size_t)n * sizeof(*tmp));
-	qsort(tmp, (size_t)n, sizeof(*tmp), compare_double);
-	return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+	memcpy(tmp, v + first, n * sizeof(*tmp));
+	return ep_median_inplace(tmp, n);
 }
 
 /* Longest run from @first whose points stay within tolerance of its lowest. */
