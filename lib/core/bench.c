@@ -465,21 +465,6 @@ static char *params_text(const embperf_bench *b)
 	return ep_buf_take(&buf);
 }
 
-static void read_engine_cfg(struct ep_run *run)
-{
-	struct ep_engine_cfg *cfg = &run->cfg;
-
-	cfg->repetitions = ep_param_int(run, "repetitions");
-	cfg->min_repetitions = ep_param_int(run, "min_repetitions");
-	if (cfg->min_repetitions > cfg->repetitions)
-		cfg->min_repetitions = cfg->repetitions;
-	cfg->warmup = ep_param_int(run, "warmup");
-	cfg->sample_time_ns = ep_param_int(run, "sample_time");
-	cfg->max_time_ns = ep_param_int(run, "max_time");
-	cfg->spread = ep_param_double(run, "spread");
-	cfg->counters = (int)ep_param_int(run, "counters");
-}
-
 /* Pin the calling thread to the run's CPU; *saved receives the old mask. */
 static int pin(struct ep_run *run, cpu_set_t *saved, int *pinned)
 {
@@ -584,7 +569,7 @@ int embperf_bench_run(embperf_bench *bench)
 				  bench->kernel->name, bench->kernel->feature);
 	if (embperf_ctx_is_cancelled(bench->ctx))
 		return bench_fail(bench, -ECANCELED, "the context was cancelled");
-	read_engine_cfg(&run);
+	ep_engine_read_cfg(&run);
 	run.params_text = params_text(bench);
 	if (!run.params_text)
 		return bench_fail(bench, -ENOMEM, "out of memory");

@@ -45,6 +45,21 @@ const struct ep_default ep_lmbench_defaults[] = {
 	{ NULL, NULL },
 };
 
+void ep_engine_read_cfg(struct ep_run *run)
+{
+	struct ep_engine_cfg *cfg = &run->cfg;
+
+	cfg->repetitions = ep_param_int(run, "repetitions");
+	cfg->min_repetitions = ep_param_int(run, "min_repetitions");
+	if (cfg->min_repetitions > cfg->repetitions)
+		cfg->min_repetitions = cfg->repetitions;
+	cfg->warmup = ep_param_int(run, "warmup");
+	cfg->sample_time_ns = ep_param_int(run, "sample_time");
+	cfg->max_time_ns = ep_param_int(run, "max_time");
+	cfg->spread = ep_param_double(run, "spread");
+	cfg->counters = (int)ep_param_int(run, "counters");
+}
+
 /* Time @units units of the body. */
 static int time_body(ep_body_fn fn, void *arg, uint64_t units, uint64_t *elapsed_ns)
 {
