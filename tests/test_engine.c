@@ -72,7 +72,7 @@ Test(engine, calibration_fills_the_sample_time)
 }
 
 /* A first calibration timing stretched past the sample time (a preemption,
- * a peer not yet scheduled) is timed again: samples stay many units long
+ * a partner not yet scheduled) is timed again: samples stay many units long
  * instead of one unit each. */
 Test(engine, a_slow_first_calibration_timing_is_retimed)
 {

@@ -121,7 +121,7 @@ static int may_continue(struct case_state *cs, uint64_t next_ns)
 /*
  * A calibration timing that reaches the target is suspect when nothing
  * predicts it (the first timing, of one unit) or when it took over three
- * times what the step before predicts: a preemption, or a peer process not
+ * times what the step before predicts: a preemption, or a partner process not
  * yet scheduled, would otherwise fix every sample at a few units (one
  * 20 us round trip per sample when the first took 5 ms).
  */
@@ -280,7 +280,7 @@ static double robust_spread(const double *v, size_t n, double *tmp)
 /*
  * A warm-up sample that took under a quarter of the target shows that
  * calibration settled too low (every timing it kept was stretched, e.g. a
- * peer process that twice waited to be scheduled): scale the units up to
+ * partner process that twice waited to be scheduled): scale the units up to
  * the target from this timing. Samples of one unit would otherwise time
  * the clock and the loop more than the work. Return: the time a sample of
  * the (new) units is expected to take.

@@ -28,7 +28,7 @@
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 #include "lib/os/child.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 #define SELECT_LABEL_MAX 48
 
