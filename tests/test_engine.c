@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -71,7 +72,7 @@ Test(engine, calibration_fills_the_sample_time)
 }
 
 /* A first calibration timing stretched past the sample time (a preemption,
- * a peer not yet scheduled) is timed again: samples stay many units long
+ * a partner not yet scheduled) is timed again: samples stay many units long
  * instead of one unit each. */
 Test(engine, a_slow_first_calibration_timing_is_retimed)
 {
@@ -363,6 +364,122 @@ Test(engine, kernel_errors_propagate)
 	cr_assert_eq(embperf_bench_result_count(b), 0);
 	cr_assert(synth_cfg.torn_down);
 	cr_assert(strstr(embperf_bench_errmsg(b), "EIO"), "%s", embperf_bench_errmsg(b));
+}
+
+/*
+ * A kernel whose setup fails: after storing an allocated state (the engine
+ * must then call teardown, which frees it: the sanitizer run sees a leak
+ * otherwise), or before allocating anything (no teardown).
+ */
+static int unwind_allocate;  /* setup allocates and stores its state before failing */
+static int unwind_teardowns; /* teardown calls seen */
+
+struct unwind_state {
+	char *buf;
+};
+
+static int unwind_setup(struct ep_run *run, void **state)
+{
+	struct unwind_state *st;
+
+	if (!unwind_allocate)
+		return ep_run_fail(run, -EINVAL, "unwind: failed before allocating");
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	*state = st;
+	st->buf = malloc(64);
+	return ep_run_fail(run, -EIO, "unwind: failed after allocating");
+}
+
+static void unwind_teardown(void *state)
+{
+	struct unwind_state *st = state;
+
+	unwind_teardowns++;
+	free(st->buf);
+	free(st);
+}
+
+static const struct ep_metric_desc unwind_metrics[] = {
+	{ "latency", "ns", EP_METRIC_TIME, 1.0, EP_PRIMARY_MEDIAN, 0, "time per unit" },
+};
+
+static const struct ep_kernel unwind_kernel = {
+	.name = "test.unwind",
+	.summary = "a setup that fails",
+	.metrics = unwind_metrics,
+	.n_metrics = 1,
+	.setup = unwind_setup,
+	.teardown = unwind_teardown,
+};
+
+Test(engine, teardown_unwinds_a_setup_that_failed_after_allocating)
+{
+	embperf_bench *u = ep_bench_new_kernel(ctx, &unwind_kernel);
+
+	cr_assert(u);
+	unwind_allocate = 1;
+	cr_assert_eq(embperf_bench_run(u), -EIO);
+	cr_assert_eq(unwind_teardowns, 1, "teardown ran %d times", unwind_teardowns);
+	cr_assert_str_eq(embperf_bench_errmsg(u), "unwind: failed after allocating");
+	cr_assert_eq(embperf_bench_result_count(u), 0);
+	unwind_allocate = 0;
+	cr_assert_eq(embperf_bench_run(u), -EINVAL);
+	cr_assert_eq(unwind_teardowns, 1, "no state, no teardown");
+	embperf_bench_free(u);
+}
+
+/* What a finish() found with ep_run_find_result(). */
+static struct {
+	const char *second;    /* labels of (latency, "case=1") */
+	const char *first;     /* labels of (latency, NULL) */
+	double second_value;   /* its value, as the bench reports it later */
+	int missing_label;     /* (latency, "case=9") is NULL */
+	int missing_metric;    /* ("best", NULL) is NULL: no case reports it */
+	int out_of_range;      /* metric -1 and 99 give NULL */
+	double derived;        /* value of the derived result added in finish */
+} found;
+
+static int lookup_finish(struct ep_run *run, void *state)
+{
+	const struct embperf_result *r;
+	int rc;
+
+	(void)state;
+	r = ep_run_find_result(run, 0, "case=1");
+	found.second = r ? embperf_result_labels(r) : NULL;
+	found.second_value = r ? embperf_result_value(r) : NAN;
+	r = ep_run_find_result(run, 0, NULL);
+	found.first = r ? embperf_result_labels(r) : NULL;
+	found.missing_label = !ep_run_find_result(run, 0, "case=9");
+	found.missing_metric = !ep_run_find_result(run, 1, NULL);
+	found.out_of_range = !ep_run_find_result(run, -1, NULL) &&
+			     !ep_run_find_result(run, 99, NULL);
+	rc = ep_run_add_value(run, 3, "what=derived", 7.0);
+	r = ep_run_find_result(run, 3, "what=derived");
+	found.derived = r ? embperf_result_value(r) : NAN;
+	return rc;
+}
+
+Test(engine, finish_finds_results_by_metric_and_labels)
+{
+	struct ep_kernel k = synth_kernel;
+	embperf_bench *lb;
+
+	k.finish = lookup_finish;
+	lb = ep_bench_new_kernel(ctx, &k);
+	cr_assert(lb);
+	synth_cfg.cases = 2;
+	embperf_bench_set(lb, "sample_time", "1ms");
+	embperf_bench_set(lb, "repetitions", "3");
+	cr_assert_eq(embperf_bench_run(lb), 0, "%s", embperf_bench_errmsg(lb));
+	cr_assert(found.second && !strcmp(found.second, "case=1"));
+	cr_assert(found.first && !strcmp(found.first, "case=0"), "NULL labels: the first");
+	cr_assert_eq(found.second_value, embperf_result_value(embperf_bench_result(lb, 1)));
+	cr_assert(found.missing_label && found.missing_metric && found.out_of_range);
+	cr_assert_eq(found.derived, 7.0);
+	embperf_bench_free(lb);
 }
 
 Test(engine, counters_and_cpu_load)

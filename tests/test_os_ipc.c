@@ -251,7 +251,7 @@ Test(os_ipc, larger_messages_take_longer)
 
 /* ----------------------------------------------- cancel, budget, helpers */
 
-static const char *const peer_kernels[] = {
+static const char *const partner_kernels[] = {
 	"os.pipe.lat", "os.pipe.bw", "os.unix.lat", "os.unix.bw", "os.tcp.lat",
 	"os.tcp.connect", "os.udp.lat", "os.sem",
 };
@@ -263,42 +263,43 @@ static void cancel_on_progress(void *user, const char *kernel, const char *what,
 
 Test(os_ipc, cancel_mid_run_leaves_nothing)
 {
-	for (size_t i = 0; i < sizeof(peer_kernels) / sizeof(peer_kernels[0]); i++) {
+	for (size_t i = 0; i < sizeof(partner_kernels) / sizeof(partner_kernels[0]); i++) {
 		struct snapshot before = take_snapshot();
-		embperf_bench *b = new_bench(peer_kernels[i]);
+		embperf_bench *b = new_bench(partner_kernels[i]);
 
 		tp_set(b, "repetitions", "20");
 		embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
-		cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s: %s", peer_kernels[i],
+		cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s: %s", partner_kernels[i],
 			     embperf_bench_errmsg(b));
 		cr_assert_eq(embperf_bench_result_count(b), 0);
 		embperf_ctx_set_progress_fn(ctx, NULL, NULL);
 		embperf_ctx_reset_cancel(ctx);
 		embperf_bench_free(b);
-		assert_nothing_left(&before, peer_kernels[i]);
+		assert_nothing_left(&before, partner_kernels[i]);
 	}
 }
 
 Test(os_ipc, budget_cut_keeps_samples_and_leaves_nothing)
 {
-	for (size_t i = 0; i < sizeof(peer_kernels) / sizeof(peer_kernels[0]); i++) {
+	for (size_t i = 0; i < sizeof(partner_kernels) / sizeof(partner_kernels[0]); i++) {
 		struct snapshot before = take_snapshot();
-		embperf_bench *b = new_bench(peer_kernels[i]);
+		embperf_bench *b = new_bench(partner_kernels[i]);
 		int rc;
 
 		/* More samples than 150 ms can hold even at one round trip each,
 		 * should calibration settle on one unit (a first timing that
-		 * waited for a peer not yet scheduled, twice). */
+		 * waited for a partner not yet scheduled, twice). */
 		tp_set(b, "repetitions", "100000");
 		tp_set(b, "sample_time", "5ms");
 		embperf_ctx_set_budget_ns(ctx, 150000000ULL);
 		rc = embperf_bench_run(b);
 		embperf_ctx_set_budget_ns(ctx, 0);
-		cr_assert_eq(rc, -ETIME, "%s: %d %s", peer_kernels[i], rc, embperf_bench_errmsg(b));
+		cr_assert_eq(rc, -ETIME, "%s: %d %s", partner_kernels[i], rc,
+			     embperf_bench_errmsg(b));
 		if (embperf_bench_result_count(b) == 1)
 			cr_assert(embperf_result_truncated(embperf_bench_result(b, 0)));
 		embperf_bench_free(b);
-		assert_nothing_left(&before, peer_kernels[i]);
+		assert_nothing_left(&before, partner_kernels[i]);
 	}
 }
 
@@ -326,9 +327,9 @@ static double now_s(void)
 /* A stopped helper does not hang the run: the budget's end frees it. */
 Test(os_ipc, stopped_helper_ends_with_the_budget)
 {
-	for (size_t i = 0; i < sizeof(peer_kernels) / sizeof(peer_kernels[0]); i++) {
+	for (size_t i = 0; i < sizeof(partner_kernels) / sizeof(partner_kernels[0]); i++) {
 		struct snapshot before = take_snapshot();
-		embperf_bench *b = new_bench(peer_kernels[i]);
+		embperf_bench *b = new_bench(partner_kernels[i]);
 		double t0;
 		int rc;
 
@@ -340,10 +341,12 @@ Test(os_ipc, stopped_helper_ends_with_the_budget)
 		rc = embperf_bench_run(b);
 		embperf_ctx_set_budget_ns(ctx, 0);
 		embperf_ctx_set_progress_fn(ctx, NULL, NULL);
-		cr_assert_eq(rc, -ETIME, "%s: %d %s", peer_kernels[i], rc, embperf_bench_errmsg(b));
-		cr_assert(now_s() - t0 < 5.0, "%s: %.1f s to give up", peer_kernels[i], now_s() - t0);
+		cr_assert_eq(rc, -ETIME, "%s: %d %s", partner_kernels[i], rc,
+			     embperf_bench_errmsg(b));
+		cr_assert(now_s() - t0 < 5.0, "%s: %.1f s to give up", partner_kernels[i],
+			  now_s() - t0);
 		embperf_bench_free(b);
-		assert_nothing_left(&before, peer_kernels[i]);
+		assert_nothing_left(&before, partner_kernels[i]);
 	}
 }
 

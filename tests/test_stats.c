@@ -55,6 +55,17 @@ Test(stats, precise_when_spread_is_tiny)
 	cr_assert_float_eq(s.stddev, 1.0, 1e-9);
 }
 
+Test(stats, median_inplace_sorts_and_takes_the_middle)
+{
+	double odd[] = { 9, 1, 5, 7, 3 }, even[] = { 4, 1, 3, 2 }, one[] = { 42 };
+
+	cr_assert_float_eq(ep_median_inplace(odd, 5), 5.0, 0);
+	cr_assert(odd[0] == 1.0 && odd[4] == 9.0, "sorted in place");
+	cr_assert_float_eq(ep_median_inplace(even, 4), 2.5, 0, "mean of the two middle ones");
+	cr_assert_float_eq(ep_median_inplace(one, 1), 42.0, 0);
+	cr_assert(isnan(ep_median_inplace(NULL, 0)));
+}
+
 Test(stats, many_samples_use_the_heap_path)
 {
 	double v[1001];

@@ -423,6 +423,23 @@ int ep_run_add_value(struct ep_run *run, int metric, const char *labels, double 
 	return 0;
 }
 
+const struct embperf_result *ep_run_find_result(const struct ep_run *run, int metric,
+						const char *labels)
+{
+	const char *name;
+
+	if (metric < 0 || metric >= run->kernel->n_metrics)
+		return NULL;
+	name = run->kernel->metrics[metric].name;
+	for (int i = 0; i < run->n_results; i++) {
+		const struct embperf_result *r = run->results[i];
+
+		if (!strcmp(r->metric, name) && (!labels || !strcmp(r->labels, labels)))
+			return r;
+	}
+	return NULL;
+}
+
 int ep_run_fail(struct ep_run *run, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -475,31 +492,6 @@ static char *params_text(const embperf_bench *b)
 		ep_buf_printf(&buf, "%s%s=%s", i ? " " : "", ep_kernel_param(b->kernel, i)->name,
 			      b->values[i].text);
 	return ep_buf_take(&buf);
-}
-
-static void read_engine_cfg(struct ep_run *run)
-{
-	struct ep_engine_cfg *cfg = &run->cfg;
-
-	cfg->repetitions = ep_param_int(run, "repetitions");
-	cfg->min_repetitions = ep_param_int(run, "min_repetitions");
-	if (cfg->min_repetitions > cfg->repetitions)
-		cfg->min_repetitions = cfg->repetitions;
-	cfg->warmup = ep_param_int(run, "warmup");
-	cfg->sample_time_ns = ep_param_int(run, "sample_time");
-	cfg->max_time_ns = ep_param_int(run, "max_time");
-	cfg->spread = ep_param_double(run, "spread");
-	cfg->counters = (int)ep_param_int(run, "counters");
-	cfg->duration_ns = ep_param_int(run, "duration");
-	cfg->ramp_ns = ep_param_int(run, "ramp");
-	cfg->settle_ns = ep_param_int(run, "settle");
-	cfg->n_percentiles = 0;
-	if (run->kernel->trials) {
-		int n = ep_percentiles_parse(ep_param_text(run, "percentiles"), cfg->percentiles,
-					     NULL, 0);
-
-		cfg->n_percentiles = n > 0 ? n : 0;
-	}
 }
 
 /* Pin the calling thread to the run's CPU; *saved receives the old mask. */
@@ -573,18 +565,23 @@ static void keep_listed_metrics(struct ep_run *run)
 	run->n_results = kept;
 }
 
+/*
+ * Setup, the cases, finish; then teardown whenever setup succeeded or left
+ * a state behind, so that a kernel's setup unwinds its failures through
+ * its teardown alone.
+ */
 static int run_kernel(struct ep_run *run)
 {
 	void *state = NULL;
-	int rc;
+	int rc, set_up;
 
 	rc = run->kernel->setup(run, &state);
-	if (rc)
-		return rc;
-	rc = run_cases(run);
+	set_up = !rc;
+	if (!rc)
+		rc = run_cases(run);
 	if (!rc && run->kernel->finish)
 		rc = run->kernel->finish(run, state);
-	if (run->kernel->teardown)
+	if ((set_up || state) && run->kernel->teardown)
 		run->kernel->teardown(state);
 	return rc;
 }
@@ -603,7 +600,7 @@ int embperf_bench_run(embperf_bench *bench)
 				  bench->kernel->name, bench->kernel->feature);
 	if (embperf_ctx_is_cancelled(bench->ctx))
 		return bench_fail(bench, -ECANCELED, "the context was cancelled");
-	read_engine_cfg(&run);
+	ep_engine_read_cfg(&run);
 	run.params_text = params_text(bench);
 	if (!run.params_text)
 		return bench_fail(bench, -ENOMEM, "out of memory");

@@ -101,6 +101,13 @@ struct ep_run {
  */
 embperf_bench *ep_bench_new_kernel(embperf_ctx *ctx, const struct ep_kernel *k);
 
+/**
+ * ep_engine_read_cfg() - fill @run->cfg from the engine parameters of
+ * ep_engine_params[] (min_repetitions capped at repetitions). 'cpu' and
+ * 'metrics' are read where they act: pinning, and the end of the run.
+ */
+void ep_engine_read_cfg(struct ep_run *run);
+
 /** ep_run_add_result() - append a finished result to the run. Return: 0 or -ENOMEM. */
 int ep_run_add_result(struct ep_run *run, struct embperf_result *r);
 

@@ -80,6 +80,31 @@ const struct ep_default ep_lmbench_defaults[] = {
 	{ NULL, NULL },
 };
 
+void ep_engine_read_cfg(struct ep_run *run)
+{
+	struct ep_engine_cfg *cfg = &run->cfg;
+
+	cfg->repetitions = ep_param_int(run, "repetitions");
+	cfg->min_repetitions = ep_param_int(run, "min_repetitions");
+	if (cfg->min_repetitions > cfg->repetitions)
+		cfg->min_repetitions = cfg->repetitions;
+	cfg->warmup = ep_param_int(run, "warmup");
+	cfg->sample_time_ns = ep_param_int(run, "sample_time");
+	cfg->max_time_ns = ep_param_int(run, "max_time");
+	cfg->spread = ep_param_double(run, "spread");
+	cfg->counters = (int)ep_param_int(run, "counters");
+	cfg->duration_ns = ep_param_int(run, "duration");
+	cfg->ramp_ns = ep_param_int(run, "ramp");
+	cfg->settle_ns = ep_param_int(run, "settle");
+	cfg->n_percentiles = 0;
+	if (run->kernel->trials) {
+		int n = ep_percentiles_parse(ep_param_text(run, "percentiles"), cfg->percentiles,
+					     NULL, 0);
+
+		cfg->n_percentiles = n > 0 ? n : 0;
+	}
+}
+
 /* Time @units units of the body. */
 static int time_body(ep_body_fn fn, void *arg, uint64_t units, uint64_t *elapsed_ns)
 {
@@ -141,7 +166,7 @@ static int may_continue(struct case_state *cs, uint64_t next_ns)
 /*
  * A calibration timing that reaches the target is suspect when nothing
  * predicts it (the first timing, of one unit) or when it took over three
- * times what the step before predicts: a preemption, or a peer process not
+ * times what the step before predicts: a preemption, or a partner process not
  * yet scheduled, would otherwise fix every sample at a few units (one
  * 20 us round trip per sample when the first took 5 ms).
  */
@@ -276,20 +301,6 @@ static double convert(const struct ep_metric_desc *m, const struct ep_case *c, d
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of @v[0..n-1], sorting @v in place. */
-static double sorted_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /*
  * The stop rule's spread: 1.4826 x the median absolute deviation over the
  * median's magnitude, which equals stddev / mean for normally spread
@@ -303,18 +314,18 @@ static double robust_spread(const double *v, size_t n, double *tmp)
 	double median;
 
 	memcpy(tmp, v, n * sizeof(*tmp));
-	median = sorted_median(tmp, n);
+	median = ep_median_inplace(tmp, n);
 	if (median == 0.0)
 		return INFINITY;
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = fabs(v[i] - median);
-	return 1.4826 * sorted_median(tmp, n) / fabs(median);
+	return 1.4826 * ep_median_inplace(tmp, n) / fabs(median);
 }
 
 /*
  * A warm-up sample that took under a quarter of the target shows that
  * calibration settled too low (every timing it kept was stretched, e.g. a
- * peer process that twice waited to be scheduled): scale the units up to
+ * partner process that twice waited to be scheduled): scale the units up to
  * the target from this timing. Samples of one unit would otherwise time
  * the clock and the loop more than the work. Return: the time a sample of
  * the (new) units is expected to take.

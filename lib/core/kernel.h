@@ -14,8 +14,15 @@
  *     prepare(arg)            optional: build what this case needs
  *     body(arg, n) ...        timed by the engine
  *   finish(run, state)        optional: validate, add derived values
- *   teardown(state)           always called when setup succeeded, also on
- *                             cancel, budget exhaustion and errors
+ *   teardown(state)           called when setup succeeded, also on cancel,
+ *                             budget exhaustion and errors; and whenever
+ *                             setup left *state non-NULL, also when setup
+ *                             failed
+ *
+ * So setup stores *state as soon as it has allocated it, and on an error
+ * just returns: teardown unwinds. Teardown must therefore accept a partly
+ * built state: pointers still NULL, descriptors still -1 (setup sets them
+ * to -1 before anything can fail), helpers never started.
  */
 #ifndef EMBPERF_CORE_KERNEL_H
 #define EMBPERF_CORE_KERNEL_H
@@ -339,10 +346,12 @@ extern const struct ep_default ep_lmbench_defaults[];
  *                   array ended by { NULL, NULL }, or NULL. Example:
  *                   static const struct ep_default d[] = {
  *                           { "repetitions", "10" }, { "warmup", "1" }, { NULL, NULL } };
- * @setup:           reads parameters, allocates *@state, adds cases.
+ * @setup:           reads parameters, allocates *@state (storing it before
+ *                   anything can fail), adds cases.
  * @finish:          optional: after every case has run (validation,
  *                   derived values). Not called when the run was cut short.
- * @teardown:        frees the state; called whenever setup succeeded.
+ * @teardown:        frees the state, also a partly built one; called
+ *                   whenever setup succeeded or left *state non-NULL.
  * @trials:          1 for a kernel of trial cases (block, audio, network,
  *                   timers): the engine offers duration, ramp, settle and
  *                   percentiles instead of the calibration parameters.
@@ -385,6 +394,19 @@ int ep_run_add_case(struct ep_run *run, const struct ep_case *c);
  * Return: 0 or -ENOMEM.
  */
 int ep_run_add_value(struct ep_run *run, int metric, const char *labels, double value);
+
+/**
+ * ep_run_find_result() - a result the run has so far, for finish().
+ * @run:    the run.
+ * @metric: index into the kernel's metrics.
+ * @labels: the case's labels, exactly as given to ep_run_add_case() or
+ *          ep_run_add_value(); NULL: the first result of @metric.
+ *
+ * Return: the first matching result, owned by the run (lib/core/result.h
+ * has its fields); NULL when there is none.
+ */
+const struct embperf_result *ep_run_find_result(const struct ep_run *run, int metric,
+						const char *labels);
 
 /**
  * ep_run_fail() - record the detail message of a failure and return @err.

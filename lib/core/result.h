@@ -75,6 +75,14 @@ struct ep_trial_row {
 };
 
 /**
+ * ep_median_inplace() - median of @v[0..@n-1], sorting @v in place (the
+ * library's one median: the engine's stop rule, statistics, kernels).
+ * Return: the middle value; the mean of the two middle ones for even @n;
+ * NaN for @n 0.
+ */
+double ep_median_inplace(double *v, size_t n);
+
+/**
  * struct embperf_result - one metric of a run.
  * All strings are owned by the result (malloc'd), never NULL.
  */

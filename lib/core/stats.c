@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * stats.c - statistics of a result's samples.
+ * stats.c - statistics of a result's samples, and the library's one median.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,10 +15,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median of sorted values; the mean of the two middle ones for even n. */
-static double sorted_median(const double *v, size_t n)
+double ep_median_inplace(double *v, size_t n)
 {
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void ep_stats_compute(const double *values, size_t n, struct ep_stats *out)
@@ -50,8 +52,7 @@ void ep_stats_compute(const double *values, size_t n, struct ep_stats *out)
 	}
 	if (sorted) {
 		memcpy(sorted, values, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), cmp_double);
-		out->median = sorted_median(sorted, n);
+		out->median = ep_median_inplace(sorted, n);
 		if (sorted != small)
 			free(sorted);
 	}

@@ -28,10 +28,10 @@
 #include <stdlib.h>
 
 #include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/cpu/mhz.h"
 #include "lib/cpu/ops_chains.h"
-#include "lib/cpu/results.h"
 
 #define MHZ_EXPRS_PER_UNIT 100
 #define MHZ_MAX_CYCLES 6          /* the fastest loop takes at most this many cycles */
@@ -134,6 +134,7 @@ static int mhz_setup(struct ep_run *run, void **state)
 	_Static_assert(EP_ARRAY_SIZE(mhz_loops) <= MHZ_MAX_LOOPS, "mhz: too many loops");
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	for (int i = 0; i < MHZ_N_LOOPS && !rc; i++) {
 		struct mhz_loop_state *ls = &st->loops[i];
 
@@ -147,12 +148,7 @@ static int mhz_setup(struct ep_run *run, void **state)
 		ec.arg = ls;
 		rc = ep_run_add_case(run, &ec);
 	}
-	if (rc) {
-		mhz_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /*
@@ -208,14 +204,15 @@ int ep_cpu_mhz_period(const double *t_ns, int n, double *period_ns)
 
 static int mhz_finish(struct ep_run *run, void *state)
 {
-	const char *metric = mhz_metrics[MHZ_METRIC_EXPR_TIME].name;
+	const struct embperf_result *r;
 	double t_ns[EP_ARRAY_SIZE(mhz_loops)], period_ns;
 	char label[MHZ_LABEL_MAX];
 	int rc;
 
 	for (int i = 0; i < MHZ_N_LOOPS; i++) {
 		snprintf(label, sizeof(label), "loop=%s", mhz_loops[i].name);
-		t_ns[i] = ep_cpu_result_value(run, metric, label);
+		r = ep_run_find_result(run, MHZ_METRIC_EXPR_TIME, label);
+		t_ns[i] = r ? r->value : NAN;
 		if (!(t_ns[i] > 0.0))
 			return ep_run_fail(run, -ENODATA, "cpu.mhz: no time for %s", label);
 	}

@@ -214,14 +214,10 @@ static int ops_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	for (int i = 0; i < n && !rc; i++)
 		rc = add_case(run, st, &combos[i]);
-	if (rc) {
-		ops_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_cpu_ops = {

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 
 #include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/cpu/ops_chains.h"
-#include "lib/cpu/results.h"
 
 /* Independent chains must stay scalar operations, not lanes of a vector. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -176,29 +176,32 @@ static int par_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->max_chains = (int)ep_param_int(run, "chains");
 	for (int i = 0; i < n && !rc; i++) {
 		st->sets[i].combo = combos[i];
 		st->n_sets++;
 		rc = add_set_cases(run, &st->sets[i], st->max_chains);
 	}
-	if (rc) {
-		par_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
+}
+
+/* The step time of the case with @label, or NaN. */
+static double step_time(const struct ep_run *run, const char *label)
+{
+	const struct embperf_result *r = ep_run_find_result(run, PAR_METRIC_STEP_TIME, label);
+
+	return r ? r->value : NAN;
 }
 
 /* Best over k of k * t(1) / t(k); never below 1 (k = 1 counts). */
 static int add_parallelism(struct ep_run *run, const struct par_set *set, int max_chains)
 {
-	const char *metric = par_metrics[PAR_METRIC_STEP_TIME].name;
 	char label[PAR_LABEL_MAX];
 	double t1, best = 1.0;
 
 	set_label(&set->combo, 1, label, sizeof(label));
-	t1 = ep_cpu_result_value(run, metric, label);
+	t1 = step_time(run, label);
 	if (!(t1 > 0.0))
 		return ep_run_fail(run, -ENODATA, "cpu.par: no time for one chain of %s", label);
 	for (int i = 1; i < PAR_N_COUNTS && par_counts[i] <= max_chains; i++) {
@@ -206,7 +209,7 @@ static int add_parallelism(struct ep_run *run, const struct par_set *set, int ma
 		double tk;
 
 		set_label(&set->combo, k, label, sizeof(label));
-		tk = ep_cpu_result_value(run, metric, label);
+		tk = step_time(run, label);
 		if (tk > 0.0 && k * t1 / tk > best)
 			best = k * t1 / tk;
 	}

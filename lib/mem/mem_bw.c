@@ -301,6 +301,7 @@ static int bw_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->bytes = bytes;
 	st->n_blocks = bytes / (BW_BLOCK_WORDS * sizeof(bw_word));
 	snprintf(st->label, sizeof(st->label), "op=%s size=%s", ep_param_text(run, "op"),
@@ -313,12 +314,7 @@ static int bw_setup(struct ep_run *run, void **state)
 		c.bytes_per_unit = (double)bytes; /* bw_mem: the size, once per pass */
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		bw_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_mem_bw = {

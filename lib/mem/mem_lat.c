@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/bench.h"
+#include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/mem/buffer.h"
 #include "lib/mem/lat.h"
@@ -308,6 +309,7 @@ static int lat_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->stride_bytes = stride_bytes;
 	st->order = (int)ep_param_int(run, "order");
@@ -315,29 +317,16 @@ static int lat_setup(struct ep_run *run, void **state)
 			      (enum ep_mem_huge)ep_param_int(run, "hugepages"));
 	if (!rc)
 		rc = add_cases(run, st, (uint64_t)lo, (uint64_t)hi);
-	if (rc) {
-		lat_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return rc;
 }
 
 /* Median of v[first..last]; @tmp has room for the run. */
 static double median_of(const double *v, int first, int last, double *tmp)
 {
-	int n = last - first + 1;
+	size_t n = (size_t)(last - first + 1);
 
-	memcpy(tmp, v + first, (size_t)n * sizeof(*tmp));
-	qsort(tmp, (size_t)n, sizeof(*tmp), compare_double);
-	return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+	memcpy(tmp, v + first, n * sizeof(*tmp));
+	return ep_median_inplace(tmp, n);
 }
 
 /* Longest run from @first whose points stay within tolerance of its lowest. */
@@ -408,14 +397,10 @@ int ep_mem_lat_detect_levels(const double *latency_ns, int n, struct ep_mem_leve
 static int collect_latencies(struct ep_run *run, const struct lat_state *st, double *lat)
 {
 	for (int i = 0; i < st->n_cases; i++) {
-		lat[i] = NAN;
-		for (int r = 0; r < run->n_results; r++) {
-			const struct embperf_result *res = run->results[r];
+		const struct embperf_result *res =
+			ep_run_find_result(run, METRIC_LATENCY, st->cases[i].label);
 
-			if (!strcmp(res->metric, lat_metrics[METRIC_LATENCY].name) &&
-			    !strcmp(res->labels, st->cases[i].label))
-				lat[i] = res->value;
-		}
+		lat[i] = res ? res->value : NAN;
 		if (isnan(lat[i]))
 			return -ENODATA;
 	}

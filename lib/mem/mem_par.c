@@ -24,7 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/core/bench.h"
+#include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/mem/buffer.h"
 
@@ -368,6 +369,7 @@ static int par_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	st->line_bytes = (size_t)ep_param_int(run, "line");
@@ -384,21 +386,15 @@ static int par_setup(struct ep_run *run, void **state)
 		rc = make_page_order(st, (uint64_t)hi);
 	if (!rc)
 		rc = add_cases(run, st, (uint64_t)lo, (uint64_t)hi);
-	if (rc) {
-		par_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
-/* Primary value of the result with @label, or NaN. */
+/* Primary value of the latency result with @label, or NaN. */
 static double value_of(const struct ep_run *run, const char *label)
 {
-	for (int r = 0; r < run->n_results; r++)
-		if (!strcmp(run->results[r]->labels, label))
-			return run->results[r]->value;
-	return NAN;
+	const struct embperf_result *r = ep_run_find_result(run, METRIC_LATENCY, label);
+
+	return r ? r->value : NAN;
 }
 
 /* Parallelism of the widths of one size, with par_mem's stopping rule. */

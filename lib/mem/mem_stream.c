@@ -350,6 +350,7 @@ static int stream_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->n = n;
 	snprintf(st->label, sizeof(st->label), "size=%zu threads=%d", n, threads);
 	rc = alloc_arrays(run, st, threads);
@@ -359,12 +360,7 @@ static int stream_setup(struct ep_run *run, void **state)
 		ep_stream_expect_init(&st->expect);
 		rc = add_cases(run, st);
 	}
-	if (rc) {
-		stream_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* finish(): STREAM's check of the results; a wrong value fails the run. */

@@ -27,7 +27,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/core/bench.h"
+#include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/core.h"
 #include "lib/core/util.h"
 
@@ -242,6 +243,7 @@ static int line_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	rc = map_buffer(run, st, (uint64_t)ep_param_int(run, "size"));
@@ -249,26 +251,17 @@ static int line_setup(struct ep_run *run, void **state)
 		rc = make_page_order(st);
 	if (!rc)
 		rc = add_cases(run, st);
-	if (rc) {
-		line_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* Median time per load of each stride, from the run's results. */
 static int collect_latencies(struct ep_run *run, const struct line_state *st, double *ns)
 {
 	for (int i = 0; i < st->n_cases; i++) {
-		ns[i] = NAN;
-		for (int r = 0; r < run->n_results; r++) {
-			const struct embperf_result *res = run->results[r];
+		const struct embperf_result *res =
+			ep_run_find_result(run, METRIC_LATENCY, st->cases[i].label);
 
-			if (!strcmp(res->metric, line_metrics[METRIC_LATENCY].name) &&
-			    !strcmp(res->labels, st->cases[i].label))
-				ns[i] = res->value;
-		}
+		ns[i] = res ? res->value : NAN;
 		if (isnan(ns[i]))
 			return -ENODATA;
 	}

@@ -29,7 +29,7 @@
  *
  * A member that is alive but stopped (SIGSTOP) or stuck would leave that
  * read blocked for ever, deaf to cancel and budget. Member 1 is therefore
- * the IPC kernels' helper process (peer.h), whose watchdog thread sees a
+ * the IPC kernels' helper process (partner.h), whose watchdog thread sees a
  * body make no trip for `timeout`, or for a short grace after a cancel or
  * the budget's end, and then kills every member: end-of-file ends the wait
  * and the body returns why. The body only bumps a counter per trip.
@@ -48,7 +48,7 @@
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 #include "lib/os/child.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 /* lat_ctx sums with plain scalar code (built with -O); keep ours scalar too,
  * so summing costs the same instructions as there. */
@@ -114,7 +114,7 @@ struct ctx_member {
  * @n_ovh:      how many (procs, as lat_ctx cycles through as many).
  * @ovh_next:   next overhead pipe to use.
  * @children:   the children (process mode), member 1 excepted.
- * @peer:       member 1 and the watchdog that unblocks a stalled trip
+ * @partner:    member 1 and the watchdog that unblocks a stalled trip
  *              (process mode).
  * @sink:       sums land here so they cannot be optimised away.
  * @label:      "procs=2 size=0 mode=process".
@@ -139,7 +139,7 @@ struct ctx_state {
 	int n_ovh;
 	int ovh_next;
 	struct ep_children children;
-	struct ep_peer peer;
+	struct ep_partner partner;
 	volatile unsigned long sink;
 	char label[CTX_LABEL_MAX];
 };
@@ -151,7 +151,7 @@ static const struct ep_param_desc ctx_params[] = {
 	  "private working set each member sums when the token reaches it (lat_ctx -s, in bytes)" },
 	{ "mode", EP_PT_ENUM, "process", 0, 0, 0, 0, "process|threads", "",
 	  "members are processes (lat_ctx) or threads of the caller (systems without fork)" },
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_metric_desc ctx_metrics[] = {
@@ -240,10 +240,10 @@ static int trip(struct ctx_state *st, int hops)
 
 	if (!rc)
 		rc = token_io(st->exit_r[hops - 1], &token, 0);
-	ep_peer_beat(&st->peer);
+	ep_partner_beat(&st->partner);
 	/* The watchdog killed the ring: say why (cancel, budget, timeout). */
-	if (rc && __atomic_load_n(&st->peer.fired, __ATOMIC_ACQUIRE))
-		return ep_peer_failed(&st->peer, rc, "os.ctx: token of the ring");
+	if (rc && __atomic_load_n(&st->partner.fired, __ATOMIC_ACQUIRE))
+		return ep_partner_failed(&st->partner, rc, "os.ctx: token of the ring");
 	if (rc)
 		return ep_run_fail(st->run, rc,
 				   "os.ctx: the ring of %d %s broke (%s): a member ended or was "
@@ -319,11 +319,11 @@ static int ctx_body(void *arg, uint64_t units)
 	int rc;
 
 	plan_trips(units, st->procs, &plan);
-	ep_peer_enter(&st->peer);
+	ep_partner_enter(&st->partner);
 	rc = full_trips(st, plan.full);
 	for (int i = 0; i < plan.n_short && !rc; i++)
 		rc = trip(st, plan.short_hops[i]);
-	ep_peer_leave(&st->peer);
+	ep_partner_leave(&st->partner);
 	return rc;
 }
 
@@ -386,7 +386,7 @@ static void __attribute__((noreturn)) run_member_process(struct ctx_state *st, i
 	_exit(0);
 }
 
-/* Member 1, in the child ep_peer_start() forked with its three descriptors. */
+/* Member 1, in the child ep_partner_start() forked with its three descriptors. */
 static void run_first_member(void *arg)
 {
 	struct ctx_member *m = arg;
@@ -408,7 +408,7 @@ static void kill_members(void *arg)
 }
 
 /*
- * Fork member @i: member 1 as the watched helper process (peer.h), the
+ * Fork member @i: member 1 as the watched helper process (partner.h), the
  * others into the children set. Return: 0 in a child of i > 1 (member 1's
  * child never returns), the pid in the parent, or a negative errno.
  */
@@ -418,7 +418,7 @@ static pid_t fork_member(struct ctx_state *st, int in_r, int next_w, int exit_w,
 		.in_r = in_r, .next_w = next_w, .exit_w = exit_w,
 		.work = st->map, .words = st->words,
 	};
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = "ring member 1",
 		.fn = run_first_member,
 		.arg = &m,
@@ -432,8 +432,8 @@ static pid_t fork_member(struct ctx_state *st, int in_r, int next_w, int exit_w,
 
 	if (i > 1)
 		return ep_child_fork(&st->children);
-	rc = ep_peer_start(st->run, &st->peer, &cfg);
-	return rc ? rc : st->peer.pid;
+	rc = ep_partner_start(st->run, &st->partner, &cfg);
+	return rc ? rc : st->partner.pid;
 }
 
 /*
@@ -485,7 +485,7 @@ static int start_processes(struct ctx_state *st)
 		if (pid < 0) {
 			if (in_r >= 0)
 				close(in_r);
-			if (i == 1) /* ep_peer_start() said what failed */
+			if (i == 1) /* ep_partner_start() said what failed */
 				return (int)pid;
 			return ep_child_fork_error(st->run, (int)pid, "procs", value, i - 1, "fork()");
 		}
@@ -568,7 +568,7 @@ static void ctx_teardown(void *state)
 		return;
 	if (st->members)
 		stop_threads(st);
-	ep_peer_stop(&st->peer); /* the watchdog first: it may kill the children */
+	ep_partner_stop(&st->partner); /* the watchdog first: it may kill the children */
 	ep_children_free(&st->children);
 	for (int i = 0; i < st->n_ring_fds; i++)
 		close(st->ring_fds[i]);
@@ -634,13 +634,11 @@ static int make_overhead_pipes(struct ctx_state *st)
 	return 0;
 }
 
-static struct ctx_state *ctx_alloc(struct ep_run *run)
+/* Fill a zeroed state: parameters, descriptors -1, arrays. Return: 0 or -ENOMEM. */
+static int ctx_init(struct ep_run *run, struct ctx_state *st)
 {
-	struct ctx_state *st = calloc(1, sizeof(*st));
 	int procs = (int)ep_param_int(run, "procs");
 
-	if (!st)
-		return NULL;
 	st->run = run;
 	st->procs = procs;
 	st->mode = (int)ep_param_int(run, "mode");
@@ -654,26 +652,28 @@ static struct ctx_state *ctx_alloc(struct ep_run *run)
 		st->members = calloc((size_t)procs, sizeof(*st->members));
 	if (!st->exit_r || !st->ring_fds || !st->ovh ||
 	    (st->mode == MODE_THREADS && !st->members) ||
-	    ep_children_init(&st->children, procs)) {
-		ctx_teardown(st);
-		return NULL;
-	}
+	    ep_children_init(&st->children, procs))
+		return -ENOMEM;
 	for (int i = 0; i < procs; i++)
 		st->ovh[i][0] = st->ovh[i][1] = -1;
 	snprintf(st->label, sizeof(st->label), "procs=%d size=%s mode=%s", procs,
 		 ep_param_text(run, "size"), ep_param_text(run, "mode"));
-	return st;
+	return 0;
 }
 
 static int ctx_setup(struct ep_run *run, void **state)
 {
-	struct ctx_state *st = ctx_alloc(run);
+	struct ctx_state *st = calloc(1, sizeof(*st));
 	struct ep_case c = { .metric = 0, .body = ctx_body, .overhead = ctx_overhead };
 	int rc;
 
 	if (!st)
 		return -ENOMEM;
-	rc = ep_fd_room(run, "procs", ep_param_text(run, "procs"), fds_needed(st->mode, st->procs));
+	*state = st;
+	rc = ctx_init(run, st);
+	if (!rc)
+		rc = ep_fd_room(run, "procs", ep_param_text(run, "procs"),
+				fds_needed(st->mode, st->procs));
 	if (!rc)
 		rc = map_working_sets(st);
 	if (!rc)
@@ -688,12 +688,7 @@ static int ctx_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		ctx_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_ctx = {

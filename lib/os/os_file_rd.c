@@ -147,6 +147,7 @@ static int rd_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	ep_os_file_init(&st->file);
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
@@ -167,12 +168,7 @@ static int rd_setup(struct ep_run *run, void **state)
 		c.bytes_per_unit = (double)st->size_bytes;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		rd_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_file_rd = {

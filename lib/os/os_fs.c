@@ -36,7 +36,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "lib/core/bench.h"
+#include "lib/core/kernel.h"
+#include "lib/core/result.h"
 #include "lib/core/params.h"
 #include "lib/core/util.h"
 #include "lib/os/os_files.h"
@@ -467,6 +468,7 @@ static int fs_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	rc = make_root(run, st);
 	if (!rc)
@@ -475,12 +477,7 @@ static int fs_setup(struct ep_run *run, void **state)
 		rc = make_names(st);
 	if (!rc)
 		rc = add_cases(run, st, bytes, n);
-	if (rc) {
-		fs_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* finish: lat_fs's num_files, the units of one create sample. */
@@ -489,20 +486,16 @@ static int fs_finish(struct ep_run *run, void *state)
 	struct fs_state *st = state;
 
 	for (int i = 0; i < st->n_cases; i += 2) {
-		for (int r = 0; r < run->n_results; r++) {
-			const struct embperf_result *res = run->results[r];
-			int rc;
+		const struct embperf_result *res =
+			ep_run_find_result(run, METRIC_CREATE, st->cases[i].label);
+		int rc;
 
-			if (strcmp(res->metric, fs_metrics[METRIC_CREATE].name) ||
-			    strcmp(res->labels, st->cases[i].label) || !res->n_samples)
-				continue;
-			rc = ep_run_add_value(run, METRIC_NUM_FILES, st->cases[i].label,
-					      res->counters[EP_CTR_UNITS] /
-						      (double)res->n_samples);
-			if (rc)
-				return rc;
-			break;
-		}
+		if (!res || !res->n_samples)
+			continue;
+		rc = ep_run_add_value(run, METRIC_NUM_FILES, st->cases[i].label,
+				      res->counters[EP_CTR_UNITS] / (double)res->n_samples);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

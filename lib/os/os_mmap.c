@@ -106,6 +106,8 @@ static int map_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
+	ep_os_file_init(&st->file); /* fd -1: teardown may run before the file opens */
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
 	if (ep_param_int(run, "touch") == TOUCH_WHOLE) {
@@ -124,12 +126,7 @@ static int map_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		map_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_mmap = {

@@ -140,6 +140,8 @@ static int mrd_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
+	ep_os_file_init(&st->file); /* fd -1: teardown may run before the file opens */
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
 	snprintf(st->label, sizeof(st->label), "mode=%s size=%s", ep_param_text(run, "mode"),
@@ -156,12 +158,7 @@ static int mrd_setup(struct ep_run *run, void **state)
 		c.bytes_per_unit = (double)st->size_bytes;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		mrd_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_mmap_rd = {

@@ -191,6 +191,8 @@ static int pf_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
+	ep_os_file_init(&st->file); /* fd -1: teardown may run before the file opens */
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	st->map_bytes = (size_t)(size_bytes - size_bytes % st->page_bytes);
@@ -209,12 +211,7 @@ static int pf_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		pf_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_pagefault = {

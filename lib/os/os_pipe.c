@@ -21,30 +21,30 @@
 
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 #define PIPE_LABEL_MAX 48
 #define PIPE_READ_MISALIGN 128 /* bw_pipe reads into a buffer 128 bytes past a page */
 
 /**
  * struct pipe_lat - state of os.pipe.lat.
- * @peer:      the echo process.
- * @to_peer:   pipe this process writes, the echo process reads.
- * @from_peer: pipe the echo process writes, this process reads.
- * @echo:      the echo process's arguments.
- * @byte:      the byte going round.
+ * @partner:      the echo process.
+ * @to_partner:   pipe this process writes, the echo process reads.
+ * @from_partner: pipe the echo process writes, this process reads.
+ * @echo:         the echo process's arguments.
+ * @byte:         the byte going round.
  */
 struct pipe_lat {
-	struct ep_peer peer;
-	int to_peer[2];
-	int from_peer[2];
-	struct ep_peer_echo echo;
+	struct ep_partner partner;
+	int to_partner[2];
+	int from_partner[2];
+	struct ep_partner_echo echo;
 	char byte;
 };
 
 /**
  * struct pipe_bw - state of os.pipe.bw.
- * @peer:     the writer process.
+ * @partner:  the writer process.
  * @fds:      the pipe: the writer holds [1], this process reads [0].
  * @wbuf:     the writer's chunk (page aligned), allocated before the fork.
  * @rbuf_mem: the reader's allocation; @rbuf lies 128 bytes into it.
@@ -54,7 +54,7 @@ struct pipe_lat {
  * @label:    "size=64k".
  */
 struct pipe_bw {
-	struct ep_peer peer;
+	struct ep_partner partner;
 	int fds[2];
 	char *wbuf;
 	char *rbuf_mem;
@@ -65,7 +65,7 @@ struct pipe_bw {
 };
 
 static const struct ep_param_desc pipe_lat_params[] = {
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_param_desc pipe_bw_params[] = {
@@ -73,7 +73,7 @@ static const struct ep_param_desc pipe_bw_params[] = {
 	  "bytes per write of the writer and most bytes per read (bw_pipe -m)" },
 	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
 	  "bytes read per unit (bw_pipe -M); raised to 'size' when smaller" },
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_metric_desc pipe_lat_metrics[] = {
@@ -106,8 +106,8 @@ static int pipe_lat_body(void *arg, uint64_t units)
 {
 	struct pipe_lat *st = arg;
 
-	return ep_peer_round_trips(&st->peer, st->to_peer[1], st->from_peer[0], 0, &st->byte, 1,
-				   units);
+	return ep_partner_round_trips(&st->partner, st->to_partner[1], st->from_partner[0], 0,
+				      &st->byte, 1, units);
 }
 
 static void pipe_lat_teardown(void *state)
@@ -116,35 +116,35 @@ static void pipe_lat_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_peer_stop(&st->peer);
+	ep_partner_stop(&st->partner);
 	for (int i = 0; i < 2; i++) {
-		ep_ipc_close(&st->to_peer[i]);
-		ep_ipc_close(&st->from_peer[i]);
+		ep_ipc_close(&st->to_partner[i]);
+		ep_ipc_close(&st->from_partner[i]);
 	}
 	free(st);
 }
 
 static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 {
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = "pipe echo process",
-		.fn = ep_peer_echo_loop,
+		.fn = ep_partner_echo_loop,
 		.arg = &st->echo,
 		.n_keep = 2,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
 	};
 	int rc;
 
-	rc = make_pipe(run, st->to_peer);
+	rc = make_pipe(run, st->to_partner);
 	if (!rc)
-		rc = make_pipe(run, st->from_peer);
+		rc = make_pipe(run, st->from_partner);
 	if (rc)
 		return rc;
-	st->echo = (struct ep_peer_echo){ .in = st->to_peer[0], .out = st->from_peer[1],
-					  .buf = &st->byte, .size = 1 };
-	cfg.keep[0] = st->to_peer[0];
-	cfg.keep[1] = st->from_peer[1];
-	rc = ep_peer_start(run, &st->peer, &cfg);
+	st->echo = (struct ep_partner_echo){ .in = st->to_partner[0], .out = st->from_partner[1],
+					     .buf = &st->byte, .size = 1 };
+	cfg.keep[0] = st->to_partner[0];
+	cfg.keep[1] = st->from_partner[1];
+	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
 	/*
@@ -152,7 +152,7 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 	 * end of file. Its read end stays open: the pipe we write then always
 	 * has a reader, and a write can never raise SIGPIPE in the caller.
 	 */
-	ep_ipc_close(&st->from_peer[1]);
+	ep_ipc_close(&st->from_partner[1]);
 	/* One round trip before timing, as lat_pipe: both processes are up. */
 	return pipe_lat_body(st, 1);
 }
@@ -165,18 +165,14 @@ static int pipe_lat_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
-	st->to_peer[0] = st->to_peer[1] = st->from_peer[0] = st->from_peer[1] = -1;
+	*state = st;
+	st->to_partner[0] = st->to_partner[1] = st->from_partner[0] = st->from_partner[1] = -1;
 	rc = pipe_lat_start(run, st);
 	if (!rc) {
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		pipe_lat_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- bandwidth */
@@ -186,7 +182,7 @@ static void pipe_bw_writer(void *arg)
 {
 	const struct pipe_bw *st = arg;
 
-	while (!ep_peer_write_full(st->fds[1], st->wbuf, st->size, 0))
+	while (!ep_partner_write_full(st->fds[1], st->wbuf, st->size, 0))
 		;
 }
 
@@ -196,7 +192,7 @@ static int pipe_bw_body(void *arg, uint64_t units)
 	int rc = 0;
 
 	while (units-- && !rc)
-		rc = ep_peer_receive(&st->peer, st->fds[0], st->rbuf, st->size, st->total);
+		rc = ep_partner_receive(&st->partner, st->fds[0], st->rbuf, st->size, st->total);
 	return rc;
 }
 
@@ -206,7 +202,7 @@ static void pipe_bw_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_peer_stop(&st->peer);
+	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->fds[0]);
 	ep_ipc_close(&st->fds[1]);
 	free(st->wbuf);
@@ -232,7 +228,7 @@ static int pipe_bw_buffers(struct ep_run *run, struct pipe_bw *st)
 
 static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
 {
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = "pipe writer process",
 		.fn = pipe_bw_writer,
 		.arg = st,
@@ -246,12 +242,12 @@ static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
 	if (rc)
 		return rc;
 	cfg.keep[0] = st->fds[1];
-	rc = ep_peer_start(run, &st->peer, &cfg);
+	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
 	ep_ipc_close(&st->fds[1]); /* the writer's death then reads as an end of file */
 	/* One chunk before timing: the writer is up. */
-	return ep_peer_receive(&st->peer, st->fds[0], st->rbuf, st->size, st->size);
+	return ep_partner_receive(&st->partner, st->fds[0], st->rbuf, st->size, st->size);
 }
 
 static int pipe_bw_setup(struct ep_run *run, void **state)
@@ -262,6 +258,7 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->fds[0] = st->fds[1] = -1;
 	st->size = (size_t)ep_param_int(run, "size");
 	st->total = (uint64_t)ep_param_int(run, "total");
@@ -275,12 +272,7 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 		c.bytes_per_unit = (double)st->total;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		pipe_bw_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_pipe_lat = {

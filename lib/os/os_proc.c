@@ -268,6 +268,7 @@ static int proc_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->op = (int)ep_param_int(run, "op");
 	st->devnull = -1;
@@ -285,12 +286,7 @@ static int proc_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		proc_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_proc = {

@@ -28,7 +28,7 @@
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 #include "lib/os/child.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 #define SELECT_LABEL_MAX 48
 
@@ -210,13 +210,12 @@ static int select_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->other = -1;
 	st->n = (int)ep_param_int(run, "n");
 	st->fds = malloc((size_t)st->n * sizeof(*st->fds));
-	if (!st->fds) {
-		free(st);
+	if (!st->fds)
 		return -ENOMEM;
-	}
 	for (int i = 0; i < st->n; i++)
 		st->fds[i] = -1;
 	snprintf(st->label, sizeof(st->label), "type=%s n=%d", ep_param_text(run, "type"), st->n);
@@ -226,12 +225,7 @@ static int select_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		select_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_select = {

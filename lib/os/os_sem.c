@@ -21,22 +21,22 @@
 
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 /**
  * struct sem_state - state of os.sem.
- * @peer:    the other process.
+ * @partner: the other process.
  * @semid:   the set, or -1.
  * @removed: 1 once the set is removed (by the watchdog or teardown).
  */
 struct sem_state {
-	struct ep_peer peer;
+	struct ep_partner partner;
 	int semid;
 	int removed;
 };
 
 static const struct ep_param_desc sem_params[] = {
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_metric_desc sem_metrics[] = {
@@ -82,13 +82,13 @@ static int sem_body(void *arg, uint64_t units)
 	struct sembuf ops[2] = { { .sem_num = 1, .sem_op = -1 }, { .sem_num = 0, .sem_op = 1 } };
 	int err = 0;
 
-	ep_peer_enter(&st->peer);
+	ep_partner_enter(&st->partner);
 	while (units-- && !err) {
 		err = sem_do(st->semid, ops, 2);
-		ep_peer_beat(&st->peer);
+		ep_partner_beat(&st->partner);
 	}
-	ep_peer_leave(&st->peer);
-	return err ? ep_peer_failed(&st->peer, err, "semop") : 0;
+	ep_partner_leave(&st->partner);
+	return err ? ep_partner_failed(&st->partner, err, "semop") : 0;
 }
 
 static void sem_teardown(void *state)
@@ -97,7 +97,7 @@ static void sem_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_peer_stop(&st->peer);
+	ep_partner_stop(&st->partner);
 	sem_remove(st);
 	free(st);
 }
@@ -125,7 +125,7 @@ static int sem_create(struct ep_run *run, struct sem_state *st)
 
 static int sem_start(struct ep_run *run, struct sem_state *st)
 {
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = "semaphore partner process",
 		.fn = sem_partner,
 		.arg = st,
@@ -137,7 +137,7 @@ static int sem_start(struct ep_run *run, struct sem_state *st)
 	int rc = sem_create(run, st);
 
 	if (!rc)
-		rc = ep_peer_start(run, &st->peer, &cfg);
+		rc = ep_partner_start(run, &st->partner, &cfg);
 	return rc ? rc : sem_body(st, 1); /* one round trip first: both are up */
 }
 
@@ -149,18 +149,14 @@ static int sem_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->semid = -1;
 	rc = sem_start(run, st);
 	if (!rc) {
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		sem_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_sem = {

@@ -251,6 +251,7 @@ static int sleep_setup(struct ep_run *run, void **state)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->interval_ns = interval_ns;
 	st->pid = getpid();
@@ -264,12 +265,7 @@ static int sleep_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		sleep_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_sleep = {

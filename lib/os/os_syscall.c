@@ -252,6 +252,7 @@ static int sys_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->run = run;
 	st->fd = -1;
 	if (op == OP_STAT || op == OP_FSTAT || op == OP_OPEN || (file && *file))
@@ -264,12 +265,7 @@ static int sys_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		sys_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_syscall = {

@@ -27,25 +27,25 @@
 
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 #define TCP_LABEL_MAX 48
 
 /**
  * struct tcp_lat - state of os.tcp.lat.
- * @peer:   the echo process.
- * @client: this process's end of the connection.
- * @server: the accepted end, the echo process's (closed here after the fork).
- * @echo:   the echo process's arguments.
- * @buf:    the message.
- * @size:   its size.
- * @label:  "size=1".
+ * @partner: the echo process.
+ * @client:  this process's end of the connection.
+ * @server:  the accepted end, the echo process's (closed here after the fork).
+ * @echo:    the echo process's arguments.
+ * @buf:     the message.
+ * @size:    its size.
+ * @label:   "size=1".
  */
 struct tcp_lat {
-	struct ep_peer peer;
+	struct ep_partner partner;
 	int client;
 	int server;
-	struct ep_peer_echo echo;
+	struct ep_partner_echo echo;
 	char *buf;
 	size_t size;
 	char label[TCP_LABEL_MAX];
@@ -53,12 +53,12 @@ struct tcp_lat {
 
 /**
  * struct tcp_connect - state of os.tcp.connect.
- * @peer:     the server process.
+ * @partner:  the server process.
  * @listener: the listening socket, the server's (closed here after the fork).
  * @addr:     127.0.0.1 and the listener's port.
  */
 struct tcp_connect {
-	struct ep_peer peer;
+	struct ep_partner partner;
 	int listener;
 	struct sockaddr_in addr;
 };
@@ -66,11 +66,11 @@ struct tcp_connect {
 static const struct ep_param_desc tcp_lat_params[] = {
 	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
 	  "message size of each round trip (lat_tcp -m)" },
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_param_desc tcp_connect_params[] = {
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_metric_desc tcp_lat_metrics[] = {
@@ -89,8 +89,8 @@ static int tcp_lat_body(void *arg, uint64_t units)
 {
 	struct tcp_lat *st = arg;
 
-	return ep_peer_round_trips(&st->peer, st->client, st->client, 1, st->buf, st->size,
-				   units);
+	return ep_partner_round_trips(&st->partner, st->client, st->client, 1, st->buf, st->size,
+				      units);
 }
 
 static void tcp_lat_teardown(void *state)
@@ -99,7 +99,7 @@ static void tcp_lat_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_peer_stop(&st->peer);
+	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->client);
 	ep_ipc_close(&st->server);
 	free(st->buf);
@@ -108,9 +108,9 @@ static void tcp_lat_teardown(void *state)
 
 static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 {
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = "TCP echo process",
-		.fn = ep_peer_echo_loop,
+		.fn = ep_partner_echo_loop,
 		.arg = &st->echo,
 		.n_keep = 1,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
@@ -124,10 +124,10 @@ static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 	rc = ep_ipc_tcp_pair(run, &st->client, &st->server);
 	if (rc)
 		return rc;
-	st->echo = (struct ep_peer_echo){ .in = st->server, .out = st->server, .buf = st->buf,
-					  .size = st->size };
+	st->echo = (struct ep_partner_echo){ .in = st->server, .out = st->server, .buf = st->buf,
+					     .size = st->size };
 	cfg.keep[0] = st->server;
-	rc = ep_peer_start(run, &st->peer, &cfg);
+	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
 	ep_ipc_close(&st->server); /* the echo process's death then reads as an end of file */
@@ -142,6 +142,7 @@ static int tcp_lat_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->client = st->server = -1;
 	st->size = (size_t)ep_param_int(run, "size");
 	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
@@ -151,12 +152,7 @@ static int tcp_lat_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		tcp_lat_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /* --------------------------------------------------------------- connection */
@@ -183,13 +179,13 @@ static void tcp_connect_server(void *arg)
 
 static int connect_failed(struct tcp_connect *st, int err)
 {
-	if (err == -EADDRNOTAVAIL && !__atomic_load_n(&st->peer.fired, __ATOMIC_ACQUIRE))
-		return ep_run_fail(st->peer.run, err,
+	if (err == -EADDRNOTAVAIL && !__atomic_load_n(&st->partner.fired, __ATOMIC_ACQUIRE))
+		return ep_run_fail(st->partner.run, err,
 				   "connect to 127.0.0.1:%d: no local port is free (closed "
 				   "connections wait in TIME_WAIT; see net.ipv4.tcp_tw_reuse and "
 				   "net.ipv4.ip_local_port_range)",
 				   ntohs(st->addr.sin_port));
-	return ep_peer_failed(&st->peer, err, "connect to 127.0.0.1");
+	return ep_partner_failed(&st->partner, err, "connect to 127.0.0.1");
 }
 
 /* One connection: the calls lat_connect's client makes. */
@@ -212,12 +208,12 @@ static int tcp_connect_body(void *arg, uint64_t units)
 	struct tcp_connect *st = arg;
 	int err = 0;
 
-	ep_peer_enter(&st->peer);
+	ep_partner_enter(&st->partner);
 	while (units-- && !err) {
 		err = connect_once(st);
-		ep_peer_beat(&st->peer);
+		ep_partner_beat(&st->partner);
 	}
-	ep_peer_leave(&st->peer);
+	ep_partner_leave(&st->partner);
 	return err ? connect_failed(st, err) : 0;
 }
 
@@ -227,14 +223,14 @@ static void tcp_connect_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_peer_stop(&st->peer);
+	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->listener);
 	free(st);
 }
 
 static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 {
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = "TCP server process",
 		.fn = tcp_connect_server,
 		.arg = st,
@@ -252,7 +248,7 @@ static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 	st->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	st->addr.sin_port = htons((uint16_t)port);
 	cfg.keep[0] = st->listener;
-	rc = ep_peer_start(run, &st->peer, &cfg);
+	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
 	ep_ipc_close(&st->listener);
@@ -267,18 +263,14 @@ static int tcp_connect_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->listener = -1;
 	rc = tcp_connect_start(run, st);
 	if (!rc) {
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		tcp_connect_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_tcp_lat = {

@@ -23,7 +23,7 @@
 
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 #define UDP_MIN_SIZE 4         /* the sequence number */
 #define UDP_MAX_SIZE 65507     /* largest IPv4 UDP payload */
@@ -32,7 +32,7 @@
 
 /**
  * struct udp_lat - state of os.udp.lat.
- * @peer:    the server process.
+ * @partner: the server process.
  * @client:  this process's socket, connected to the server's.
  * @server:  the server's socket (closed here after the fork).
  * @buf:     the datagram.
@@ -42,7 +42,7 @@
  * @label:   "size=4".
  */
 struct udp_lat {
-	struct ep_peer peer;
+	struct ep_partner partner;
 	int client;
 	int server;
 	char *buf;
@@ -55,7 +55,7 @@ struct udp_lat {
 static const struct ep_param_desc udp_params[] = {
 	{ "size", EP_PT_SIZE, "4", UDP_MIN_SIZE, UDP_MAX_SIZE, 0, 0, NULL, "bytes",
 	  "datagram size of each round trip (lat_udp -m); at least 4 for the sequence number" },
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_metric_desc udp_metrics[] = {
@@ -118,17 +118,17 @@ static int udp_body(void *arg, uint64_t units)
 	struct udp_lat *st = arg;
 	int err = 0;
 
-	ep_peer_enter(&st->peer);
+	ep_partner_enter(&st->partner);
 	while (units-- && !err) {
 		err = udp_round_trip(st);
-		ep_peer_beat(&st->peer);
+		ep_partner_beat(&st->partner);
 	}
-	ep_peer_leave(&st->peer);
+	ep_partner_leave(&st->partner);
 	if (err == -EPROTO)
-		return ep_run_fail(st->peer.run, err,
+		return ep_run_fail(st->partner.run, err,
 				   "round trip: the answer is not the datagram sent (sequence %u)",
 				   (unsigned)(st->seq - 1));
-	return err ? ep_peer_failed(&st->peer, err, "round trip") : 0;
+	return err ? ep_partner_failed(&st->partner, err, "round trip") : 0;
 }
 
 static void udp_teardown(void *state)
@@ -137,7 +137,7 @@ static void udp_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_peer_stop(&st->peer);
+	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->client);
 	ep_ipc_close(&st->server);
 	free(st->buf);
@@ -171,7 +171,7 @@ static int udp_sockets(struct ep_run *run, struct udp_lat *st)
 
 static int udp_start(struct ep_run *run, struct udp_lat *st)
 {
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = "UDP server process",
 		.fn = udp_server,
 		.arg = st,
@@ -191,7 +191,7 @@ static int udp_start(struct ep_run *run, struct udp_lat *st)
 	if (rc)
 		return rc;
 	cfg.keep[0] = st->server;
-	rc = ep_peer_start(run, &st->peer, &cfg);
+	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
 	ep_ipc_close(&st->server);
@@ -206,6 +206,7 @@ static int udp_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->client = st->server = -1;
 	st->size = (size_t)ep_param_int(run, "size");
 	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
@@ -215,12 +216,7 @@ static int udp_setup(struct ep_run *run, void **state)
 		c.arg = st;
 		rc = ep_run_add_case(run, &c);
 	}
-	if (rc) {
-		udp_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 const struct ep_kernel ep_kernel_os_udp_lat = {

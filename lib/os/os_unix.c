@@ -22,25 +22,25 @@
 
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
 #define UNIX_LABEL_MAX 48
 
 /**
  * struct unix_ipc - state of both kernels.
- * @peer:  the echo or writer process.
- * @sv:    the socket pair: this process uses [0], the peer [1].
- * @echo:  the echo process's arguments (latency).
- * @buf:   message (latency) or read buffer (bandwidth), page aligned.
- * @wbuf:  the writer's chunk (bandwidth), allocated before the fork.
- * @size:  message size (latency); bytes per write and most per read (bandwidth).
- * @total: bytes per unit (bandwidth).
- * @label: "size=1".
+ * @partner: the echo or writer process.
+ * @sv:      the socket pair: this process uses [0], the partner [1].
+ * @echo:    the echo process's arguments (latency).
+ * @buf:     message (latency) or read buffer (bandwidth), page aligned.
+ * @wbuf:    the writer's chunk (bandwidth), allocated before the fork.
+ * @size:    message size (latency); bytes per write and most per read (bandwidth).
+ * @total:   bytes per unit (bandwidth).
+ * @label:   "size=1".
  */
 struct unix_ipc {
-	struct ep_peer peer;
+	struct ep_partner partner;
 	int sv[2];
-	struct ep_peer_echo echo;
+	struct ep_partner_echo echo;
 	char *buf;
 	char *wbuf;
 	size_t size;
@@ -51,7 +51,7 @@ struct unix_ipc {
 static const struct ep_param_desc unix_lat_params[] = {
 	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
 	  "message size of each round trip (lat_unix -m)" },
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_param_desc unix_bw_params[] = {
@@ -59,7 +59,7 @@ static const struct ep_param_desc unix_bw_params[] = {
 	  "bytes per write of the writer and most bytes per read (bw_unix -m)" },
 	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
 	  "bytes asked for and read per unit (bw_unix -M); raised to 'size' when smaller" },
-	EP_PEER_TIMEOUT_PARAM,
+	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_metric_desc unix_lat_metrics[] = {
@@ -85,7 +85,7 @@ static void unix_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_peer_stop(&st->peer);
+	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->sv[0]);
 	ep_ipc_close(&st->sv[1]);
 	free(st->buf);
@@ -126,7 +126,7 @@ static int unix_pair(struct ep_run *run, struct unix_ipc *st)
 static int unix_fork(struct ep_run *run, struct unix_ipc *st, const char *name,
 		     void (*fn)(void *), void *arg)
 {
-	struct ep_peer_cfg cfg = {
+	struct ep_partner_cfg cfg = {
 		.name = name,
 		.fn = fn,
 		.arg = arg,
@@ -136,27 +136,20 @@ static int unix_fork(struct ep_run *run, struct unix_ipc *st, const char *name,
 	int rc;
 
 	cfg.keep[0] = st->sv[1];
-	rc = ep_peer_start(run, &st->peer, &cfg);
+	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (!rc)
-		ep_ipc_close(&st->sv[1]); /* the peer's death then reads as an end of file */
+		ep_ipc_close(&st->sv[1]); /* the partner's death then reads as an end of file */
 	return rc;
 }
 
-/* Hand the state over to the engine, or free it. */
+/* The end of setup: add the case unless @rc says setup failed (teardown unwinds). */
 static int unix_finish_setup(struct ep_run *run, struct unix_ipc *st, int rc, ep_body_fn body,
-			     double bytes_per_unit, void **state)
+			     double bytes_per_unit)
 {
 	struct ep_case c = { .metric = 0, .labels = st->label, .body = body, .arg = st,
 			     .bytes_per_unit = bytes_per_unit };
 
-	if (!rc)
-		rc = ep_run_add_case(run, &c);
-	if (rc) {
-		unix_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc ? rc : ep_run_add_case(run, &c);
 }
 
 /* ------------------------------------------------------------------ latency */
@@ -165,7 +158,8 @@ static int unix_lat_body(void *arg, uint64_t units)
 {
 	struct unix_ipc *st = arg;
 
-	return ep_peer_round_trips(&st->peer, st->sv[0], st->sv[0], 1, st->buf, st->size, units);
+	return ep_partner_round_trips(&st->partner, st->sv[0], st->sv[0], 1, st->buf, st->size,
+				      units);
 }
 
 static int unix_lat_setup(struct ep_run *run, void **state)
@@ -175,18 +169,19 @@ static int unix_lat_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	rc = unix_alloc(run, &st->buf, st->size);
 	if (!rc)
 		rc = unix_pair(run, st);
 	if (!rc) {
 		/* The echo process works on its own copy of the buffer. */
-		st->echo = (struct ep_peer_echo){ .in = st->sv[1], .out = st->sv[1],
-						  .buf = st->buf, .size = st->size };
-		rc = unix_fork(run, st, "AF_UNIX echo process", ep_peer_echo_loop, &st->echo);
+		st->echo = (struct ep_partner_echo){ .in = st->sv[1], .out = st->sv[1],
+						     .buf = st->buf, .size = st->size };
+		rc = unix_fork(run, st, "AF_UNIX echo process", ep_partner_echo_loop, &st->echo);
 	}
 	if (!rc)
 		rc = unix_lat_body(st, 1); /* one round trip first: both processes are up */
-	return unix_finish_setup(run, st, rc, unix_lat_body, 0.0, state);
+	return unix_finish_setup(run, st, rc, unix_lat_body, 0.0);
 }
 
 /* ---------------------------------------------------------------- bandwidth */
@@ -198,11 +193,11 @@ static void unix_bw_writer(void *arg)
 	const struct unix_ipc *st = arg;
 	uint64_t todo;
 
-	while (!ep_peer_read_full(st->sv[1], &todo, sizeof(todo))) {
+	while (!ep_partner_read_full(st->sv[1], &todo, sizeof(todo))) {
 		while (todo) {
 			size_t n = todo < st->size ? (size_t)todo : st->size;
 
-			if (ep_peer_write_full(st->sv[1], st->wbuf, n, 0))
+			if (ep_partner_write_full(st->sv[1], st->wbuf, n, 0))
 				return;
 			todo -= n;
 		}
@@ -215,9 +210,9 @@ static int unix_bw_body(void *arg, uint64_t units)
 	int rc = 0;
 
 	while (units-- && !rc) {
-		rc = ep_peer_write_full(st->sv[0], &st->total, sizeof(st->total), 1);
-		rc = rc ? ep_peer_failed(&st->peer, rc, "request")
-			: ep_peer_receive(&st->peer, st->sv[0], st->buf, st->size, st->total);
+		rc = ep_partner_write_full(st->sv[0], &st->total, sizeof(st->total), 1);
+		rc = rc ? ep_partner_failed(&st->partner, rc, "request")
+			: ep_partner_receive(&st->partner, st->sv[0], st->buf, st->size, st->total);
 	}
 	return rc;
 }
@@ -229,6 +224,7 @@ static int unix_bw_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	*state = st;
 	st->total = (uint64_t)ep_param_int(run, "total");
 	if (st->total < st->size)
 		st->total = st->size; /* as bw_unix */
@@ -241,7 +237,7 @@ static int unix_bw_setup(struct ep_run *run, void **state)
 		rc = unix_fork(run, st, "AF_UNIX writer process", unix_bw_writer, st);
 	if (!rc)
 		rc = unix_bw_body(st, 1); /* one unit first: the writer is up */
-	return unix_finish_setup(run, st, rc, unix_bw_body, (double)st->total, state);
+	return unix_finish_setup(run, st, rc, unix_bw_body, (double)st->total);
 }
 
 const struct ep_kernel ep_kernel_os_unix_lat = {

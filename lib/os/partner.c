@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * peer.c - the helper process of the IPC kernels and its watchdog (see
- * peer.h), plus the full-length read and write every IPC body uses.
+ * partner.c - the helper process of the IPC kernels and its watchdog (see
+ * partner.h), plus the full-length read and write every IPC body uses.
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,13 +15,13 @@
 
 #include "lib/core/util.h"
 #include "lib/os/child.h"
-#include "lib/os/peer.h"
+#include "lib/os/partner.h"
 
-#define PEER_TICK_NS 50000000ULL   /* how often the watchdog looks: 50 ms */
-#define PEER_GRACE_NS 200000000ULL /* a stalled wait after a cancel or the budget's end */
-#define PEER_NS_PER_S 1000000000ULL
+#define PARTNER_TICK_NS 50000000ULL   /* how often the watchdog looks: 50 ms */
+#define PARTNER_GRACE_NS 200000000ULL /* a stalled wait after a cancel or the budget's end */
+#define PARTNER_NS_PER_S 1000000000ULL
 
-int ep_peer_read_full(int fd, void *buf, size_t len)
+int ep_partner_read_full(int fd, void *buf, size_t len)
 {
 	char *p = buf;
 
@@ -40,7 +40,7 @@ int ep_peer_read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int ep_peer_write_full(int fd, const void *buf, size_t len, int is_socket)
+int ep_partner_write_full(int fd, const void *buf, size_t len, int is_socket)
 {
 	const char *p = buf;
 
@@ -57,17 +57,17 @@ int ep_peer_write_full(int fd, const void *buf, size_t len, int is_socket)
 	return 0;
 }
 
-void ep_peer_echo_loop(void *arg)
+void ep_partner_echo_loop(void *arg)
 {
-	const struct ep_peer_echo *e = arg;
+	const struct ep_partner_echo *e = arg;
 
-	while (!ep_peer_read_full(e->in, e->buf, e->size) &&
-	       !ep_peer_write_full(e->out, e->buf, e->size, 0))
+	while (!ep_partner_read_full(e->in, e->buf, e->size) &&
+	       !ep_partner_write_full(e->out, e->buf, e->size, 0))
 		;
 }
 
 /* In the child: die with the parent, keep only what the loop needs, run it. */
-static void __attribute__((noreturn)) peer_child(const struct ep_peer_cfg *cfg)
+static void __attribute__((noreturn)) partner_child(const struct ep_partner_cfg *cfg)
 {
 	ep_child_keep_fds(cfg->keep, cfg->n_keep);
 	cfg->fn(cfg->arg);
@@ -75,13 +75,13 @@ static void __attribute__((noreturn)) peer_child(const struct ep_peer_cfg *cfg)
 }
 
 /* Why the watchdog must act now, or 0 when the body may keep waiting. */
-static int stall_verdict(const struct ep_peer *peer, uint64_t stalled_ns)
+static int stall_verdict(const struct ep_partner *partner, uint64_t stalled_ns)
 {
-	embperf_ctx *ctx = ep_run_ctx(peer->run);
+	embperf_ctx *ctx = ep_run_ctx(partner->run);
 
-	if (stalled_ns >= peer->cfg.timeout_ns)
+	if (stalled_ns >= partner->cfg.timeout_ns)
 		return -ETIMEDOUT;
-	if (stalled_ns < PEER_GRACE_NS)
+	if (stalled_ns < PARTNER_GRACE_NS)
 		return 0;
 	if (embperf_ctx_is_cancelled(ctx))
 		return -ECANCELED;
@@ -92,64 +92,65 @@ static int stall_verdict(const struct ep_peer *peer, uint64_t stalled_ns)
 
 /* Kill the child (its death ends reads and writes on pipes and sockets),
  * then let the kernel end waits a death does not end. */
-static void fire(struct ep_peer *peer, int why)
+static void fire(struct ep_partner *partner, int why)
 {
-	__atomic_store_n(&peer->fired, why, __ATOMIC_RELEASE);
-	kill(peer->pid, SIGKILL); /* not reaped before the watchdog is joined */
-	if (peer->cfg.unblock)
-		peer->cfg.unblock(peer->cfg.unblock_arg);
+	__atomic_store_n(&partner->fired, why, __ATOMIC_RELEASE);
+	kill(partner->pid, SIGKILL); /* not reaped before the watchdog is joined */
+	if (partner->cfg.unblock)
+		partner->cfg.unblock(partner->cfg.unblock_arg);
 }
 
 static void tick_deadline(struct timespec *ts)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_nsec += (long)PEER_TICK_NS;
-	if (ts->tv_nsec >= (long)PEER_NS_PER_S) {
+	ts->tv_nsec += (long)PARTNER_TICK_NS;
+	if (ts->tv_nsec >= (long)PARTNER_NS_PER_S) {
 		ts->tv_sec++;
-		ts->tv_nsec -= (long)PEER_NS_PER_S;
+		ts->tv_nsec -= (long)PARTNER_NS_PER_S;
 	}
 }
 
 /* Sleep one tick; return 1 when asked to leave. */
-static int watchdog_sleep(struct ep_peer *peer)
+static int watchdog_sleep(struct ep_partner *partner)
 {
 	struct timespec ts;
 	int stop;
 
 	tick_deadline(&ts);
-	pthread_mutex_lock(&peer->lock);
-	while (!peer->stopping && pthread_cond_timedwait(&peer->wake, &peer->lock, &ts) == 0)
+	pthread_mutex_lock(&partner->lock);
+	while (!partner->stopping &&
+	       pthread_cond_timedwait(&partner->wake, &partner->lock, &ts) == 0)
 		;
-	stop = peer->stopping;
-	pthread_mutex_unlock(&peer->lock);
+	stop = partner->stopping;
+	pthread_mutex_unlock(&partner->lock);
 	return stop;
 }
 
 static void *watchdog_main(void *arg)
 {
-	struct ep_peer *peer = arg;
+	struct ep_partner *partner = arg;
 	uint64_t last_beats = 0, since_ns = ep_now_ns();
 
-	while (!watchdog_sleep(peer)) {
-		uint64_t beats = __atomic_load_n(&peer->beats, __ATOMIC_RELAXED);
+	while (!watchdog_sleep(partner)) {
+		uint64_t beats = __atomic_load_n(&partner->beats, __ATOMIC_RELAXED);
 		uint64_t now = ep_now_ns();
 		int why;
 
-		if (!__atomic_load_n(&peer->waiting, __ATOMIC_ACQUIRE) || beats != last_beats) {
+		if (!__atomic_load_n(&partner->waiting, __ATOMIC_ACQUIRE) || beats != last_beats) {
 			last_beats = beats;
 			since_ns = now;
 			continue;
 		}
-		why = stall_verdict(peer, now - since_ns);
+		why = stall_verdict(partner, now - since_ns);
 		if (why) {
-			fire(peer, why);
+			fire(partner, why);
 			break;
 		}
 	}
 	return NULL;
 }
 
-static int start_watchdog(struct ep_peer *peer)
+static int start_watchdog(struct ep_partner *partner)
 {
 	pthread_condattr_t attr;
 	int err;
@@ -157,116 +158,117 @@ static int start_watchdog(struct ep_peer *peer)
 	if (pthread_condattr_init(&attr))
 		return -ENOMEM;
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	err = pthread_cond_init(&peer->wake, &attr);
+	err = pthread_cond_init(&partner->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	if (err)
 		return -err;
-	err = pthread_mutex_init(&peer->lock, NULL);
+	err = pthread_mutex_init(&partner->lock, NULL);
 	if (err) {
-		pthread_cond_destroy(&peer->wake);
+		pthread_cond_destroy(&partner->wake);
 		return -err;
 	}
-	err = pthread_create(&peer->thread, NULL, watchdog_main, peer);
+	err = pthread_create(&partner->thread, NULL, watchdog_main, partner);
 	if (err) {
-		pthread_mutex_destroy(&peer->lock);
-		pthread_cond_destroy(&peer->wake);
+		pthread_mutex_destroy(&partner->lock);
+		pthread_cond_destroy(&partner->wake);
 		return -err;
 	}
-	peer->watching = 1;
+	partner->watching = 1;
 	return 0;
 }
 
-int ep_peer_start(struct ep_run *run, struct ep_peer *peer, const struct ep_peer_cfg *cfg)
+int ep_partner_start(struct ep_run *run, struct ep_partner *partner,
+		     const struct ep_partner_cfg *cfg)
 {
 	pid_t pid;
 	int err;
 
-	peer->run = run;
-	peer->cfg = *cfg;
+	partner->run = run;
+	partner->cfg = *cfg;
 	pid = ep_child_fork(NULL);
 	if (pid < 0)
 		return ep_run_fail(run, (int)pid,
 				   "cannot start the %s: fork() failed: %s (RLIMIT_NPROC or memory)",
 				   cfg->name, strerror((int)-pid));
 	if (pid == 0)
-		peer_child(&peer->cfg);
-	peer->pid = pid;
-	err = start_watchdog(peer);
+		partner_child(&partner->cfg);
+	partner->pid = pid;
+	err = start_watchdog(partner);
 	if (err)
 		return ep_run_fail(run, err, "cannot start the watchdog thread of the %s: %s",
 				   cfg->name, strerror(-err));
 	return 0;
 }
 
-static void stop_watchdog(struct ep_peer *peer)
+static void stop_watchdog(struct ep_partner *partner)
 {
-	if (!peer->watching)
+	if (!partner->watching)
 		return;
-	pthread_mutex_lock(&peer->lock);
-	peer->stopping = 1;
-	pthread_cond_signal(&peer->wake);
-	pthread_mutex_unlock(&peer->lock);
-	pthread_join(peer->thread, NULL);
-	pthread_mutex_destroy(&peer->lock);
-	pthread_cond_destroy(&peer->wake);
-	peer->watching = 0;
+	pthread_mutex_lock(&partner->lock);
+	partner->stopping = 1;
+	pthread_cond_signal(&partner->wake);
+	pthread_mutex_unlock(&partner->lock);
+	pthread_join(partner->thread, NULL);
+	pthread_mutex_destroy(&partner->lock);
+	pthread_cond_destroy(&partner->wake);
+	partner->watching = 0;
 }
 
-void ep_peer_stop(struct ep_peer *peer)
+void ep_partner_stop(struct ep_partner *partner)
 {
-	stop_watchdog(peer);
-	if (peer->pid > 0) {
-		kill(peer->pid, SIGKILL);
-		while (waitpid(peer->pid, NULL, 0) < 0 && errno == EINTR)
+	stop_watchdog(partner);
+	if (partner->pid > 0) {
+		kill(partner->pid, SIGKILL);
+		while (waitpid(partner->pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		peer->pid = 0;
+		partner->pid = 0;
 	}
 }
 
-int ep_peer_failed(struct ep_peer *peer, int err, const char *what)
+int ep_partner_failed(struct ep_partner *partner, int err, const char *what)
 {
-	int why = __atomic_load_n(&peer->fired, __ATOMIC_ACQUIRE);
+	int why = __atomic_load_n(&partner->fired, __ATOMIC_ACQUIRE);
 	char timeout[32];
 
 	if (why == -ECANCELED || why == -ETIME) {
-		int rc = ep_run_check(peer->run);
+		int rc = ep_run_check(partner->run);
 
 		return rc ? rc : why;
 	}
 	if (why == -ETIMEDOUT) {
-		ep_format_duration((int64_t)peer->cfg.timeout_ns, timeout, sizeof(timeout));
-		return ep_run_fail(peer->run, -ETIMEDOUT,
+		ep_format_duration((int64_t)partner->cfg.timeout_ns, timeout, sizeof(timeout));
+		return ep_run_fail(partner->run, -ETIMEDOUT,
 				   "%s: the %s did not answer within parameter 'timeout' (%s) and "
 				   "was killed; a larger 'timeout' suits a slower system",
-				   what, peer->cfg.name, timeout);
+				   what, partner->cfg.name, timeout);
 	}
 	if (err == -EPIPE || err == -ECONNRESET || err == -ECONNREFUSED || err == 0)
-		return ep_run_fail(peer->run, -EPIPE, "%s: the %s (pid %d) went away",
-				   what, peer->cfg.name, (int)peer->pid);
-	return ep_run_fail(peer->run, err, "%s: %s", what, strerror(-err));
+		return ep_run_fail(partner->run, -EPIPE, "%s: the %s (pid %d) went away",
+				   what, partner->cfg.name, (int)partner->pid);
+	return ep_run_fail(partner->run, err, "%s: %s", what, strerror(-err));
 }
 
-int ep_peer_round_trips(struct ep_peer *peer, int out, int in, int is_socket, char *buf,
-			size_t size, uint64_t units)
+int ep_partner_round_trips(struct ep_partner *partner, int out, int in, int is_socket, char *buf,
+			   size_t size, uint64_t units)
 {
 	int err = 0;
 
-	ep_peer_enter(peer);
+	ep_partner_enter(partner);
 	while (units-- && !err) {
-		err = ep_peer_write_full(out, buf, size, is_socket);
+		err = ep_partner_write_full(out, buf, size, is_socket);
 		if (!err)
-			err = ep_peer_read_full(in, buf, size);
-		ep_peer_beat(peer);
+			err = ep_partner_read_full(in, buf, size);
+		ep_partner_beat(partner);
 	}
-	ep_peer_leave(peer);
-	return err ? ep_peer_failed(peer, err, "round trip") : 0;
+	ep_partner_leave(partner);
+	return err ? ep_partner_failed(partner, err, "round trip") : 0;
 }
 
-int ep_peer_receive(struct ep_peer *peer, int in, char *buf, size_t chunk, uint64_t total)
+int ep_partner_receive(struct ep_partner *partner, int in, char *buf, size_t chunk, uint64_t total)
 {
 	int err = 0;
 
-	ep_peer_enter(peer);
+	ep_partner_enter(partner);
 	while (total && !err) {
 		ssize_t n = read(in, buf, total < chunk ? (size_t)total : chunk);
 
@@ -276,10 +278,10 @@ int ep_peer_receive(struct ep_peer *peer, int in, char *buf, size_t chunk, uint6
 			err = -EPIPE;
 		else if (errno != EINTR)
 			err = -errno;
-		ep_peer_beat(peer);
+		ep_partner_beat(partner);
 	}
-	ep_peer_leave(peer);
-	return err ? ep_peer_failed(peer, err, "receive") : 0;
+	ep_partner_leave(partner);
+	return err ? ep_partner_failed(partner, err, "receive") : 0;
 }
 
 void ep_ipc_close(int *fd)
