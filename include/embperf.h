@@ -843,6 +843,45 @@ EMBPERF_API const char *embperf_result_trial_name(const embperf_result *result,
 						  enum embperf_trial_field field);
 
 /**
+ * enum embperf_result_flag - what a result says about its own trustworthiness.
+ * @EMBPERF_RESULT_DISTURBED: its threads waited for a CPU more than 5 % of
+ *                            the time (another task had its CPU): the figure
+ *                            is the machine's, not the code's.
+ * @EMBPERF_RESULT_UNSTABLE:  its samples disagree (robust spread above 10 %):
+ *                            the value is one point of a moving target.
+ * @EMBPERF_RESULT_MIGRATED:  it ran on more than one CPU (not pinned).
+ */
+enum embperf_result_flag {
+	EMBPERF_RESULT_DISTURBED = 1 << 0,
+	EMBPERF_RESULT_UNSTABLE = 1 << 1,
+	EMBPERF_RESULT_MIGRATED = 1 << 2,
+};
+
+/**
+ * embperf_result_flags() - the marks a result set on itself.
+ * @result: result.
+ *
+ * Judged by the engine from the result's own evidence: the counters
+ * "cpu_wait_pct" (run-queue wait of its threads) and "involuntary_switches",
+ * the samples' spread, the CPUs it ran on. Tables print a mark and the note;
+ * embperf_report_compare() still judges a marked result, and renderings say
+ * that a regression of a marked result may be the machine's.
+ *
+ * Return: a mask of enum embperf_result_flag bits; 0 for a result that shows
+ * nothing wrong.
+ */
+EMBPERF_API unsigned embperf_result_flags(const embperf_result *result);
+
+/**
+ * embperf_result_note() - why the result is marked, with the evidence.
+ * @result: result.
+ *
+ * Return: e.g. "disturbed: its threads waited for a CPU 48 % of the time
+ * (...)", owned by the result; "" when embperf_result_flags() is 0.
+ */
+EMBPERF_API const char *embperf_result_note(const embperf_result *result);
+
+/**
  * embperf_result_label_count() - number of labels.
  * @result: result.
  *

@@ -85,6 +85,8 @@ static const struct {
 	{ "embperf_result_param_count", (any_fn)embperf_result_param_count },
 	{ "embperf_result_param_key", (any_fn)embperf_result_param_key },
 	{ "embperf_result_param_value", (any_fn)embperf_result_param_value },
+	{ "embperf_result_flags", (any_fn)embperf_result_flags },
+	{ "embperf_result_note", (any_fn)embperf_result_note },
 	{ "embperf_result_baseline", (any_fn)embperf_result_baseline },
 	{ "embperf_report_new", (any_fn)embperf_report_new },
 	{ "embperf_report_free", (any_fn)embperf_report_free },

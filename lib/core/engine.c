@@ -140,7 +140,7 @@ struct case_state {
 	uint64_t units;          /* per sample, after calibration */
 	double overhead_ns;      /* per unit, subtracted */
 	double *samples;
-	double *scratch; /* room for the samples, for robust_spread() */
+	double *scratch; /* room for the samples, for ep_robust_spread() */
 	size_t n;
 	int truncated;
 };
@@ -302,27 +302,6 @@ static double convert(const struct ep_metric_desc *m, const struct ep_case *c, d
 }
 
 /*
- * The stop rule's spread: 1.4826 x the median absolute deviation over the
- * median's magnitude, which equals stddev / mean for normally spread
- * samples. A plain relative standard deviation never falls again after one
- * sample a preemption stretched 100x (it grows as the square root of the
- * count), so the rule would take every repetition on a shared machine.
- * @tmp has room for @n values.
- */
-static double robust_spread(const double *v, size_t n, double *tmp)
-{
-	double median;
-
-	memcpy(tmp, v, n * sizeof(*tmp));
-	median = ep_median_inplace(tmp, n);
-	if (median == 0.0)
-		return INFINITY;
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = fabs(v[i] - median);
-	return 1.4826 * ep_median_inplace(tmp, n) / fabs(median);
-}
-
-/*
  * A warm-up sample that took under a quarter of the target shows that
  * calibration settled too low (every timing it kept was stretched, e.g. a
  * partner process that twice waited to be scheduled): scale the units up to
@@ -373,14 +352,14 @@ static int take_samples(struct case_state *cs, int index)
 				((double)index + (double)cs->n / (double)cfg->repetitions) /
 					(double)run->n_cases);
 		if (cfg->spread > 0.0 && (int64_t)cs->n >= cfg->min_repetitions &&
-		    robust_spread(cs->samples, cs->n, cs->scratch) <= cfg->spread)
+		    ep_robust_spread(cs->samples, cs->n, cs->scratch) <= cfg->spread)
 			break;
 	}
 	return 0;
 }
 
 static int make_result(struct case_state *cs, const double *counters, const unsigned char *ok,
-		       int cpu)
+		       int cpu, int moved)
 {
 	struct ep_run *run = cs->run;
 	const struct ep_metric_desc *m = &run->kernel->metrics[cs->c->metric];
@@ -400,7 +379,8 @@ static int make_result(struct case_state *cs, const double *counters, const unsi
 	/* Unavailable for a case without an overhead body: nothing subtracted. */
 	r->counters[EP_CTR_OVERHEAD_NS] = cs->overhead_ns;
 	r->counter_ok[EP_CTR_OVERHEAD_NS] = cs->c->overhead != NULL;
-	if (ep_result_set_samples(r, cs->samples, cs->n) || ep_run_add_result(run, r)) {
+	if (ep_result_set_samples(r, cs->samples, cs->n) || ep_result_assess(r, moved) ||
+	    ep_run_add_result(run, r)) {
 		ep_result_free(r);
 		return -ENOMEM;
 	}
@@ -495,7 +475,8 @@ static int measure(struct case_state *cs, int index)
 		   run->kernel->name, cs->c->labels, (unsigned long long)cs->units, cs->n,
 		   cs->overhead_ns);
 	return make_result(cs, counters, ok,
-			   run->cpu >= 0 ? run->cpu : (cpu_before == cpu_after ? cpu_after : -1));
+			   run->cpu >= 0 ? run->cpu : (cpu_before == cpu_after ? cpu_after : -1),
+			   run->cpu < 0 && cpu_before != cpu_after);
 }
 
 int ep_engine_measure(struct ep_run *run, struct ep_run_case *rc, int index)

@@ -40,6 +40,8 @@ struct ep_cpuload {
 	uint64_t stat_total;
 	uint64_t stat_busy;
 	int stat_ok;
+	uint64_t wait_ns;  /* run-queue wait of the process's threads (schedstat) */
+	int wait_ok;
 };
 
 /** ep_cpuload_start() - snapshot getrusage() and /proc/stat. */
@@ -49,7 +51,11 @@ void ep_cpuload_start(struct ep_cpuload *s);
  * ep_cpuload_stop() - CPU load since ep_cpuload_start().
  * Process load is (user + system time) / wall time, in % of one CPU; system
  * load is (total - idle - iowait) / total of /proc/stat's "cpu" line, in %.
- * Writes EP_CTR_CPU_PROCESS_PCT and EP_CTR_CPU_SYSTEM_PCT.
+ * Writes EP_CTR_CPU_PROCESS_PCT and EP_CTR_CPU_SYSTEM_PCT; also
+ * EP_CTR_CPU_WAIT_PCT, the time the process's threads were runnable but
+ * waited for a CPU (/proc/self/task/N/schedstat, second field), in % of the
+ * wall time, and EP_CTR_INVOLUNTARY_SWITCHES (getrusage's ru_nivcsw): the
+ * evidence that another task had the run's CPU.
  */
 void ep_cpuload_stop(const struct ep_cpuload *s, double *values, unsigned char *ok);
 

@@ -24,6 +24,8 @@ static const char *const counter_names[EP_CTR_COUNT] = {
 	[EP_CTR_CACHE_REFERENCES] = "cache_references",
 	[EP_CTR_CACHE_MISSES] = "cache_misses",
 	[EP_CTR_OVERHEAD_NS] = "overhead_ns",
+	[EP_CTR_CPU_WAIT_PCT] = "cpu_wait_pct",
+	[EP_CTR_INVOLUNTARY_SWITCHES] = "involuntary_switches",
 };
 
 static const char *const primary_names[] = {
@@ -69,9 +71,10 @@ struct embperf_result *ep_result_new(const char *kernel, const char *metric, con
 	r->metric = ep_strdup(metric);
 	r->unit = ep_strdup(unit);
 	r->title = ep_strdup("");
+	r->note = ep_strdup("");
 	r->labels = ep_strdup(labels);
 	r->params = ep_strdup(params);
-	if (!r->kernel || !r->metric || !r->unit || !r->title || !r->labels || !r->params ||
+	if (!r->kernel || !r->metric || !r->unit || !r->title || !r->labels || !r->params || !r->note ||
 	    ep_pairs_parse(r->labels, &r->label_kv) || ep_pairs_parse(r->params, &r->param_kv)) {
 		ep_result_free(r);
 		return NULL;
@@ -121,6 +124,68 @@ int ep_result_set_title(struct embperf_result *r, const char *title)
 	free(r->title);
 	r->title = t;
 	return 0;
+}
+
+int ep_result_set_note(struct embperf_result *r, unsigned flags, const char *note)
+{
+	char *copy = ep_strdup(note);
+
+	if (!copy)
+		return -ENOMEM;
+	free(r->note);
+	r->note = copy;
+	r->flags = flags;
+	return 0;
+}
+
+/* The samples' robust spread (NaN for fewer than 3). */
+static double sample_spread(const struct embperf_result *r)
+{
+	double *tmp, spread;
+
+	if (r->n_samples < 3)
+		return NAN;
+	tmp = malloc(r->n_samples * sizeof(*tmp));
+	if (!tmp)
+		return NAN;
+	spread = ep_robust_spread(r->samples, r->n_samples, tmp);
+	free(tmp);
+	return spread;
+}
+
+int ep_result_assess(struct embperf_result *r, int moved)
+{
+	double wait = r->counters[EP_CTR_CPU_WAIT_PCT], spread = sample_spread(r);
+	struct ep_buf note;
+	unsigned flags = 0;
+	int rc;
+
+	ep_buf_init(&note);
+	ep_buf_append(&note, "", 0);
+	if (r->counter_ok[EP_CTR_CPU_WAIT_PCT] && wait > EP_DISTURBED_WAIT_PCT) {
+		flags |= EMBPERF_RESULT_DISTURBED;
+		ep_buf_printf(&note, "disturbed: its threads waited for a CPU %.0f %% of the time "
+			      "(cpu_wait_pct; %.0f involuntary switches), another task had its CPU",
+			      wait, r->counters[EP_CTR_INVOLUNTARY_SWITCHES]);
+	}
+	if (spread > EP_UNSTABLE_SPREAD) {
+		flags |= EMBPERF_RESULT_UNSTABLE;
+		ep_buf_printf(&note, "%sunstable: its %zu samples disagree (robust spread %.0f %%, "
+			      "min %.4g, max %.4g)", note.len ? "; " : "", r->n_samples,
+			      100.0 * spread, r->stats.min, r->stats.max);
+	}
+	if (moved) {
+		flags |= EMBPERF_RESULT_MIGRATED;
+		ep_buf_printf(&note, "%smigrated: it ran on more than one CPU (pin it with cpu=N)",
+			      note.len ? "; " : "");
+	}
+	if (note.failed) {
+		ep_buf_free(&note);
+		return -ENOMEM;
+	}
+	rc = ep_result_set_note(r, flags, note.data);
+	ep_buf_free(&note);
+	return rc;
 }
 
 static int cmp_pct(const void *a, const void *b)
@@ -234,6 +299,10 @@ struct embperf_result *ep_result_dup(const struct embperf_result *r)
 	memcpy(d->counter_ok, r->counter_ok, sizeof(d->counter_ok));
 	d->cpu = r->cpu;
 	d->truncated = r->truncated;
+	if (ep_result_set_note(d, r->flags, r->note)) {
+		ep_result_free(d);
+		return NULL;
+	}
 	d->verdict = r->verdict;
 	d->has_baseline = r->has_baseline;
 	d->baseline = r->baseline;
@@ -249,6 +318,7 @@ void ep_result_free(struct embperf_result *r)
 	free(r->metric);
 	free(r->unit);
 	free(r->title);
+	free(r->note);
 	free(r->labels);
 	free(r->params);
 	ep_pairs_free(&r->label_kv);
@@ -408,6 +478,16 @@ int embperf_result_cpu(const embperf_result *result)
 int embperf_result_truncated(const embperf_result *result)
 {
 	return result->truncated;
+}
+
+unsigned embperf_result_flags(const embperf_result *result)
+{
+	return result->flags;
+}
+
+const char *embperf_result_note(const embperf_result *result)
+{
+	return result->note;
 }
 
 int embperf_result_verdict(const embperf_result *result)

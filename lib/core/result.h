@@ -27,6 +27,8 @@ enum ep_counter {
 	EP_CTR_CACHE_REFERENCES,
 	EP_CTR_CACHE_MISSES,
 	EP_CTR_OVERHEAD_NS,      /* per unit, the declared overhead subtracted */
+	EP_CTR_CPU_WAIT_PCT,     /* run-queue wait of the process's threads / wall, % */
+	EP_CTR_INVOLUNTARY_SWITCHES, /* getrusage ru_nivcsw over the samples */
 	EP_CTR_COUNT
 };
 
@@ -83,6 +85,18 @@ struct ep_trial_row {
 double ep_median_inplace(double *v, size_t n);
 
 /**
+ * ep_robust_spread() - the samples' spread: 1.4826 x median absolute
+ * deviation / |median| (stddev / mean for normal samples, but deaf to a few
+ * stretched ones). @tmp has room for @n values. Return: NaN for no
+ * samples, INFINITY for a median of 0.
+ */
+double ep_robust_spread(const double *v, size_t n, double *tmp);
+
+/* When a result marks itself (embperf_result_flags()): the thresholds. */
+#define EP_DISTURBED_WAIT_PCT 5.0 /* its threads waited for a CPU this much of the time */
+#define EP_UNSTABLE_SPREAD 0.10   /* its samples' robust spread is above this */
+
+/**
  * struct embperf_result - one metric of a run.
  * All strings are owned by the result (malloc'd), never NULL.
  */
@@ -105,6 +119,8 @@ struct embperf_result {
 	unsigned char counter_ok[EP_CTR_COUNT]; /* 1: measured; 0: unavailable */
 	int cpu;
 	int truncated;
+	unsigned flags;        /* enum embperf_result_flag bits */
+	char *note;            /* why the flags are set; "" when none */
 	/* A latency distribution (trial metrics; has_dist 0 otherwise). */
 	int has_dist;
 	double dist_n, dist_min, dist_max, dist_mean;
@@ -158,6 +174,18 @@ int ep_result_add_named(struct embperf_result *r, const char *name, double value
  */
 int ep_result_set_trials(struct embperf_result *r, const char *config_name,
 			 const char *outcome_name, const struct ep_trial_row *rows, size_t n);
+
+/**
+ * ep_result_assess() - mark a measured result whose own evidence says it
+ * is not to be trusted as it stands: its threads waited for a CPU (another
+ * task had it), its samples disagree, or it moved between CPUs (@moved).
+ * Sets @r->flags and @r->note from the counters and samples.
+ * Return: 0 or -ENOMEM.
+ */
+int ep_result_assess(struct embperf_result *r, int moved);
+
+/** ep_result_set_note() - set flags and note as given (reports loaded from JSON). */
+int ep_result_set_note(struct embperf_result *r, unsigned flags, const char *note);
 
 /** ep_result_dup() - deep copy. Return: NULL on ENOMEM. */
 struct embperf_result *ep_result_dup(const struct embperf_result *r);

@@ -57,3 +57,25 @@ void ep_stats_compute(const double *values, size_t n, struct ep_stats *out)
 			free(sorted);
 	}
 }
+
+/*
+ * 1.4826 x the median absolute deviation over the median's magnitude, which
+ * equals stddev / mean for normally spread samples. A plain relative
+ * standard deviation never falls again after one sample a preemption
+ * stretched 100x (it grows as the square root of the count), so the stop
+ * rule would take every repetition on a shared machine.
+ */
+double ep_robust_spread(const double *v, size_t n, double *tmp)
+{
+	double median;
+
+	if (!n)
+		return NAN;
+	memcpy(tmp, v, n * sizeof(*tmp));
+	median = ep_median_inplace(tmp, n);
+	if (median == 0.0)
+		return INFINITY;
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = fabs(v[i] - median);
+	return 1.4826 * ep_median_inplace(tmp, n) / fabs(median);
+}

@@ -357,9 +357,12 @@ static void set_counters(struct case_run *cr, struct embperf_result *r)
 {
 	memcpy(r->counters, cr->counters, sizeof(r->counters));
 	memcpy(r->counter_ok, cr->ok, sizeof(r->counter_ok));
-	for (int i = EP_CTR_CPU_PROCESS_PCT; i <= EP_CTR_CPU_SYSTEM_PCT; i++)
-		if (r->counter_ok[i] && cr->n_load)
-			r->counters[i] /= cr->n_load; /* the mean over the trials */
+	static const int pct[] = { EP_CTR_CPU_PROCESS_PCT, EP_CTR_CPU_SYSTEM_PCT,
+				   EP_CTR_CPU_WAIT_PCT };
+
+	for (size_t i = 0; i < EP_ARRAY_SIZE(pct); i++)
+		if (r->counter_ok[pct[i]] && cr->n_load)
+			r->counters[pct[i]] /= cr->n_load; /* the mean over the trials */
 	r->counters[EP_CTR_UNITS] = (double)cr->ops;
 	r->counter_ok[EP_CTR_UNITS] = 1;
 	r->counter_ok[EP_CTR_OVERHEAD_NS] = 0;
@@ -431,7 +434,7 @@ static int add_metric_result(struct case_run *cr, int m, double *scratch)
 	if (!n)
 		return 0; /* no trial gave this metric (no latencies recorded) */
 	r = new_result(cr, d);
-	if (!r || ep_result_set_samples(r, scratch, n) ||
+	if (!r || ep_result_set_samples(r, scratch, n) || ep_result_assess(r, 0) ||
 	    (d->kind == EP_METRIC_TRIAL_LATENCY && set_distribution(cr, r, d)) ||
 	    ep_run_add_result(cr->run, r)) {
 		ep_result_free(r);
