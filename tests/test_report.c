@@ -71,6 +71,16 @@ static double max_of(const double *v, size_t n)
 	return m;
 }
 
+/* Replace the parameters of @r by the pairs line @params (quoted values allowed). */
+static void set_params(struct embperf_result *r, const char *params)
+{
+	free(r->params);
+	ep_pairs_free(&r->param_kv);
+	r->params = strdup(params);
+	cr_assert_not_null(r->params);
+	cr_assert_eq(ep_pairs_parse(params, &r->param_kv), 0);
+}
+
 static const double bw_samples[] = { 1926.11, 2020.2, 1968.5, 1971.25, 1955.0 };
 static const double odd_samples[] = { 0.1, 1.0 / 3.0, 1e-300, 5e-324, 1.2345678901234567e150,
 				      -0.0, 123456789.12345679, 2.5e-8 };
@@ -100,8 +110,7 @@ static struct embperf_report *sample_report(void)
 
 	r = mk("test.odd", "value", "ns", "", odd_samples, EP_ARRAY_SIZE(odd_samples),
 	       EP_PRIMARY_MIN, 0);
-	free(r->params);
-	r->params = strdup("path=/tmp/a b size=4k");
+	set_params(r, "path=\"/tmp/a b\" size=4k");
 	r->truncated = 1;
 	r->counters[EP_CTR_CPU_SYSTEM_PCT] = 0.0;
 	r->counter_ok[EP_CTR_CPU_SYSTEM_PCT] = 1;
@@ -129,6 +138,11 @@ static void assert_same_result(const struct embperf_result *a, const struct embp
 	cr_assert_str_eq(a->title, b->title);
 	cr_assert_str_eq(a->labels, b->labels);
 	cr_assert_str_eq(a->params, b->params);
+	cr_assert_eq(a->param_kv.n, b->param_kv.n);
+	for (size_t i = 0; i < a->param_kv.n; i++) {
+		cr_assert_str_eq(a->param_kv.keys[i], b->param_kv.keys[i]);
+		cr_assert_str_eq(a->param_kv.values[i], b->param_kv.values[i]);
+	}
 	cr_assert_eq(a->primary, b->primary);
 	cr_assert_eq(a->higher_better, b->higher_better);
 	cr_assert_eq(a->stats.n, b->stats.n);
@@ -302,8 +316,8 @@ Test(report_parse, malformed_members_are_named)
 		{ "results.0.stats.n", "4", "results[0].samples", "4 samples" },
 		{ "results.0.stats", "[]", "results[0].stats", "an object" },
 		{ "results.1.samples.2", "\"x\"", "results[1].samples[2]", "a finite number or null" },
-		{ "results.0.labels.op", "5", "results[0].labels.op", "a string without spaces" },
-		{ "results.0.labels.op", "\"a b\"", "results[0].labels.op", "a string without spaces" },
+		{ "results.0.labels.op", "5", "results[0].labels.op", "a string, found the number 5" },
+		{ "results.0.labels.a b", "\"x\"", "results[0].labels", "names without spaces" },
 		{ "results.0.counters.cycles", "\"many\"", "results[0].counters.cycles", "a finite number or null" },
 		{ "results.0.cpu", "1.5", "results[0].cpu", "an integer from -1" },
 		{ "results.0.truncated", "1", "results[0].truncated", "true or false" },

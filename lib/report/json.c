@@ -75,48 +75,23 @@ static void put_number(json_object *obj, const char *key, double v, int *failed)
 		put(obj, key, new_number(v, failed), failed);
 }
 
-/*
- * A "k=v k=v" string as an object. A word without '=' continues the previous
- * value (a parameter value that contains a space).
+/**
+ * pairs_object() - labels or parameters as a JSON object, name -> value.
+ * @kv:     the pairs, as the result parsed them (values exact, unquoted).
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
  */
-static json_object *pairs_object(const char *pairs, int *failed)
+static json_object *pairs_object(const struct ep_pairs *kv, int *failed)
 {
 	json_object *obj = json_object_new_object();
-	struct ep_buf key, value;
-	const char *p = pairs;
 
 	if (!obj) {
 		*failed = 1;
 		return NULL;
 	}
-	ep_buf_init(&key);
-	ep_buf_init(&value);
-	while (*p) {
-		size_t n = strcspn(p, " "), eq = strcspn(p, "=");
-
-		if (eq < n || !key.len) {
-			if (key.len)
-				put_string(obj, key.data, value.data ? value.data : "", failed);
-			key.len = value.len = 0;
-			if (eq > n)
-				eq = n;
-			ep_buf_append(&key, p, eq);
-			ep_buf_append(&value, "", 0);
-			if (eq < n)
-				ep_buf_append(&value, p + eq + 1, n - eq - 1);
-		} else {
-			ep_buf_append(&value, " ", 1);
-			ep_buf_append(&value, p, n);
-		}
-		p += n;
-		p += strspn(p, " ");
-	}
-	if (key.len)
-		put_string(obj, key.data, value.data ? value.data : "", failed);
-	if (key.failed || value.failed)
-		*failed = 1;
-	ep_buf_free(&key);
-	ep_buf_free(&value);
+	for (size_t i = 0; i < kv->n; i++)
+		put_string(obj, kv->keys[i], kv->values[i], failed);
 	return obj;
 }
 
@@ -202,8 +177,8 @@ static json_object *result_object(const struct embperf_report *report,
 	put_string(obj, "kernel", r->kernel, failed);
 	put_string(obj, "metric", r->metric, failed);
 	put_string(obj, "unit", r->unit, failed);
-	put(obj, "labels", pairs_object(r->labels, failed), failed);
-	put(obj, "params", pairs_object(r->params, failed), failed);
+	put(obj, "labels", pairs_object(&r->label_kv, failed), failed);
+	put(obj, "params", pairs_object(&r->param_kv, failed), failed);
 	put_string(obj, "primary", ep_primary_name(r->primary), failed);
 	put_number(obj, "value", r->value, failed);
 	put_string(obj, "better", r->higher_better ? "higher" : "lower", failed);
@@ -555,12 +530,22 @@ static int get_choice(struct jp *p, json_object *obj, const char *where, const c
 	return bad(p, place, expected, v, 1);
 }
 
-/*
- * An object of strings as a "k=v k=v" string. Names may not contain spaces
- * or '='; label values may not contain spaces (labels are split on them).
+/**
+ * get_pairs() - an optional object of strings as one "k=v k=v" line.
+ * @p:     parse state.
+ * @obj:   the result object.
+ * @where: its place ("results[2]").
+ * @key:   "labels" or "params".
+ * @out:   receives the line; values that need it are quoted
+ *         (ep_pairs_append_value()), so ep_pairs_parse() gives them back.
+ *
+ * Names may not be empty nor hold a space, '=' or a line break; values are
+ * any string without a NUL character.
+ *
+ * Return: 1 when present, 0 when absent, -EBADMSG.
  */
 static int get_pairs(struct jp *p, json_object *obj, const char *where, const char *key,
-		     int values_may_space, struct ep_buf *out)
+		     struct ep_buf *out)
 {
 	char place[512];
 	json_object *pairs = NULL;
@@ -575,18 +560,18 @@ static int get_pairs(struct jp *p, json_object *obj, const char *where, const ch
 				json_object_get_string(val) : NULL;
 
 		snprintf(place, sizeof(place), "%s.%s.%s", where, key, name);
-		if (!name[0] || strpbrk(name, " =\t\n")) {
+		if (!name[0] || strpbrk(name, " =\t\r\n")) {
 			snprintf(p->msg, sizeof(p->msg),
 				 "%s: %s.%s: expected names without spaces or '=', found \"%.40s\"",
 				 p->source, where, key, name);
 			return -EBADMSG;
 		}
-		if (!s || strlen(s) != (size_t)json_object_get_string_len(val) ||
-		    strpbrk(s, values_may_space ? "\t\n" : " \t\n"))
-			return bad(p, place,
-				   values_may_space ? "a string on one line" : "a string without spaces",
-				   val, 1);
-		ep_buf_printf(out, "%s%s=%s", out->len ? " " : "", name, s);
+		if (!s)
+			return bad(p, place, "a string", val, 1);
+		if (strlen(s) != (size_t)json_object_get_string_len(val))
+			return bad(p, place, "a string without NUL characters", val, 1);
+		ep_buf_printf(out, "%s%s=", out->len ? " " : "", name);
+		ep_pairs_append_value(out, s);
 	}
 	return 1;
 }
@@ -710,8 +695,8 @@ static struct embperf_result *parse_identity(struct jp *p, json_object *res, con
 	    (*err = get_string(p, res, where, "unit", JP_REQUIRED, &unit)) >= 0 &&
 	    (*err = get_string(p, res, where, "title", 0, &title)) >= 0 &&
 	    (*err = get_string(p, res, where, "key", 0, &key)) >= 0 &&
-	    (*err = get_pairs(p, res, where, "labels", 0, &labels)) >= 0 &&
-	    (*err = get_pairs(p, res, where, "params", 1, &params)) >= 0) {
+	    (*err = get_pairs(p, res, where, "labels", &labels)) >= 0 &&
+	    (*err = get_pairs(p, res, where, "params", &params)) >= 0) {
 		if (labels.failed || params.failed)
 			*err = -ENOMEM;
 		else if (!(r = ep_result_new(kernel, metric, unit, labels.data, params.data)) ||
