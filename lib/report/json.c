@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,14 @@ static json_object *samples_array(const struct embperf_result *r, int *failed)
 	return arr;
 }
 
+/**
+ * counters_object() - the engine's counters (null when unavailable), then
+ * the counters the kernel declared ("xruns"), under their names.
+ * @r:      the result.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
+ */
 static json_object *counters_object(const struct embperf_result *r, int *failed)
 {
 	json_object *obj = json_object_new_object();
@@ -145,7 +154,136 @@ static json_object *counters_object(const struct embperf_result *r, int *failed)
 		else
 			put_null(obj, ep_counter_name(i), failed);
 	}
+	for (size_t i = 0; i < r->n_named; i++)
+		put_number(obj, r->named[i].name, r->named[i].value, failed);
 	return obj;
+}
+
+/**
+ * distribution_object() - "distribution": n, min, max, mean of every
+ * recorded operation.
+ * @r:      a result with a distribution.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
+ */
+static json_object *distribution_object(const struct embperf_result *r, int *failed)
+{
+	json_object *obj = json_object_new_object();
+
+	if (!obj) {
+		*failed = 1;
+		return NULL;
+	}
+	put_number(obj, "n", r->dist_n, failed);
+	put_number(obj, "min", r->dist_min, failed);
+	put_number(obj, "max", r->dist_max, failed);
+	put_number(obj, "mean", r->dist_mean, failed);
+	return obj;
+}
+
+/**
+ * percentiles_array() - "percentiles": [{"pct": 99.9, "value": ...}, ...],
+ * in ascending order of pct.
+ * @r:      a result with a distribution.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the array, or NULL (with *@failed set).
+ */
+static json_object *percentiles_array(const struct embperf_result *r, int *failed)
+{
+	json_object *arr = json_object_new_array_ext((int)r->n_pcts);
+
+	if (!arr) {
+		*failed = 1;
+		return NULL;
+	}
+	for (size_t i = 0; i < r->n_pcts; i++) {
+		json_object *item = json_object_new_object();
+
+		if (!item || json_object_array_add(arr, item)) {
+			json_object_put(item);
+			*failed = 1;
+			continue;
+		}
+		put_number(item, "pct", r->pcts[i].pct, failed);
+		put_number(item, "value", r->pcts[i].value, failed);
+	}
+	return arr;
+}
+
+/**
+ * trial_row_object() - one row of a trial log.
+ * @row:    the trial.
+ * @failed: set on a failed allocation.
+ *
+ * Return: {"config", "outcome", "pass", "duration_ns"}, or NULL (with *@failed set).
+ */
+static json_object *trial_row_object(const struct ep_trial_row *row, int *failed)
+{
+	json_object *obj = json_object_new_object();
+	uint64_t ns = row->duration_ns > INT64_MAX ? INT64_MAX : row->duration_ns;
+
+	if (!obj) {
+		*failed = 1;
+		return NULL;
+	}
+	put_number(obj, "config", row->config, failed);
+	put_number(obj, "outcome", row->outcome, failed);
+	put(obj, "pass", json_object_new_boolean(row->pass), failed);
+	put(obj, "duration_ns", json_object_new_int64((int64_t)ns), failed);
+	return obj;
+}
+
+/**
+ * trials_object() - "trials": the names of the configuration and outcome
+ * columns, and the rows in the order the search ran them.
+ * @r:      a result with a trial log.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
+ */
+static json_object *trials_object(const struct embperf_result *r, int *failed)
+{
+	json_object *obj = json_object_new_object();
+	json_object *rows = json_object_new_array_ext((int)r->n_trials);
+
+	if (!obj || !rows) {
+		json_object_put(obj);
+		json_object_put(rows);
+		*failed = 1;
+		return NULL;
+	}
+	put_string(obj, "config", r->trial_config_name ? r->trial_config_name : "", failed);
+	put_string(obj, "outcome", r->trial_outcome_name ? r->trial_outcome_name : "", failed);
+	put(obj, "rows", rows, failed);
+	for (size_t i = 0; i < r->n_trials; i++) {
+		json_object *row = trial_row_object(&r->trials[i], failed);
+
+		if (!row || json_object_array_add(rows, row)) {
+			json_object_put(row);
+			*failed = 1;
+		}
+	}
+	return obj;
+}
+
+/**
+ * put_trial_parts() - the members of format version 2 that trial kernels
+ * fill: "distribution" and "percentiles" when the result has a
+ * distribution, "trials" when it has a trial log.
+ * @obj:    the result object.
+ * @r:      the result.
+ * @failed: set on a failed allocation.
+ */
+static void put_trial_parts(json_object *obj, const struct embperf_result *r, int *failed)
+{
+	if (r->has_dist) {
+		put(obj, "distribution", distribution_object(r, failed), failed);
+		put(obj, "percentiles", percentiles_array(r, failed), failed);
+	}
+	if (r->n_trials)
+		put(obj, "trials", trials_object(r, failed), failed);
 }
 
 /* The comparison members of a result of a compared report. */
@@ -184,6 +322,7 @@ static json_object *result_object(const struct embperf_report *report,
 	put_string(obj, "better", r->higher_better ? "higher" : "lower", failed);
 	put(obj, "stats", stats_object(r, failed), failed);
 	put(obj, "samples", samples_array(r, failed), failed);
+	put_trial_parts(obj, r, failed);
 	put(obj, "counters", counters_object(r, failed), failed);
 	put(obj, "cpu", json_object_new_int(r->cpu), failed);
 	put(obj, "truncated", json_object_new_boolean(r->truncated), failed);
@@ -307,11 +446,13 @@ char *ep_report_render_json(const struct embperf_report *report)
 
 /**
  * struct jp - state of one parse.
- * @source: what the message names: the file, or "JSON text".
+ * @source:  what the message names: the file, or "JSON text".
+ * @version: the document's format_version, once checked.
  * @msg:    detail of the first error.
  */
 struct jp {
 	const char *source;
+	int version;
 	char msg[EP_ERRMSG_MAX];
 };
 
@@ -634,7 +775,42 @@ static int parse_samples(struct jp *p, json_object *res, const char *where, size
 	return err;
 }
 
-/* Counters: known names with a number or null (unavailable); others are ignored. */
+/**
+ * parse_named_counters() - the counters of @obj that are not the engine's:
+ * in version 2 the kernel's own ("xruns"), a number each; null (a counter
+ * of a newer engine that was unavailable) is skipped. Version 1 ignores them.
+ * @p:     parse state.
+ * @obj:   the "counters" object.
+ * @place: its place, for messages.
+ * @r:     the result that receives them.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_named_counters(struct jp *p, json_object *obj, const char *place,
+				struct embperf_result *r)
+{
+	char item[512];
+
+	if (p->version < 2)
+		return 0;
+	json_object_object_foreach(obj, name, val)
+	{
+		double v;
+		int err;
+
+		if (ep_counter_index(name) >= 0)
+			continue;
+		snprintf(item, sizeof(item), "%s.%s", place, name);
+		err = number_value(p, val, item, JP_NULLABLE, &v);
+		if (err < 0)
+			return err;
+		if (!isnan(v) && ep_result_add_named(r, name, v))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Counters: the engine's by name, a number or null (unavailable); then the kernel's. */
 static int parse_counters(struct jp *p, json_object *res, const char *where,
 			  struct embperf_result *r)
 {
@@ -654,7 +830,161 @@ static int parse_counters(struct jp *p, json_object *res, const char *where,
 		r->counter_ok[i] = err > 0 && !isnan(v);
 		r->counters[i] = r->counter_ok[i] ? v : 0.0;
 	}
+	return parse_named_counters(p, obj, place, r);
+}
+
+/**
+ * parse_percentile() - one item of "percentiles": {"pct", "value"}.
+ * @p:     parse state.
+ * @item:  the item.
+ * @place: its place ("results[0].percentiles[2]").
+ * @out:   receives it.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static int parse_percentile(struct jp *p, json_object *item, const char *place,
+			    struct ep_pct *out)
+{
+	char where[384];
+	json_object *v = NULL;
+	int err;
+
+	if (!json_object_is_type(item, json_type_object))
+		return bad(p, place, "an object {\"pct\", \"value\"}", item, 1);
+	err = get_number(p, item, place, "pct", JP_REQUIRED, &out->pct);
+	if (err < 0)
+		return err;
+	if (!(out->pct > 0.0 && out->pct <= 100.0)) {
+		json_object_object_get_ex(item, "pct", &v);
+		place_of(where, sizeof(where), place, "pct");
+		return bad(p, where, "a percentile above 0 and at most 100", v, 1);
+	}
+	err = get_number(p, item, place, "value", JP_REQUIRED | JP_NULLABLE, &out->value);
+	return err < 0 ? err : 0;
+}
+
+/* "percentiles" (optional): an array of {"pct", "value"}, copied into @r. */
+static int parse_percentiles(struct jp *p, json_object *res, const char *where,
+			     struct embperf_result *r)
+{
+	char place[256], item[320];
+	json_object *arr = NULL;
+	struct ep_pct *pcts;
+	size_t len;
+	int err = get_container(p, res, where, "percentiles", 0, json_type_array, &arr);
+
+	if (err <= 0)
+		return err;
+	place_of(place, sizeof(place), where, "percentiles");
+	len = json_object_array_length(arr);
+	pcts = calloc(len ? len : 1, sizeof(*pcts));
+	if (!pcts)
+		return -ENOMEM;
+	err = 0;
+	for (size_t i = 0; i < len && !err; i++) {
+		snprintf(item, sizeof(item), "%s[%zu]", place, i);
+		err = parse_percentile(p, json_object_array_get_idx(arr, i), item, &pcts[i]);
+	}
+	if (!err && ep_result_set_pcts(r, pcts, len))
+		err = -ENOMEM;
+	free(pcts);
+	return err;
+}
+
+/**
+ * parse_distribution() - "distribution" (n, min, max, mean) and its
+ * "percentiles"; both absent for a result without a distribution.
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives them.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_distribution(struct jp *p, json_object *res, const char *where,
+			      struct embperf_result *r)
+{
+	char place[256];
+	json_object *obj = NULL;
+	int err = get_container(p, res, where, "distribution", 0, json_type_object, &obj);
+
+	place_of(place, sizeof(place), where, "distribution");
+	if (err < 0)
+		return err;
+	if (!err) {
+		if (json_object_object_get_ex(res, "percentiles", NULL))
+			return bad(p, place, "an object (\"percentiles\" need their distribution)",
+				   NULL, 0);
+		return 0;
+	}
+	if ((err = get_number(p, obj, place, "n", JP_REQUIRED, &r->dist_n)) < 0 ||
+	    (err = get_number(p, obj, place, "min", JP_REQUIRED | JP_NULLABLE, &r->dist_min)) < 0 ||
+	    (err = get_number(p, obj, place, "max", JP_REQUIRED | JP_NULLABLE, &r->dist_max)) < 0 ||
+	    (err = get_number(p, obj, place, "mean", JP_REQUIRED | JP_NULLABLE, &r->dist_mean)) < 0)
+		return err;
+	r->has_dist = 1;
+	return parse_percentiles(p, res, where, r);
+}
+
+/* One row of a trial log: {"config", "outcome", "pass", "duration_ns"}. */
+static int parse_trial_row(struct jp *p, json_object *row, const char *place,
+			   struct ep_trial_row *out)
+{
+	int64_t ns = 0;
+	int err;
+
+	if (!json_object_is_type(row, json_type_object))
+		return bad(p, place, "an object {\"config\", \"outcome\", \"pass\", \"duration_ns\"}",
+			   row, 1);
+	if ((err = get_number(p, row, place, "config", JP_REQUIRED | JP_NULLABLE, &out->config)) < 0 ||
+	    (err = get_number(p, row, place, "outcome", JP_REQUIRED | JP_NULLABLE,
+			      &out->outcome)) < 0 ||
+	    (err = get_bool(p, row, place, "pass", JP_REQUIRED, &out->pass)) < 0 ||
+	    (err = get_int(p, row, place, "duration_ns", JP_REQUIRED, 0, INT64_MAX, &ns)) < 0)
+		return err;
+	out->duration_ns = (uint64_t)ns;
 	return 0;
+}
+
+/* The rows of a trial log, @arr at @place, copied into @r under the column names. */
+static int parse_trial_rows(struct jp *p, json_object *arr, const char *place,
+			    const char *config, const char *outcome, struct embperf_result *r)
+{
+	char item[320];
+	size_t len = json_object_array_length(arr);
+	struct ep_trial_row *rows = calloc(len ? len : 1, sizeof(*rows));
+	int err = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < len && !err; i++) {
+		snprintf(item, sizeof(item), "%s[%zu]", place, i);
+		err = parse_trial_row(p, json_object_array_get_idx(arr, i), item, &rows[i]);
+	}
+	if (!err && ep_result_set_trials(r, config, outcome, rows, len))
+		err = -ENOMEM;
+	free(rows);
+	return err;
+}
+
+/* "trials" (optional): the trial log of a searched value. */
+static int parse_trials(struct jp *p, json_object *res, const char *where,
+			struct embperf_result *r)
+{
+	char place[256], rows_place[272];
+	const char *config = NULL, *outcome = NULL;
+	json_object *obj = NULL, *rows = NULL;
+	int err = get_container(p, res, where, "trials", 0, json_type_object, &obj);
+
+	if (err <= 0)
+		return err;
+	place_of(place, sizeof(place), where, "trials");
+	if ((err = get_string(p, obj, place, "config", JP_REQUIRED | JP_NONEMPTY, &config)) < 0 ||
+	    (err = get_string(p, obj, place, "outcome", JP_REQUIRED | JP_NONEMPTY, &outcome)) < 0 ||
+	    (err = get_container(p, obj, place, "rows", JP_REQUIRED, json_type_array, &rows)) < 0)
+		return err;
+	place_of(rows_place, sizeof(rows_place), place, "rows");
+	return parse_trial_rows(p, rows, rows_place, config, outcome, r);
 }
 
 /* Comparison members of a result saved after embperf_report_compare(). */
@@ -741,8 +1071,11 @@ static int parse_measurement(struct jp *p, json_object *res, const char *where,
 	r->value = value;
 	r->cpu = (int)cpu;
 	r->truncated = truncated;
-	err = parse_counters(p, res, where, r);
-	return err < 0 ? err : parse_comparison(p, res, where, r);
+	if ((err = parse_distribution(p, res, where, r)) < 0 ||
+	    (err = parse_trials(p, res, where, r)) < 0 ||
+	    (err = parse_counters(p, res, where, r)) < 0)
+		return err;
+	return parse_comparison(p, res, where, r);
 }
 
 static int parse_result(struct jp *p, json_object *res, int index, struct embperf_report *report)
@@ -847,16 +1180,19 @@ static int check_format(struct jp *p, json_object *root)
 		json_object_object_get_ex(root, "format", &v);
 		return bad(p, "format", "\"" EP_REPORT_FORMAT "\"", v, 1);
 	}
-	err = get_int(p, root, "", "format_version", JP_REQUIRED, 1, INT_MAX, &version);
+	err = get_int(p, root, "", "format_version", JP_REQUIRED, EP_REPORT_FORMAT_VERSION_MIN,
+		      INT_MAX, &version);
 	if (err < 0)
 		return err;
-	if (version != EP_REPORT_FORMAT_VERSION) {
+	if (version > EP_REPORT_FORMAT_VERSION) {
 		snprintf(p->msg, sizeof(p->msg),
-			 "%s: format_version: expected %d, found %lld (written by a newer libembperf than %s)",
-			 p->source, EP_REPORT_FORMAT_VERSION, (long long)version,
-			 embperf_version_string());
+			 "%s: format_version: expected %d to %d, found %lld (written by a newer libembperf than %s, which reads versions %d to %d)",
+			 p->source, EP_REPORT_FORMAT_VERSION_MIN, EP_REPORT_FORMAT_VERSION,
+			 (long long)version, embperf_version_string(), EP_REPORT_FORMAT_VERSION_MIN,
+			 EP_REPORT_FORMAT_VERSION);
 		return -EBADMSG;
 	}
+	p->version = (int)version;
 	return 0;
 }
 
