@@ -683,3 +683,83 @@ Test(json_v1, recorded_reports_compare)
 	free(v2_text);
 	embperf_report_free(v1);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Tables                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The row value the tables must show for trial_result(), built here from
+ * the figures the test gave it: "mean (min X, pP V, ..., max Y)".
+ */
+static void dist_text(char *buf, size_t size)
+{
+	static const struct ep_pct sorted[] = {
+		{ 50.0, 11.875 }, { 90.0, 15.5 }, { 99.0, 20.125 }, { 99.9, 35.0 }, { 99.99, 61.0625 },
+	};
+	int len = snprintf(buf, size, "%.2f (min %.2f", 12.3456789, 0.75);
+
+	for (size_t i = 0; i < EP_ARRAY_SIZE(sorted); i++)
+		len += snprintf(buf + len, size - (size_t)len, ", p%g %.2f", sorted[i].pct,
+				sorted[i].value);
+	snprintf(buf + len, size - (size_t)len, ", max %.2f)", 80.25);
+}
+
+Test(tables, distribution_row_text_and_markdown)
+{
+	struct embperf_report *rep = trial_report();
+	char want[256], plain[64];
+
+	snprintf(plain, sizeof(plain), "%.2f (min %.2f, max %.2f)",
+		 (lat_samples[0] + lat_samples[1] + lat_samples[2]) / 3, lat_samples[1],
+		 lat_samples[2]);
+	dist_text(want, sizeof(want));
+	cr_assert_str_eq(want, "12.35 (min 0.75, p50 11.88, p90 15.50, p99 20.12, p99.9 35.00, p99.99 61.06, max 80.25)");
+	for (int markdown = 0; markdown < 2; markdown++) {
+		char *text = embperf_report_render(rep, markdown ? EMBPERF_FORMAT_MARKDOWN
+								 : EMBPERF_FORMAT_TEXT);
+
+		cr_assert_not_null(text);
+		cr_assert(strstr(text, want), "'%s' not in:\n%s", want, text);
+		/* n: the trials' samples, then the operations and the trials counted. */
+		cr_assert(strstr(text, "4 (1234567 ops, 3 trials)"), "%s", text);
+		/* The plain result keeps the seeds' mean (min, max) of its samples. */
+		cr_assert(strstr(text, plain), "'%s' not in:\n%s", plain, text);
+		free(text);
+	}
+	embperf_report_free(rep);
+}
+
+Test(tables, searched_result_shows_its_trial_count)
+{
+	struct embperf_result *r = ep_result_new("net.x", "throughput", "bit/s", "", "");
+	struct embperf_report *rep = ep_report_alloc(NULL, NULL);
+	char *text;
+
+	cr_assert_not_null(r);
+	cr_assert_eq(ep_result_set_samples(r, lat_samples, 1), 0);
+	cr_assert_eq(ep_result_set_trials(r, "rate", "loss", some_trials, 1), 0);
+	r->truncated = 1;
+	cr_assert_eq(ep_report_append(rep, r), 0);
+	text = embperf_report_render(rep, EMBPERF_FORMAT_TEXT);
+	cr_assert(strstr(text, "| 1 (1 trial, truncated) |"), "%s", text);
+	free(text);
+	embperf_report_free(rep);
+}
+
+Test(tables, csv_columns_of_0_2)
+{
+	struct embperf_report *rep = trial_report();
+	char *csv = embperf_report_render(rep, EMBPERF_FORMAT_CSV), *row;
+
+	cr_assert_not_null(csv);
+	cr_assert(strstr(csv, ",cpu_system_pct,dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters\r\n"),
+		  "%s", csv);
+	row = strstr(csv, "\r\n") + 2;
+	cr_assert(strstr(row, ",1234567,12.3456789,0.75,80.25,p50=11.875 p90=15.5 p99=20.125 p99.9=35 p99.99=61.0625,3,xruns=3 short_writes=0\r\n"),
+		  "%s", row);
+	row = strstr(row, "\r\n") + 2;
+	cr_assert(strstr(row, ",,,,,,,\r\n"), "no distribution, trials or kernel counters: %s", row);
+	free(csv);
+	embperf_report_free(rep);
+}
