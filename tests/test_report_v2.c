@@ -763,3 +763,24 @@ Test(tables, csv_columns_of_0_2)
 	free(csv);
 	embperf_report_free(rep);
 }
+
+Test(json_v1, unknown_counters_of_a_v1_file_are_ignored)
+{
+	json_object *root = json_object_from_file(v1_files[1]);
+	embperf_report *rep;
+
+	cr_assert_not_null(root);
+	json_object_object_add(at(root, "results.0.counters"), "xruns", json_object_new_int(3));
+	rep = embperf_report_parse(NULL, json_object_to_json_string(root));
+	cr_assert_not_null(rep);
+	cr_assert_eq(embperf_result_counter_count(embperf_report_result(rep, 0)), EP_CTR_COUNT,
+		     "version 1 had no kernel counters: the name is ignored, as 0.1 did");
+	embperf_report_free(rep);
+	/* The same member in a version 2 file is a counter of the kernel. */
+	json_object_object_add(root, "format_version", json_object_new_int(2));
+	rep = embperf_report_parse(NULL, json_object_to_json_string(root));
+	cr_assert_not_null(rep);
+	cr_assert_eq(embperf_result_counter_count(embperf_report_result(rep, 0)), EP_CTR_COUNT + 1);
+	embperf_report_free(rep);
+	json_object_put(root);
+}

@@ -810,7 +810,16 @@ static int parse_named_counters(struct jp *p, json_object *obj, const char *plac
 	return 0;
 }
 
-/* Counters: the engine's by name, a number or null (unavailable); then the kernel's. */
+/**
+ * parse_counters() - "counters" (optional): the engine's by name, a number or
+ * null (unavailable); then the kernel's (parse_named_counters()).
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives them.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
 static int parse_counters(struct jp *p, json_object *res, const char *where,
 			  struct embperf_result *r)
 {
@@ -863,7 +872,15 @@ static int parse_percentile(struct jp *p, json_object *item, const char *place,
 	return err < 0 ? err : 0;
 }
 
-/* "percentiles" (optional): an array of {"pct", "value"}, copied into @r. */
+/**
+ * parse_percentiles() - "percentiles" (optional): an array of {"pct", "value"}.
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives them (sorted by pct).
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
 static int parse_percentiles(struct jp *p, json_object *res, const char *where,
 			     struct embperf_result *r)
 {
@@ -926,7 +943,15 @@ static int parse_distribution(struct jp *p, json_object *res, const char *where,
 	return parse_percentiles(p, res, where, r);
 }
 
-/* One row of a trial log: {"config", "outcome", "pass", "duration_ns"}. */
+/**
+ * parse_trial_row() - one row of a trial log.
+ * @p:     parse state.
+ * @row:   {"config", "outcome", "pass", "duration_ns"}.
+ * @place: its place ("results[0].trials.rows[3]").
+ * @out:   receives it.
+ *
+ * Return: 0 or -EBADMSG.
+ */
 static int parse_trial_row(struct jp *p, json_object *row, const char *place,
 			   struct ep_trial_row *out)
 {
@@ -946,7 +971,17 @@ static int parse_trial_row(struct jp *p, json_object *row, const char *place,
 	return 0;
 }
 
-/* The rows of a trial log, @arr at @place, copied into @r under the column names. */
+/**
+ * parse_trial_rows() - the rows of a trial log, copied into @r.
+ * @p:       parse state.
+ * @arr:     the "rows" array.
+ * @place:   its place.
+ * @config:  name of the configuration column ("rate").
+ * @outcome: name of the outcome column ("loss").
+ * @r:       the result that receives the log.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
 static int parse_trial_rows(struct jp *p, json_object *arr, const char *place,
 			    const char *config, const char *outcome, struct embperf_result *r)
 {
@@ -967,7 +1002,15 @@ static int parse_trial_rows(struct jp *p, json_object *arr, const char *place,
 	return err;
 }
 
-/* "trials" (optional): the trial log of a searched value. */
+/**
+ * parse_trials() - "trials" (optional): the trial log of a searched value.
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives the log.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
 static int parse_trials(struct jp *p, json_object *res, const char *where,
 			struct embperf_result *r)
 {
