@@ -581,6 +581,11 @@ EMBPERF_API const char *embperf_result_title(const embperf_result *result);
  * results of the same kernel.
  * @result: result.
  *
+ * A value holding a space, a double quote or a backslash is written in
+ * double quotes with \" and \\ escaped (path="/mnt/my disk");
+ * embperf_result_label_key() and embperf_result_label_value() give the
+ * pairs already split.
+ *
  * Return: space-separated key=value pairs, e.g. "op=rd size=1M"; "" when none;
  * owned by the result.
  */
@@ -593,7 +598,8 @@ EMBPERF_API const char *embperf_result_labels(const embperf_result *result);
  * @buf:    destination, always NUL-terminated when @size > 0.
  * @size:   size of @buf.
  *
- * Return: length of the value, or -ENOENT when the result has no such label.
+ * Return: length of the value (unquoted; may exceed @size), or -ENOENT when
+ * the result has no such label.
  */
 EMBPERF_API int embperf_result_label(const embperf_result *result, const char *key, char *buf,
 				     size_t size);
@@ -601,6 +607,9 @@ EMBPERF_API int embperf_result_label(const embperf_result *result, const char *k
 /**
  * embperf_result_params() - every parameter of the run, canonical.
  * @result: result.
+ *
+ * Values are quoted as in embperf_result_labels(); embperf_result_param_key()
+ * and embperf_result_param_value() give the pairs already split.
  *
  * Return: space-separated key=value pairs, owned by the result.
  */

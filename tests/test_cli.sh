@@ -71,7 +71,7 @@ expect_error() {
 json_check() {
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" 2>>"$T/err"
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$@" 2>>"$T/err"
 }
 
 echo "# embperf: $EMBPERF"
@@ -146,6 +146,38 @@ else
 	fail "-o writes the file and nothing to stdout" "exit code $status"
 fi
 expect_grep "-o notes the file on stderr" err 'saved\.json'
+
+if json_check "$T/run.json" 'd["format_version"] == 2'; then
+	pass "--format=json writes report format version 2"
+else
+	fail "--format=json writes report format version 2"
+fi
+
+# A string parameter holding a space, a quote and a backslash stays one value.
+mkdir "$T/a b \"q\" c\\d"
+written+=('a b "q" c\d')
+ep run os.syscall op=stat "tmpdir=$T/a b \"q\" c\\d" repetitions=3 sample_time=200us --format=json
+if [ "$status" -eq 0 ] && json_check "$T/out" \
+	'd["results"][0]["params"]["tmpdir"] == sys.argv[3]' "$T/a b \"q\" c\\d"; then
+	pass "a tmpdir with a space and a quote is one parameter in the JSON"
+else
+	fail "a tmpdir with a space and a quote is one parameter in the JSON" "exit code $status"
+fi
+
+# Reports recorded in format version 1 still compare, with each other and
+# with the version 2 rendering of one of them.
+V1="$SRCDIR/tests/data/report-v1-suite.json"
+ep compare "$V1" "$V1"
+expect_status "compare of a version 1 report with itself exits 0" 0
+ep compare "$V1" "$V1" --format=json -o "$T/v1-as-v2.json"
+written+=(v1-as-v2.json)
+if json_check "$T/v1-as-v2.json" 'd["format_version"] == 2 and len(d["results"]) == 2'; then
+	pass "compare -o writes the version 1 report's results as version 2"
+else
+	fail "compare -o writes the version 1 report's results as version 2" "exit code $status"
+fi
+ep compare "$V1" "$T/v1-as-v2.json"
+expect_status "a version 2 report compares against a version 1 baseline" 0
 
 ep run mem.lat size=16k repetitions=3 -o "$T/by-extension.json"
 written+=(by-extension.json)

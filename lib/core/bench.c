@@ -482,15 +482,24 @@ int ep_run_cpu(const struct ep_run *run)
 	return run->cpu;
 }
 
-/* "k=v k=v" of every parameter, recorded with each result. */
+/**
+ * params_text() - every parameter as "k=v k=v", recorded with each result.
+ * @b: the bench.
+ *
+ * A value holding a space, a quote or a backslash (a path) is quoted by
+ * ep_pairs_append_value(), so ep_pairs_parse() gives it back intact.
+ *
+ * Return: malloc'd text, or NULL on ENOMEM.
+ */
 static char *params_text(const embperf_bench *b)
 {
 	struct ep_buf buf;
 
 	ep_buf_init(&buf);
-	for (int i = 0; i < b->n_params; i++)
-		ep_buf_printf(&buf, "%s%s=%s", i ? " " : "", ep_kernel_param(b->kernel, i)->name,
-			      b->values[i].text);
+	for (int i = 0; i < b->n_params; i++) {
+		ep_buf_printf(&buf, "%s%s=", i ? " " : "", ep_kernel_param(b->kernel, i)->name);
+		ep_pairs_append_value(&buf, b->values[i].text);
+	}
 	return ep_buf_take(&buf);
 }
 

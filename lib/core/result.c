@@ -334,25 +334,37 @@ void ep_result_free(struct embperf_result *r)
 	free(r);
 }
 
-int ep_labels_get(const char *labels, const char *key, char *buf, size_t size)
+/**
+ * pairs_get() - value of @key among parsed pairs, copied to @buf.
+ * @kv:   the pairs.
+ * @key:  the name looked up.
+ * @buf:  destination (truncated to @size, NUL-terminated when @size > 0).
+ * @size: size of @buf.
+ *
+ * Return: length of the whole value, or -ENOENT.
+ */
+static int pairs_get(const struct ep_pairs *kv, const char *key, char *buf, size_t size)
 {
-	size_t klen = strlen(key);
-	const char *p = labels;
-
-	while (p && *p) {
-		size_t n = strcspn(p, " ");
-
-		if (n > klen && p[klen] == '=' && !strncmp(p, key, klen)) {
-			size_t vlen = n - klen - 1;
-
+	for (size_t i = 0; i < kv->n; i++) {
+		if (!strcmp(kv->keys[i], key)) {
 			if (size)
-				snprintf(buf, size, "%.*s", (int)vlen, p + klen + 1);
-			return (int)vlen;
+				snprintf(buf, size, "%s", kv->values[i]);
+			return (int)strlen(kv->values[i]);
 		}
-		p += n;
-		p += strspn(p, " ");
 	}
 	return -ENOENT;
+}
+
+int ep_labels_get(const char *labels, const char *key, char *buf, size_t size)
+{
+	struct ep_pairs kv;
+	int rc;
+
+	if (ep_pairs_parse(labels, &kv))
+		return -ENOMEM;
+	rc = pairs_get(&kv, key, buf, size);
+	ep_pairs_free(&kv);
+	return rc;
 }
 
 /* Public accessors. */
@@ -384,7 +396,7 @@ const char *embperf_result_labels(const embperf_result *result)
 
 int embperf_result_label(const embperf_result *result, const char *key, char *buf, size_t size)
 {
-	return key ? ep_labels_get(result->labels, key, buf, size) : -ENOENT;
+	return key ? pairs_get(&result->label_kv, key, buf, size) : -ENOENT;
 }
 
 const char *embperf_result_params(const embperf_result *result)

@@ -200,8 +200,9 @@ const char *ep_primary_name(enum ep_primary p);
 int ep_primary_parse(const char *name);
 
 /**
- * ep_labels_get() - value of @key in a "k=v k=v" string.
- * Return: length of the value copied to @buf (truncated to @size), or -ENOENT.
+ * ep_labels_get() - value of @key in a "k=v k=\"a b\"" string (ep_pairs_parse()).
+ * Return: length of the value copied to @buf (truncated to @size), -ENOENT
+ * or -ENOMEM.
  */
 int ep_labels_get(const char *labels, const char *key, char *buf, size_t size);
 

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,48 +76,23 @@ static void put_number(json_object *obj, const char *key, double v, int *failed)
 		put(obj, key, new_number(v, failed), failed);
 }
 
-/*
- * A "k=v k=v" string as an object. A word without '=' continues the previous
- * value (a parameter value that contains a space).
+/**
+ * pairs_object() - labels or parameters as a JSON object, name -> value.
+ * @kv:     the pairs, as the result parsed them (values exact, unquoted).
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
  */
-static json_object *pairs_object(const char *pairs, int *failed)
+static json_object *pairs_object(const struct ep_pairs *kv, int *failed)
 {
 	json_object *obj = json_object_new_object();
-	struct ep_buf key, value;
-	const char *p = pairs;
 
 	if (!obj) {
 		*failed = 1;
 		return NULL;
 	}
-	ep_buf_init(&key);
-	ep_buf_init(&value);
-	while (*p) {
-		size_t n = strcspn(p, " "), eq = strcspn(p, "=");
-
-		if (eq < n || !key.len) {
-			if (key.len)
-				put_string(obj, key.data, value.data ? value.data : "", failed);
-			key.len = value.len = 0;
-			if (eq > n)
-				eq = n;
-			ep_buf_append(&key, p, eq);
-			ep_buf_append(&value, "", 0);
-			if (eq < n)
-				ep_buf_append(&value, p + eq + 1, n - eq - 1);
-		} else {
-			ep_buf_append(&value, " ", 1);
-			ep_buf_append(&value, p, n);
-		}
-		p += n;
-		p += strspn(p, " ");
-	}
-	if (key.len)
-		put_string(obj, key.data, value.data ? value.data : "", failed);
-	if (key.failed || value.failed)
-		*failed = 1;
-	ep_buf_free(&key);
-	ep_buf_free(&value);
+	for (size_t i = 0; i < kv->n; i++)
+		put_string(obj, kv->keys[i], kv->values[i], failed);
 	return obj;
 }
 
@@ -156,6 +132,14 @@ static json_object *samples_array(const struct embperf_result *r, int *failed)
 	return arr;
 }
 
+/**
+ * counters_object() - the engine's counters (null when unavailable), then
+ * the counters the kernel declared ("xruns"), under their names.
+ * @r:      the result.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
+ */
 static json_object *counters_object(const struct embperf_result *r, int *failed)
 {
 	json_object *obj = json_object_new_object();
@@ -170,7 +154,136 @@ static json_object *counters_object(const struct embperf_result *r, int *failed)
 		else
 			put_null(obj, ep_counter_name(i), failed);
 	}
+	for (size_t i = 0; i < r->n_named; i++)
+		put_number(obj, r->named[i].name, r->named[i].value, failed);
 	return obj;
+}
+
+/**
+ * distribution_object() - "distribution": n, min, max, mean of every
+ * recorded operation.
+ * @r:      a result with a distribution.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
+ */
+static json_object *distribution_object(const struct embperf_result *r, int *failed)
+{
+	json_object *obj = json_object_new_object();
+
+	if (!obj) {
+		*failed = 1;
+		return NULL;
+	}
+	put_number(obj, "n", r->dist_n, failed);
+	put_number(obj, "min", r->dist_min, failed);
+	put_number(obj, "max", r->dist_max, failed);
+	put_number(obj, "mean", r->dist_mean, failed);
+	return obj;
+}
+
+/**
+ * percentiles_array() - "percentiles": [{"pct": 99.9, "value": ...}, ...],
+ * in ascending order of pct.
+ * @r:      a result with a distribution.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the array, or NULL (with *@failed set).
+ */
+static json_object *percentiles_array(const struct embperf_result *r, int *failed)
+{
+	json_object *arr = json_object_new_array_ext((int)r->n_pcts);
+
+	if (!arr) {
+		*failed = 1;
+		return NULL;
+	}
+	for (size_t i = 0; i < r->n_pcts; i++) {
+		json_object *item = json_object_new_object();
+
+		if (!item || json_object_array_add(arr, item)) {
+			json_object_put(item);
+			*failed = 1;
+			continue;
+		}
+		put_number(item, "pct", r->pcts[i].pct, failed);
+		put_number(item, "value", r->pcts[i].value, failed);
+	}
+	return arr;
+}
+
+/**
+ * trial_row_object() - one row of a trial log.
+ * @row:    the trial.
+ * @failed: set on a failed allocation.
+ *
+ * Return: {"config", "outcome", "pass", "duration_ns"}, or NULL (with *@failed set).
+ */
+static json_object *trial_row_object(const struct ep_trial_row *row, int *failed)
+{
+	json_object *obj = json_object_new_object();
+	uint64_t ns = row->duration_ns > INT64_MAX ? INT64_MAX : row->duration_ns;
+
+	if (!obj) {
+		*failed = 1;
+		return NULL;
+	}
+	put_number(obj, "config", row->config, failed);
+	put_number(obj, "outcome", row->outcome, failed);
+	put(obj, "pass", json_object_new_boolean(row->pass), failed);
+	put(obj, "duration_ns", json_object_new_int64((int64_t)ns), failed);
+	return obj;
+}
+
+/**
+ * trials_object() - "trials": the names of the configuration and outcome
+ * columns, and the rows in the order the search ran them.
+ * @r:      a result with a trial log.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
+ */
+static json_object *trials_object(const struct embperf_result *r, int *failed)
+{
+	json_object *obj = json_object_new_object();
+	json_object *rows = json_object_new_array_ext((int)r->n_trials);
+
+	if (!obj || !rows) {
+		json_object_put(obj);
+		json_object_put(rows);
+		*failed = 1;
+		return NULL;
+	}
+	put_string(obj, "config", r->trial_config_name ? r->trial_config_name : "", failed);
+	put_string(obj, "outcome", r->trial_outcome_name ? r->trial_outcome_name : "", failed);
+	put(obj, "rows", rows, failed);
+	for (size_t i = 0; i < r->n_trials; i++) {
+		json_object *row = trial_row_object(&r->trials[i], failed);
+
+		if (!row || json_object_array_add(rows, row)) {
+			json_object_put(row);
+			*failed = 1;
+		}
+	}
+	return obj;
+}
+
+/**
+ * put_trial_parts() - the members of format version 2 that trial kernels
+ * fill: "distribution" and "percentiles" when the result has a
+ * distribution, "trials" when it has a trial log.
+ * @obj:    the result object.
+ * @r:      the result.
+ * @failed: set on a failed allocation.
+ */
+static void put_trial_parts(json_object *obj, const struct embperf_result *r, int *failed)
+{
+	if (r->has_dist) {
+		put(obj, "distribution", distribution_object(r, failed), failed);
+		put(obj, "percentiles", percentiles_array(r, failed), failed);
+	}
+	if (r->n_trials)
+		put(obj, "trials", trials_object(r, failed), failed);
 }
 
 /* The comparison members of a result of a compared report. */
@@ -202,13 +315,14 @@ static json_object *result_object(const struct embperf_report *report,
 	put_string(obj, "kernel", r->kernel, failed);
 	put_string(obj, "metric", r->metric, failed);
 	put_string(obj, "unit", r->unit, failed);
-	put(obj, "labels", pairs_object(r->labels, failed), failed);
-	put(obj, "params", pairs_object(r->params, failed), failed);
+	put(obj, "labels", pairs_object(&r->label_kv, failed), failed);
+	put(obj, "params", pairs_object(&r->param_kv, failed), failed);
 	put_string(obj, "primary", ep_primary_name(r->primary), failed);
 	put_number(obj, "value", r->value, failed);
 	put_string(obj, "better", r->higher_better ? "higher" : "lower", failed);
 	put(obj, "stats", stats_object(r, failed), failed);
 	put(obj, "samples", samples_array(r, failed), failed);
+	put_trial_parts(obj, r, failed);
 	put(obj, "counters", counters_object(r, failed), failed);
 	put(obj, "cpu", json_object_new_int(r->cpu), failed);
 	put(obj, "truncated", json_object_new_boolean(r->truncated), failed);
@@ -332,11 +446,13 @@ char *ep_report_render_json(const struct embperf_report *report)
 
 /**
  * struct jp - state of one parse.
- * @source: what the message names: the file, or "JSON text".
+ * @source:  what the message names: the file, or "JSON text".
+ * @version: the document's format_version, once checked.
  * @msg:    detail of the first error.
  */
 struct jp {
 	const char *source;
+	int version;
 	char msg[EP_ERRMSG_MAX];
 };
 
@@ -555,12 +671,22 @@ static int get_choice(struct jp *p, json_object *obj, const char *where, const c
 	return bad(p, place, expected, v, 1);
 }
 
-/*
- * An object of strings as a "k=v k=v" string. Names may not contain spaces
- * or '='; label values may not contain spaces (labels are split on them).
+/**
+ * get_pairs() - an optional object of strings as one "k=v k=v" line.
+ * @p:     parse state.
+ * @obj:   the result object.
+ * @where: its place ("results[2]").
+ * @key:   "labels" or "params".
+ * @out:   receives the line; values that need it are quoted
+ *         (ep_pairs_append_value()), so ep_pairs_parse() gives them back.
+ *
+ * Names may not be empty nor hold a space, '=' or a line break; values are
+ * any string without a NUL character.
+ *
+ * Return: 1 when present, 0 when absent, -EBADMSG.
  */
 static int get_pairs(struct jp *p, json_object *obj, const char *where, const char *key,
-		     int values_may_space, struct ep_buf *out)
+		     struct ep_buf *out)
 {
 	char place[512];
 	json_object *pairs = NULL;
@@ -575,18 +701,18 @@ static int get_pairs(struct jp *p, json_object *obj, const char *where, const ch
 				json_object_get_string(val) : NULL;
 
 		snprintf(place, sizeof(place), "%s.%s.%s", where, key, name);
-		if (!name[0] || strpbrk(name, " =\t\n")) {
+		if (!name[0] || strpbrk(name, " =\t\r\n")) {
 			snprintf(p->msg, sizeof(p->msg),
 				 "%s: %s.%s: expected names without spaces or '=', found \"%.40s\"",
 				 p->source, where, key, name);
 			return -EBADMSG;
 		}
-		if (!s || strlen(s) != (size_t)json_object_get_string_len(val) ||
-		    strpbrk(s, values_may_space ? "\t\n" : " \t\n"))
-			return bad(p, place,
-				   values_may_space ? "a string on one line" : "a string without spaces",
-				   val, 1);
-		ep_buf_printf(out, "%s%s=%s", out->len ? " " : "", name, s);
+		if (!s)
+			return bad(p, place, "a string", val, 1);
+		if (strlen(s) != (size_t)json_object_get_string_len(val))
+			return bad(p, place, "a string without NUL characters", val, 1);
+		ep_buf_printf(out, "%s%s=", out->len ? " " : "", name);
+		ep_pairs_append_value(out, s);
 	}
 	return 1;
 }
@@ -649,7 +775,51 @@ static int parse_samples(struct jp *p, json_object *res, const char *where, size
 	return err;
 }
 
-/* Counters: known names with a number or null (unavailable); others are ignored. */
+/**
+ * parse_named_counters() - the counters of @obj that are not the engine's:
+ * in version 2 the kernel's own ("xruns"), a number each; null (a counter
+ * of a newer engine that was unavailable) is skipped. Version 1 ignores them.
+ * @p:     parse state.
+ * @obj:   the "counters" object.
+ * @place: its place, for messages.
+ * @r:     the result that receives them.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_named_counters(struct jp *p, json_object *obj, const char *place,
+				struct embperf_result *r)
+{
+	char item[512];
+
+	if (p->version < 2)
+		return 0;
+	json_object_object_foreach(obj, name, val)
+	{
+		double v;
+		int err;
+
+		if (ep_counter_index(name) >= 0)
+			continue;
+		snprintf(item, sizeof(item), "%s.%s", place, name);
+		err = number_value(p, val, item, JP_NULLABLE, &v);
+		if (err < 0)
+			return err;
+		if (!isnan(v) && ep_result_add_named(r, name, v))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * parse_counters() - "counters" (optional): the engine's by name, a number or
+ * null (unavailable); then the kernel's (parse_named_counters()).
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives them.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
 static int parse_counters(struct jp *p, json_object *res, const char *where,
 			  struct embperf_result *r)
 {
@@ -669,7 +839,195 @@ static int parse_counters(struct jp *p, json_object *res, const char *where,
 		r->counter_ok[i] = err > 0 && !isnan(v);
 		r->counters[i] = r->counter_ok[i] ? v : 0.0;
 	}
+	return parse_named_counters(p, obj, place, r);
+}
+
+/**
+ * parse_percentile() - one item of "percentiles": {"pct", "value"}.
+ * @p:     parse state.
+ * @item:  the item.
+ * @place: its place ("results[0].percentiles[2]").
+ * @out:   receives it.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static int parse_percentile(struct jp *p, json_object *item, const char *place,
+			    struct ep_pct *out)
+{
+	char where[384];
+	json_object *v = NULL;
+	int err;
+
+	if (!json_object_is_type(item, json_type_object))
+		return bad(p, place, "an object {\"pct\", \"value\"}", item, 1);
+	err = get_number(p, item, place, "pct", JP_REQUIRED, &out->pct);
+	if (err < 0)
+		return err;
+	if (!(out->pct > 0.0 && out->pct <= 100.0)) {
+		json_object_object_get_ex(item, "pct", &v);
+		place_of(where, sizeof(where), place, "pct");
+		return bad(p, where, "a percentile above 0 and at most 100", v, 1);
+	}
+	err = get_number(p, item, place, "value", JP_REQUIRED | JP_NULLABLE, &out->value);
+	return err < 0 ? err : 0;
+}
+
+/**
+ * parse_percentiles() - "percentiles" (optional): an array of {"pct", "value"}.
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives them (sorted by pct).
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_percentiles(struct jp *p, json_object *res, const char *where,
+			     struct embperf_result *r)
+{
+	char place[256], item[320];
+	json_object *arr = NULL;
+	struct ep_pct *pcts;
+	size_t len;
+	int err = get_container(p, res, where, "percentiles", 0, json_type_array, &arr);
+
+	if (err <= 0)
+		return err;
+	place_of(place, sizeof(place), where, "percentiles");
+	len = json_object_array_length(arr);
+	pcts = calloc(len ? len : 1, sizeof(*pcts));
+	if (!pcts)
+		return -ENOMEM;
+	err = 0;
+	for (size_t i = 0; i < len && !err; i++) {
+		snprintf(item, sizeof(item), "%s[%zu]", place, i);
+		err = parse_percentile(p, json_object_array_get_idx(arr, i), item, &pcts[i]);
+	}
+	if (!err && ep_result_set_pcts(r, pcts, len))
+		err = -ENOMEM;
+	free(pcts);
+	return err;
+}
+
+/**
+ * parse_distribution() - "distribution" (n, min, max, mean) and its
+ * "percentiles"; both absent for a result without a distribution.
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives them.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_distribution(struct jp *p, json_object *res, const char *where,
+			      struct embperf_result *r)
+{
+	char place[256];
+	json_object *obj = NULL;
+	int err = get_container(p, res, where, "distribution", 0, json_type_object, &obj);
+
+	place_of(place, sizeof(place), where, "distribution");
+	if (err < 0)
+		return err;
+	if (!err) {
+		if (json_object_object_get_ex(res, "percentiles", NULL))
+			return bad(p, place, "an object (\"percentiles\" need their distribution)",
+				   NULL, 0);
+		return 0;
+	}
+	if ((err = get_number(p, obj, place, "n", JP_REQUIRED, &r->dist_n)) < 0 ||
+	    (err = get_number(p, obj, place, "min", JP_REQUIRED | JP_NULLABLE, &r->dist_min)) < 0 ||
+	    (err = get_number(p, obj, place, "max", JP_REQUIRED | JP_NULLABLE, &r->dist_max)) < 0 ||
+	    (err = get_number(p, obj, place, "mean", JP_REQUIRED | JP_NULLABLE, &r->dist_mean)) < 0)
+		return err;
+	r->has_dist = 1;
+	return parse_percentiles(p, res, where, r);
+}
+
+/**
+ * parse_trial_row() - one row of a trial log.
+ * @p:     parse state.
+ * @row:   {"config", "outcome", "pass", "duration_ns"}.
+ * @place: its place ("results[0].trials.rows[3]").
+ * @out:   receives it.
+ *
+ * Return: 0 or -EBADMSG.
+ */
+static int parse_trial_row(struct jp *p, json_object *row, const char *place,
+			   struct ep_trial_row *out)
+{
+	int64_t ns = 0;
+	int err;
+
+	if (!json_object_is_type(row, json_type_object))
+		return bad(p, place, "an object {\"config\", \"outcome\", \"pass\", \"duration_ns\"}",
+			   row, 1);
+	if ((err = get_number(p, row, place, "config", JP_REQUIRED | JP_NULLABLE, &out->config)) < 0 ||
+	    (err = get_number(p, row, place, "outcome", JP_REQUIRED | JP_NULLABLE,
+			      &out->outcome)) < 0 ||
+	    (err = get_bool(p, row, place, "pass", JP_REQUIRED, &out->pass)) < 0 ||
+	    (err = get_int(p, row, place, "duration_ns", JP_REQUIRED, 0, INT64_MAX, &ns)) < 0)
+		return err;
+	out->duration_ns = (uint64_t)ns;
 	return 0;
+}
+
+/**
+ * parse_trial_rows() - the rows of a trial log, copied into @r.
+ * @p:       parse state.
+ * @arr:     the "rows" array.
+ * @place:   its place.
+ * @config:  name of the configuration column ("rate").
+ * @outcome: name of the outcome column ("loss").
+ * @r:       the result that receives the log.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_trial_rows(struct jp *p, json_object *arr, const char *place,
+			    const char *config, const char *outcome, struct embperf_result *r)
+{
+	char item[320];
+	size_t len = json_object_array_length(arr);
+	struct ep_trial_row *rows = calloc(len ? len : 1, sizeof(*rows));
+	int err = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < len && !err; i++) {
+		snprintf(item, sizeof(item), "%s[%zu]", place, i);
+		err = parse_trial_row(p, json_object_array_get_idx(arr, i), item, &rows[i]);
+	}
+	if (!err && ep_result_set_trials(r, config, outcome, rows, len))
+		err = -ENOMEM;
+	free(rows);
+	return err;
+}
+
+/**
+ * parse_trials() - "trials" (optional): the trial log of a searched value.
+ * @p:     parse state.
+ * @res:   the result object.
+ * @where: its place.
+ * @r:     the result that receives the log.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_trials(struct jp *p, json_object *res, const char *where,
+			struct embperf_result *r)
+{
+	char place[256], rows_place[272];
+	const char *config = NULL, *outcome = NULL;
+	json_object *obj = NULL, *rows = NULL;
+	int err = get_container(p, res, where, "trials", 0, json_type_object, &obj);
+
+	if (err <= 0)
+		return err;
+	place_of(place, sizeof(place), where, "trials");
+	if ((err = get_string(p, obj, place, "config", JP_REQUIRED | JP_NONEMPTY, &config)) < 0 ||
+	    (err = get_string(p, obj, place, "outcome", JP_REQUIRED | JP_NONEMPTY, &outcome)) < 0 ||
+	    (err = get_container(p, obj, place, "rows", JP_REQUIRED, json_type_array, &rows)) < 0)
+		return err;
+	place_of(rows_place, sizeof(rows_place), place, "rows");
+	return parse_trial_rows(p, rows, rows_place, config, outcome, r);
 }
 
 /* Comparison members of a result saved after embperf_report_compare(). */
@@ -710,8 +1068,8 @@ static struct embperf_result *parse_identity(struct jp *p, json_object *res, con
 	    (*err = get_string(p, res, where, "unit", JP_REQUIRED, &unit)) >= 0 &&
 	    (*err = get_string(p, res, where, "title", 0, &title)) >= 0 &&
 	    (*err = get_string(p, res, where, "key", 0, &key)) >= 0 &&
-	    (*err = get_pairs(p, res, where, "labels", 0, &labels)) >= 0 &&
-	    (*err = get_pairs(p, res, where, "params", 1, &params)) >= 0) {
+	    (*err = get_pairs(p, res, where, "labels", &labels)) >= 0 &&
+	    (*err = get_pairs(p, res, where, "params", &params)) >= 0) {
 		if (labels.failed || params.failed)
 			*err = -ENOMEM;
 		else if (!(r = ep_result_new(kernel, metric, unit, labels.data, params.data)) ||
@@ -756,8 +1114,11 @@ static int parse_measurement(struct jp *p, json_object *res, const char *where,
 	r->value = value;
 	r->cpu = (int)cpu;
 	r->truncated = truncated;
-	err = parse_counters(p, res, where, r);
-	return err < 0 ? err : parse_comparison(p, res, where, r);
+	if ((err = parse_distribution(p, res, where, r)) < 0 ||
+	    (err = parse_trials(p, res, where, r)) < 0 ||
+	    (err = parse_counters(p, res, where, r)) < 0)
+		return err;
+	return parse_comparison(p, res, where, r);
 }
 
 static int parse_result(struct jp *p, json_object *res, int index, struct embperf_report *report)
@@ -862,16 +1223,19 @@ static int check_format(struct jp *p, json_object *root)
 		json_object_object_get_ex(root, "format", &v);
 		return bad(p, "format", "\"" EP_REPORT_FORMAT "\"", v, 1);
 	}
-	err = get_int(p, root, "", "format_version", JP_REQUIRED, 1, INT_MAX, &version);
+	err = get_int(p, root, "", "format_version", JP_REQUIRED, EP_REPORT_FORMAT_VERSION_MIN,
+		      INT_MAX, &version);
 	if (err < 0)
 		return err;
-	if (version != EP_REPORT_FORMAT_VERSION) {
+	if (version > EP_REPORT_FORMAT_VERSION) {
 		snprintf(p->msg, sizeof(p->msg),
-			 "%s: format_version: expected %d, found %lld (written by a newer libembperf than %s)",
-			 p->source, EP_REPORT_FORMAT_VERSION, (long long)version,
-			 embperf_version_string());
+			 "%s: format_version: expected %d to %d, found %lld (written by a newer libembperf than %s, which reads versions %d to %d)",
+			 p->source, EP_REPORT_FORMAT_VERSION_MIN, EP_REPORT_FORMAT_VERSION,
+			 (long long)version, embperf_version_string(), EP_REPORT_FORMAT_VERSION_MIN,
+			 EP_REPORT_FORMAT_VERSION);
 		return -EBADMSG;
 	}
+	p->version = (int)version;
 	return 0;
 }
 

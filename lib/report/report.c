@@ -223,42 +223,41 @@ int ep_report_add_missing(struct embperf_report *report, const char *key, const 
 	return 0;
 }
 
-/*
- * The value of label @name (@name_len bytes) in a "k=v k=v" string, or NULL.
- * Unlike ep_labels_get() the name need not be NUL-terminated and nothing is copied.
+/**
+ * label_find() - the value of a label of @r, by a name that need not be
+ * NUL-terminated.
+ * @r:        the result, whose labels are already parsed (label_kv).
+ * @name:     the label name.
+ * @name_len: its length in bytes.
+ *
+ * Return: the value, owned by @r; NULL when @r has no such label.
  */
-static const char *label_find(const char *labels, const char *name, size_t name_len,
-			      size_t *value_len)
+static const char *label_find(const struct embperf_result *r, const char *name, size_t name_len)
 {
-	const char *p = labels;
-
-	while (*p) {
-		size_t n = strcspn(p, " ");
-
-		if (n > name_len && p[name_len] == '=' && !strncmp(p, name, name_len)) {
-			*value_len = n - name_len - 1;
-			return p + name_len + 1;
-		}
-		p += n;
-		p += strspn(p, " ");
-	}
+	for (size_t i = 0; i < r->label_kv.n; i++)
+		if (strlen(r->label_kv.keys[i]) == name_len &&
+		    !strncmp(r->label_kv.keys[i], name, name_len))
+			return r->label_kv.values[i];
 	return NULL;
 }
 
-/* The label names of @labels, "op, size", for error messages. */
-static void label_names(const char *labels, char *buf, size_t size)
+/**
+ * label_names() - the label names of @r, "op, size", for error messages.
+ * @r:    the result.
+ * @buf:  destination, NUL-terminated.
+ * @size: size of @buf (> 0).
+ */
+static void label_names(const struct embperf_result *r, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (const char *p = labels; *p && len + 1 < size;) {
-		size_t n = strcspn(p, " "), key = strcspn(p, "=");
+	for (size_t i = 0; i < r->label_kv.n; i++) {
+		int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", r->label_kv.keys[i]);
 
-		if (key > n)
-			key = n;
-		len += (size_t)snprintf(buf + len, size - len, "%s%.*s", len ? ", " : "", (int)key, p);
-		p += n;
-		p += strspn(p, " ");
+		if (n < 0 || (size_t)n >= size - len)
+			break; /* truncated: the message says enough */
+		len += (size_t)n;
 	}
 	if (!buf[0])
 		snprintf(buf, size, "none");
@@ -269,7 +268,7 @@ static int expand_name(struct embperf_report *report, const char *tmpl, const ch
 		       const char *close, const struct embperf_result *r, struct ep_buf *out)
 {
 	const char *name = open + 1, *value;
-	size_t name_len = (size_t)(close - name), value_len;
+	size_t name_len = (size_t)(close - name);
 	char names[256];
 
 	if (!name_len)
@@ -280,15 +279,15 @@ static int expand_name(struct embperf_report *report, const char *tmpl, const ch
 		ep_buf_append(out, r->metric, strlen(r->metric));
 		return 0;
 	}
-	value = label_find(r->labels, name, name_len, &value_len);
+	value = label_find(r, name, name_len);
 	if (!value) {
-		label_names(r->labels, names, sizeof(names));
+		label_names(r, names, sizeof(names));
 		return ep_report_fail(report, -EINVAL,
 				      "title '%s': result %s/%s[%s] has no label '%.*s'; accepted: {metric} or a label of the result (%s)",
 				      tmpl, r->kernel, r->metric, r->labels, (int)name_len, name,
 				      names);
 	}
-	ep_buf_append(out, value, value_len);
+	ep_buf_append(out, value, strlen(value));
 	return 0;
 }
 

@@ -13,9 +13,13 @@
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 
-/** Name and version of the on-disk JSON format (doc/report-format.md). */
+/**
+ * Name and version of the on-disk JSON format (doc/report-format.md): the
+ * version written, and the oldest one read.
+ */
 #define EP_REPORT_FORMAT "embperf-report"
-#define EP_REPORT_FORMAT_VERSION 1
+#define EP_REPORT_FORMAT_VERSION 2
+#define EP_REPORT_FORMAT_VERSION_MIN 1
 
 /** The unit conventions every rendering states. */
 #define EP_REPORT_UNITS_NOTE "MB = 10^6 bytes; sizes use binary multiples k = 1024"

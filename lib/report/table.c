@@ -63,6 +63,58 @@ static void format_spread(const struct embperf_result *r, char *buf, size_t size
 	}
 }
 
+/**
+ * format_distribution() - the row value of a result with a latency
+ * distribution, in the seeds' form with the percentiles inside:
+ * "mean (min X, p50 A, p99 B, p99.9 C, max Y)" over every recorded operation.
+ * @r: a result with has_dist set.
+ *
+ * Return: malloc'd text, or NULL on ENOMEM.
+ */
+static char *format_distribution(const struct embperf_result *r)
+{
+	char num[40];
+	struct ep_buf b;
+
+	ep_buf_init(&b);
+	ep_report_format_value(r->dist_mean, num, sizeof(num));
+	ep_buf_printf(&b, "%s (min ", num);
+	ep_report_format_value(r->dist_min, num, sizeof(num));
+	ep_buf_printf(&b, "%s", num);
+	for (size_t i = 0; i < r->n_pcts; i++) {
+		ep_report_format_value(r->pcts[i].value, num, sizeof(num));
+		ep_buf_printf(&b, ", p%g %s", r->pcts[i].pct, num);
+	}
+	ep_report_format_value(r->dist_max, num, sizeof(num));
+	ep_buf_printf(&b, ", max %s)", num);
+	return ep_buf_take(&b);
+}
+
+/**
+ * format_count() - the n cell: the samples, then in parentheses what else
+ * counts: "3 (153600 ops, 12 trials, truncated)".
+ * @r:    the result.
+ * @buf:  destination.
+ * @size: size of @buf.
+ */
+static void format_count(const struct embperf_result *r, char *buf, size_t size)
+{
+	char ops[48] = "", trials[48] = "";
+
+	if (r->has_dist)
+		snprintf(ops, sizeof(ops), "%.0f ops", r->dist_n);
+	if (r->n_trials)
+		snprintf(trials, sizeof(trials), "%zu trial%s", r->n_trials,
+			 r->n_trials == 1 ? "" : "s");
+	if (!ops[0] && !trials[0] && !r->truncated) {
+		snprintf(buf, size, "%zu", r->stats.n);
+		return;
+	}
+	snprintf(buf, size, "%zu (%s%s%s%s%s)", r->stats.n, ops, ops[0] && trials[0] ? ", " : "",
+		 trials, (ops[0] || trials[0]) && r->truncated ? ", " : "",
+		 r->truncated ? "truncated" : "");
+}
+
 /* The system lines above a table, each without its line end. */
 static void system_line(const struct embperf_report *report, int which, struct ep_buf *b)
 {
@@ -146,7 +198,7 @@ static void header(const struct embperf_report *report, int markdown, struct ep_
 /* Fill the cells of one row. Return: 0 or -ENOMEM. */
 static int row_cells(const struct embperf_result *r, int compared, char **cells)
 {
-	char value[160], stat[64], n[48], base[40], ratio[40];
+	char value[160], stat[64], n[128], base[40], ratio[40];
 	const char *verdict = ep_verdict_name(r->verdict);
 	char *key = ep_result_key_dup(r);
 
@@ -154,9 +206,9 @@ static int row_cells(const struct embperf_result *r, int compared, char **cells)
 		return -ENOMEM;
 	format_spread(r, value, sizeof(value));
 	ep_report_format_value(r->value, stat, sizeof(stat));
-	snprintf(n, sizeof(n), "%zu%s", r->stats.n, r->truncated ? " (truncated)" : "");
+	format_count(r, n, sizeof(n));
 	cells[COL_NAME] = r->unit[0] ? ep_asprintf("%s (%s)", key, r->unit) : ep_strdup(key);
-	cells[COL_VALUE] = ep_strdup(value);
+	cells[COL_VALUE] = r->has_dist ? format_distribution(r) : ep_strdup(value);
 	cells[COL_PRIMARY] = ep_asprintf("%s=%s", ep_primary_name(r->primary), stat);
 	cells[COL_N] = ep_strdup(n);
 	cells[COL_KERNEL] = ep_asprintf("%s%s%s", r->kernel, r->labels[0] ? " " : "", r->labels);
@@ -282,6 +334,9 @@ char *ep_report_render_table(const struct embperf_report *report, int markdown)
 /* CSV                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Columns added in 0.2, after all others so that the older ones keep their places. */
+#define CSV_TRIAL_HEADER "dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters"
+
 /* Append one field, quoted when it holds a comma, a quote or a line break. */
 static void csv_field(struct ep_buf *b, const char *s, int first)
 {
@@ -315,6 +370,73 @@ static void csv_counter(struct ep_buf *b, const struct embperf_result *r, int co
 	csv_number(b, r->counter_ok[counter] ? r->counters[counter] : NAN);
 }
 
+/**
+ * csv_percentiles() - the percentiles as one field, "p50=11.9 p99.9=35",
+ * every digit; empty without a distribution.
+ * @b: the CSV text.
+ * @r: the result.
+ */
+static void csv_percentiles(struct ep_buf *b, const struct embperf_result *r)
+{
+	struct ep_buf f;
+	char num[40];
+
+	ep_buf_init(&f);
+	ep_buf_append(&f, "", 0);
+	for (size_t i = 0; r->has_dist && i < r->n_pcts; i++) {
+		ep_format_double(r->pcts[i].pct, num, sizeof(num));
+		ep_buf_printf(&f, "%sp%s=", i ? " " : "", num);
+		ep_format_double(r->pcts[i].value, num, sizeof(num));
+		ep_buf_printf(&f, "%s", num);
+	}
+	csv_field(b, f.data ? f.data : "", 0);
+	b->failed |= f.failed;
+	ep_buf_free(&f);
+}
+
+/**
+ * csv_named_counters() - the counters the kernel declared as one field,
+ * "xruns=3 dropped=0"; empty when none.
+ * @b: the CSV text.
+ * @r: the result.
+ */
+static void csv_named_counters(struct ep_buf *b, const struct embperf_result *r)
+{
+	struct ep_buf f;
+	char num[40];
+
+	ep_buf_init(&f);
+	ep_buf_append(&f, "", 0);
+	for (size_t i = 0; i < r->n_named; i++) {
+		ep_format_double(r->named[i].value, num, sizeof(num));
+		ep_buf_printf(&f, "%s%s=%s", i ? " " : "", r->named[i].name, num);
+	}
+	csv_field(b, f.data ? f.data : "", 0);
+	b->failed |= f.failed;
+	ep_buf_free(&f);
+}
+
+/**
+ * csv_trial_columns() - the columns added in 0.2, last in the row:
+ * dist_n, dist_mean, dist_min, dist_max, percentiles, trials, kernel_counters.
+ * @b: the CSV text.
+ * @r: the result.
+ */
+static void csv_trial_columns(struct ep_buf *b, const struct embperf_result *r)
+{
+	char n[24] = "";
+
+	csv_number(b, r->has_dist ? r->dist_n : NAN);
+	csv_number(b, r->has_dist ? r->dist_mean : NAN);
+	csv_number(b, r->has_dist ? r->dist_min : NAN);
+	csv_number(b, r->has_dist ? r->dist_max : NAN);
+	csv_percentiles(b, r);
+	if (r->n_trials)
+		snprintf(n, sizeof(n), "%zu", r->n_trials);
+	csv_field(b, n, 0);
+	csv_named_counters(b, r);
+}
+
 static void csv_row(struct ep_buf *b, const struct embperf_result *r, int compared)
 {
 	char n[24], *key = ep_result_key_dup(r);
@@ -346,6 +468,7 @@ static void csv_row(struct ep_buf *b, const struct embperf_result *r, int compar
 		csv_number(b, r->has_baseline ? r->ratio : NAN);
 		csv_field(b, ep_verdict_name(r->verdict) ? ep_verdict_name(r->verdict) : "none", 0);
 	}
+	csv_trial_columns(b, r);
 	ep_buf_append(b, "\r\n", 2);
 }
 
@@ -362,6 +485,8 @@ static void csv_missing_row(struct ep_buf *b, const struct ep_missing *m)
 	csv_number(b, m->baseline);
 	csv_field(b, "", 0);
 	csv_field(b, "missing", 0);
+	for (int i = 0; i < 7; i++)
+		csv_field(b, "", 0);
 	ep_buf_append(b, "\r\n", 2);
 }
 
@@ -370,8 +495,8 @@ char *ep_report_render_csv(const struct embperf_report *report)
 	struct ep_buf b;
 
 	ep_buf_init(&b);
-	ep_buf_printf(&b, "title,key,kernel,metric,unit,labels,primary,value,n,mean,min,max,median,stddev,cpu_process_pct,cpu_system_pct%s\r\n",
-		      report->compared ? ",baseline,ratio,verdict" : "");
+	ep_buf_printf(&b, "title,key,kernel,metric,unit,labels,primary,value,n,mean,min,max,median,stddev,cpu_process_pct,cpu_system_pct%s,%s\r\n",
+		      report->compared ? ",baseline,ratio,verdict" : "", CSV_TRIAL_HEADER);
 	for (int i = 0; i < report->n_results; i++)
 		csv_row(&b, report->results[i], report->compared);
 	for (int i = 0; report->compared && i < report->n_missing; i++)

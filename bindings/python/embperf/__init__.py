@@ -27,7 +27,8 @@ from ._errors import (BudgetExceeded, Cancelled, Error, NotSupportedError,
 from ._kernels import (FEATURES, Info, describe, features, has_feature, kernels,
                        version, version_number)
 from ._context import Context, LogLevel
-from ._result import Baseline, Result, RunResult, Stat, Stats, Verdict
+from ._result import (Baseline, Distribution, Result, RunResult, Stat, Stats, TrialField,
+                      TrialLog, Verdict)
 from ._bench import Bench, run
 from ._report import Format, Report
 
@@ -35,9 +36,9 @@ from ._report import Format, Report
 __version__ = "0.2.0"
 
 __all__ = [
-    "Bench", "Baseline", "BudgetExceeded", "Cancelled", "Context", "ENV_LIBRARY",
-    "Error", "FEATURES", "Format", "Info", "LibraryNotFoundError", "LogLevel",
+    "Bench", "Baseline", "BudgetExceeded", "Cancelled", "Context", "Distribution",
+    "ENV_LIBRARY", "Error", "FEATURES", "Format", "Info", "LibraryNotFoundError", "LogLevel",
     "NotSupportedError", "ParameterError", "Report", "Result", "RunResult", "Stat",
-    "Stats", "UnknownKernelError", "Verdict", "describe", "features", "has_feature",
-    "kernels", "run", "strerror", "version", "version_number",
+    "Stats", "TrialField", "TrialLog", "UnknownKernelError", "Verdict", "describe",
+    "features", "has_feature", "kernels", "run", "strerror", "version", "version_number",
 ]

@@ -13,9 +13,10 @@ import ctypes
 import enum
 import math
 
-from ._util import decode, encode, read_sized, split_pairs
+from ._util import decode, encode, read_sized
 
-__all__ = ["Result", "RunResult", "Stats", "Baseline", "Verdict", "Stat"]
+__all__ = ["Result", "RunResult", "Stats", "Baseline", "Verdict", "Stat", "Distribution",
+           "TrialLog", "TrialField"]
 
 
 class Stat(enum.IntEnum):
@@ -39,10 +40,41 @@ class Verdict(enum.IntEnum):
     REGRESSED = 3
 
 
+class TrialField(enum.IntEnum):
+    """Columns of a search's trial log (enum embperf_trial_field)."""
+
+    CONFIG = 0
+    OUTCOME = 1
+    PASS = 2
+    DURATION_NS = 3
+
+
 #: Statistics of the samples; stddev is NaN for a single sample.
 Stats = collections.namedtuple("Stats", "n min max mean median stddev")
 #: The baseline value a result was compared with, and current / baseline.
 Baseline = collections.namedtuple("Baseline", "value ratio")
+#: Statistics of a latency distribution: every recorded operation (n of
+#: them) of every trial, in the result's unit.
+Distribution = collections.namedtuple("Distribution", "n min max mean")
+
+
+class TrialLog(list):
+    """The trial log of a searched value: a list of dicts, one per trial in
+    the order run, each {"config", "outcome", "pass", "duration_ns"}.
+
+    Attributes ``config_name`` and ``outcome_name`` say what the two value
+    columns are ("rate", "loss"); both None for a result that was not
+    searched (the log is then empty).
+    """
+
+    def __init__(self, rows=(), config_name=None, outcome_name=None):
+        super().__init__(rows)
+        self.config_name = config_name
+        self.outcome_name = outcome_name
+
+    def __repr__(self):
+        return "<embperf.TrialLog %s/%s: %s>" % (self.config_name, self.outcome_name,
+                                                  list.__repr__(self))
 
 
 def _stats(lib, ptr):
@@ -64,6 +96,52 @@ def _counters(lib, ptr):
         rc = lib.embperf_result_counter(ptr, encode(name), ctypes.byref(value))
         counters[name] = value.value if rc == 0 else None
     return counters
+
+
+def _pairs(count, key, value, ptr):
+    """Labels or parameters as a dict, from the library's pair accessors."""
+    return {decode(key(ptr, i)): decode(value(ptr, i)) for i in range(count(ptr))}
+
+
+def _percentiles(lib, ptr):
+    """The percentiles as a dict pct -> value, ascending; {} without a distribution."""
+    pct = ctypes.c_double()
+    value = ctypes.c_double()
+    out = {}
+    for index in range(lib.embperf_result_percentile_count(ptr)):
+        if lib.embperf_result_percentile_at(ptr, index, ctypes.byref(pct),
+                                            ctypes.byref(value)) == 0:
+            out[pct.value] = value.value
+    return out
+
+
+def _distribution(lib, ptr):
+    n = lib.embperf_result_dist_stat(ptr, Stat.N)
+    if math.isnan(n):
+        return None
+    return Distribution(int(n), lib.embperf_result_dist_stat(ptr, Stat.MIN),
+                        lib.embperf_result_dist_stat(ptr, Stat.MAX),
+                        lib.embperf_result_dist_stat(ptr, Stat.MEAN))
+
+
+def _trial_row(lib, ptr, index):
+    value = ctypes.c_double()
+    row = {}
+    for field, key in ((TrialField.CONFIG, "config"), (TrialField.OUTCOME, "outcome"),
+                       (TrialField.PASS, "pass"), (TrialField.DURATION_NS, "duration_ns")):
+        if lib.embperf_result_trial(ptr, index, field, ctypes.byref(value)) != 0:
+            return None
+        row[key] = value.value
+    row["pass"] = bool(row["pass"])
+    row["duration_ns"] = int(row["duration_ns"])
+    return row
+
+
+def _trials(lib, ptr):
+    rows = [_trial_row(lib, ptr, i) for i in range(lib.embperf_result_trial_count(ptr))]
+    return TrialLog([row for row in rows if row is not None],
+                    decode(lib.embperf_result_trial_name(ptr, TrialField.CONFIG)),
+                    decode(lib.embperf_result_trial_name(ptr, TrialField.OUTCOME)))
 
 
 def _baseline(lib, ptr):
@@ -91,7 +169,8 @@ class Result:
         key:      what reports match results by: the title, or
                   "kernel/metric[labels]".
         labels:   dict of what tells this result from its siblings
-                  ({"size": "64M"}), values as canonical text.
+                  ({"size": "64M"}), values as canonical text (exact: a
+                  path with spaces is one value).
         params:   dict of every parameter of the run, canonical text.
         value:    the primary statistic (NaN without samples).
         primary:  its name: "median", "min" or "max".
@@ -100,7 +179,14 @@ class Result:
                   attributes ``n``, ``min``, ``max``, ``mean``, ``median``,
                   ``stddev``.
         samples:  list of the samples in measured order, in ``unit``.
-        counters: dict name -> float, None when the system cannot count it.
+        counters: dict name -> float, None when the system cannot count it;
+                  the engine's counters, then the kernel's own ("xruns").
+        percentiles: dict pct -> value of the latency distribution, in
+                  ascending order of pct ({} without a distribution); see
+                  percentile().
+        distribution: Distribution(n, min, max, mean) over every recorded
+                  operation, or None when the result has none.
+        trials:   TrialLog of a searched value (empty otherwise).
         cpu:      CPU the result was measured on, None when not one.
         truncated: True when the budget cut the samples short.
         verdict:  Verdict of the last Report.compare() (NONE otherwise).
@@ -109,7 +195,7 @@ class Result:
 
     __slots__ = ("kernel", "metric", "unit", "title", "key", "labels", "params", "value",
                  "primary", "higher_is_better", "stats", "samples", "counters", "cpu",
-                 "truncated", "verdict", "baseline")
+                 "truncated", "verdict", "baseline", "percentiles", "distribution", "trials")
 
     @classmethod
     def _from_ptr(cls, lib, ptr):
@@ -120,8 +206,10 @@ class Result:
         self.unit = decode(lib.embperf_result_unit(ptr))
         self.title = decode(lib.embperf_result_title(ptr)) or None
         self.key = read_sized(lib.embperf_result_key, ptr)[1]
-        self.labels = split_pairs(decode(lib.embperf_result_labels(ptr)))
-        self.params = split_pairs(decode(lib.embperf_result_params(ptr)))
+        self.labels = _pairs(lib.embperf_result_label_count, lib.embperf_result_label_key,
+                             lib.embperf_result_label_value, ptr)
+        self.params = _pairs(lib.embperf_result_param_count, lib.embperf_result_param_key,
+                             lib.embperf_result_param_value, ptr)
         self.value = lib.embperf_result_value(ptr)
         self.primary = decode(lib.embperf_result_primary(ptr))
         self.higher_is_better = bool(lib.embperf_result_higher_is_better(ptr))
@@ -134,7 +222,26 @@ class Result:
         self.truncated = bool(lib.embperf_result_truncated(ptr))
         self.verdict = _verdict(lib.embperf_result_verdict(ptr))
         self.baseline = _baseline(lib, ptr)
+        self.percentiles = _percentiles(lib, ptr)
+        self.distribution = _distribution(lib, ptr)
+        self.trials = _trials(lib, ptr)
         return self
+
+    def percentile(self, pct):
+        """The value at percentile ``pct`` (0 < pct <= 100) of the distribution.
+
+        None when the result has no distribution or this percentile was not
+        computed (50, 90, 99, 99.9 and 99.99 are, by default); ValueError
+        for a ``pct`` outside (0, 100].
+        """
+        pct = float(pct)
+        if not 0.0 < pct <= 100.0:
+            raise ValueError("percentile %r is outside (0, 100]" % pct)
+        for have, value in self.percentiles.items():
+            # As the library: percentiles are kept as asked, a tiny tolerance suffices.
+            if abs(have - pct) < 1e-9:
+                return value
+        return None
 
     @property
     def name(self):
@@ -155,6 +262,12 @@ class Result:
         out["verdict"] = self.verdict.name.lower() if isinstance(self.verdict, Verdict) \
             else self.verdict
         out["baseline"] = None if self.baseline is None else self.baseline._asdict()
+        out["distribution"] = None if self.distribution is None \
+            else self.distribution._asdict()
+        out["percentiles"] = dict(self.percentiles)
+        out["trials"] = {"config_name": self.trials.config_name,
+                         "outcome_name": self.trials.outcome_name,
+                         "rows": [dict(row) for row in self.trials]}
         return out
 
     def __repr__(self):

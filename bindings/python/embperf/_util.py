@@ -4,7 +4,7 @@
 import ctypes
 import os
 
-__all__ = ["Handle", "OwnedHandle", "encode", "encode_path", "decode", "read_sized", "split_pairs"]
+__all__ = ["Handle", "OwnedHandle", "encode", "encode_path", "decode", "read_sized"]
 
 
 def encode(text):
@@ -45,26 +45,6 @@ def read_sized(func, *args):
         if length < size:
             return length, buf.raw[:length].decode("utf-8", "replace")
         size = length + 1
-
-
-def split_pairs(text):
-    """Parse "key=value key=value" into a dict of str (order kept).
-
-    A value holding a space (a path, say) arrives split in several words; a
-    word without "=" is therefore joined to the value before it.
-    """
-    pairs = {}
-    last = None
-    for word in (text or "").split(" "):
-        if not word:
-            continue
-        key, sep, value = word.partition("=")
-        if sep and key:
-            pairs[key] = value
-            last = key
-        elif last is not None:
-            pairs[last] += " " + word
-    return pairs
 
 
 class Handle:
