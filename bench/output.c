@@ -129,10 +129,33 @@ static int list_regressions(const struct cli_options *opt, const embperf_report 
 		if (embperf_result_verdict(r) != EMBPERF_VERDICT_REGRESSED)
 			continue;
 		count++;
-		if (!opt->quiet)
-			describe_change(r, "regressed");
+		if (opt->quiet)
+			continue;
+		describe_change(r, "regressed");
+		if (embperf_result_flags(r))
+			cli_error("  but this result is marked, so the regression may be the machine's: %s",
+				  embperf_result_note(r));
 	}
 	return count;
+}
+
+/*
+ * Before judging: a baseline from another CPU model (or machine type) says
+ * so, since a difference between two CPUs is no regression of the code.
+ */
+static void warn_other_machine(const embperf_report *report, const embperf_report *baseline)
+{
+	static const char *const keys[] = { "cpu_model", "machine" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *now = embperf_report_sysinfo(report, keys[i]);
+		const char *then = embperf_report_sysinfo(baseline, keys[i]);
+
+		if (now && then && strcmp(now, then))
+			cli_error("compare: the baseline was measured on another %s ('%s'; this "
+				  "report: '%s'): a difference may be the machine's, not a regression",
+				  keys[i], then, now);
+	}
 }
 
 /* List the baseline metrics @report lacks; return how many there are. */
@@ -170,9 +193,10 @@ static int list_missing(const struct cli_options *opt, const embperf_report *rep
 int cli_judge(const struct cli_options *opt, embperf_report *report,
 	      const embperf_report *baseline)
 {
-	int failures = embperf_report_compare(report, baseline, opt->tolerance_pct);
-	int regressed, missing;
+	int failures, regressed, missing;
 
+	warn_other_machine(report, baseline);
+	failures = embperf_report_compare(report, baseline, opt->tolerance_pct);
 	if (failures < 0) {
 		cli_error("cannot compare: %s", embperf_report_errmsg(report));
 		return CLI_EXIT_USAGE;

@@ -138,3 +138,107 @@ Test(assess, a_busy_process_on_the_pinned_cpu_marks_the_result_disturbed)
 	embperf_bench_free(b);
 	embperf_ctx_free(ctx);
 }
+
+/* Reports: the mark in tables, JSON and compare. */
+
+#include "lib/report/report.h"
+
+/* A report of one result of @value, marked with @wait_pct of CPU wait, on @cpu_model. */
+static struct embperf_report *report_of(double value, double wait_pct, const char *cpu_model)
+{
+	struct embperf_report *rep = ep_report_alloc(NULL, NULL);
+	const double v[] = { value, value, value };
+	struct embperf_result *r = made(v, 3, wait_pct);
+
+	cr_assert(rep);
+	cr_assert_eq(ep_result_set_title(r, "row"), 0);
+	r->higher_better = 1;
+	cr_assert_eq(ep_result_assess(r, 0), 0);
+	cr_assert_eq(ep_report_append(rep, r), 0);
+	cr_assert_eq(ep_report_set_sysinfo(rep, "cpu_model", cpu_model), 0);
+	return rep;
+}
+
+static char *render(const struct embperf_report *rep, enum embperf_format f)
+{
+	char *text = embperf_report_render(rep, f);
+
+	cr_assert(text);
+	return text;
+}
+
+Test(assess, a_marked_result_carries_its_mark_and_note_into_every_rendering)
+{
+	struct embperf_report *rep = report_of(6331.0, 50.0, "cpu A"), *back;
+	char *table = render(rep, EMBPERF_FORMAT_TEXT), *md = render(rep, EMBPERF_FORMAT_MARKDOWN);
+	char *csv = render(rep, EMBPERF_FORMAT_CSV), *json = render(rep, EMBPERF_FORMAT_JSON);
+
+	cr_assert(strstr(table, " !1"), "the value cell is marked:\n%s", table);
+	cr_assert(strstr(table, "!1 disturbed: its threads waited for a CPU 50 %"), "%s", table);
+	cr_assert(strstr(md, "- !1 disturbed"), "%s", md);
+	cr_assert(strstr(csv, ",disturbed,"), "%s", csv);
+	cr_assert(strstr(json, "\"flags\""), "%s", json);
+	back = embperf_report_parse(NULL, json);
+	cr_assert(back);
+	cr_assert_eq(embperf_result_flags(embperf_report_result(back, 0)), EMBPERF_RESULT_DISTURBED);
+	cr_assert_str_eq(embperf_result_note(embperf_report_result(back, 0)),
+			 embperf_result_note(embperf_report_result(rep, 0)));
+	embperf_report_free(back);
+	free(table);
+	free(md);
+	free(csv);
+	free(json);
+	embperf_report_free(rep);
+}
+
+Test(assess, an_unmarked_result_has_no_mark_and_no_flags_member)
+{
+	struct embperf_report *rep = report_of(12352.0, 0.0, "cpu A");
+	char *table = render(rep, EMBPERF_FORMAT_TEXT), *json = render(rep, EMBPERF_FORMAT_JSON);
+
+	cr_assert_null(strstr(table, "!1"), "%s", table);
+	cr_assert_null(strstr(table, "marked"), "%s", table);
+	cr_assert_null(strstr(json, "\"flags\""), "%s", json);
+	free(table);
+	free(json);
+	embperf_report_free(rep);
+}
+
+Test(assess, unknown_flag_names_in_json_are_ignored)
+{
+	struct embperf_report *rep = report_of(1.0, 50.0, "cpu A"), *back;
+	char *json = render(rep, EMBPERF_FORMAT_JSON), *at = strstr(json, "\"disturbed\"");
+
+	cr_assert(at);
+	memcpy(at, "\"fromnext1\"", 11); /* same length: a name of a later version */
+	back = embperf_report_parse(NULL, json);
+	cr_assert(back, "a newer mark does not make the file unreadable");
+	cr_assert_eq(embperf_result_flags(embperf_report_result(back, 0)), 0);
+	embperf_report_free(back);
+	free(json);
+	embperf_report_free(rep);
+}
+
+Test(assess, a_marked_regression_and_another_cpu_are_said_before_the_verdict)
+{
+	struct embperf_report *base = report_of(12352.0, 0.0, "AMD EPYC");
+	struct embperf_report *cur = report_of(6331.0, 50.0, "Intel Xeon");
+	char *table;
+
+	cr_assert_eq(embperf_report_compare(cur, base, 5.0), 1, "still judged a regression");
+	cr_assert_eq(embperf_result_verdict(embperf_report_result(cur, 0)),
+		     EMBPERF_VERDICT_REGRESSED);
+	table = render(cur, EMBPERF_FORMAT_TEXT);
+	cr_assert(strstr(table, "measured on another CPU (AMD EPYC)"), "%s", table);
+	cr_assert(strstr(table, "1 regressed result is marked"), "%s", table);
+	cr_assert(strstr(table, "regressed (marked !1: may be the machine's)"), "%s", table);
+	free(table);
+	embperf_report_free(base);
+	base = report_of(12352.0, 0.0, "Intel Xeon");
+	cr_assert_eq(embperf_report_compare(cur, base, 5.0), 1);
+	table = render(cur, EMBPERF_FORMAT_TEXT);
+	cr_assert_null(strstr(table, "another CPU"), "same CPU model: no note\n%s", table);
+	free(table);
+	embperf_report_free(base);
+	embperf_report_free(cur);
+}

@@ -809,19 +809,19 @@ static int csv_split(const char *line, char fields[][256], int max)
 Test(report_render, csv_rows)
 {
 	struct embperf_report *rep = sample_report();
-	char *csv, *line, *save = NULL, fields[24][256];
+	char *csv, *line, *save = NULL, fields[26][256];
 	int n, rows = 0;
 
 	cr_assert_eq(ep_result_set_title(rep->results[1], "odd, \"quoted\" title"), 0);
 	csv = embperf_report_render(rep, EMBPERF_FORMAT_CSV);
 	cr_assert_not_null(csv);
 	cr_assert(strstr(csv, "\r\n"), "RFC 4180 line ends");
-	cr_assert(!strncmp(csv, "title,key,kernel,metric,unit,labels,primary,value,n,mean,min,max,median,stddev,cpu_process_pct,cpu_system_pct,dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters\r\n",
-			   strlen("title,key,kernel,metric,unit,labels,primary,value,n,mean,min,max,median,stddev,cpu_process_pct,cpu_system_pct,dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters\r\n")));
+	cr_assert(!strncmp(csv, "title,key,kernel,metric,unit,labels,primary,value,n,mean,min,max,median,stddev,cpu_process_pct,cpu_system_pct,dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters,flags,note\r\n",
+			   strlen("title,key,kernel,metric,unit,labels,primary,value,n,mean,min,max,median,stddev,cpu_process_pct,cpu_system_pct,dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters,flags,note\r\n")));
 	cr_assert(strstr(csv, "\"odd, \"\"quoted\"\" title\""), "%s", csv);
 	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save), rows++) {
-		n = csv_split(line, fields, 24);
-		cr_assert_eq(n, 23, "row %d has %d fields: %s", rows, n, line);
+		n = csv_split(line, fields, 26);
+		cr_assert_eq(n, 25, "row %d has %d fields: %s", rows, n, line);
 		if (rows == 1) {
 			cr_assert_str_eq(fields[0], "bw_mem-bcopy-1mb");
 			cr_assert_str_eq(fields[5], "op=bcopy size=1M");

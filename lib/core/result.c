@@ -126,6 +126,31 @@ int ep_result_set_title(struct embperf_result *r, const char *title)
 	return 0;
 }
 
+static const struct {
+	unsigned bit;
+	const char *name;
+} flag_names[] = {
+	{ EMBPERF_RESULT_DISTURBED, "disturbed" },
+	{ EMBPERF_RESULT_UNSTABLE, "unstable" },
+	{ EMBPERF_RESULT_MIGRATED, "migrated" },
+};
+
+const char *ep_result_flag_name(unsigned bit)
+{
+	for (size_t i = 0; i < EP_ARRAY_SIZE(flag_names); i++)
+		if (flag_names[i].bit == bit)
+			return flag_names[i].name;
+	return NULL;
+}
+
+unsigned ep_result_flag_parse(const char *name)
+{
+	for (size_t i = 0; name && i < EP_ARRAY_SIZE(flag_names); i++)
+		if (!strcmp(flag_names[i].name, name))
+			return flag_names[i].bit;
+	return 0;
+}
+
 int ep_result_set_note(struct embperf_result *r, unsigned flags, const char *note)
 {
 	char *copy = ep_strdup(note);

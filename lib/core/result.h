@@ -184,6 +184,12 @@ int ep_result_set_trials(struct embperf_result *r, const char *config_name,
  */
 int ep_result_assess(struct embperf_result *r, int moved);
 
+/** ep_result_flag_name() - "disturbed", "unstable", "migrated" for one bit; NULL otherwise. */
+const char *ep_result_flag_name(unsigned bit);
+
+/** ep_result_flag_parse() - inverse of ep_result_flag_name(); 0 for an unknown name. */
+unsigned ep_result_flag_parse(const char *name);
+
 /** ep_result_set_note() - set flags and note as given (reports loaded from JSON). */
 int ep_result_set_note(struct embperf_result *r, unsigned flags, const char *note);
 

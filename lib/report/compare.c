@@ -111,6 +111,18 @@ static int list_missing(struct embperf_report *report, const struct embperf_repo
 	return 0;
 }
 
+/* Keep the baseline's CPU model when it is not this report's. Return: 0 or -ENOMEM. */
+static int note_other_cpu(struct embperf_report *report, const struct embperf_report *baseline)
+{
+	const char *now = embperf_report_sysinfo(report, "cpu_model");
+	const char *then = embperf_report_sysinfo(baseline, "cpu_model");
+
+	if (!now || !then || !strcmp(now, then))
+		return 0;
+	report->baseline_cpu = strdup(then);
+	return report->baseline_cpu ? 0 : -ENOMEM;
+}
+
 /**
  * embperf_report_compare() - judge a report against a baseline, metric by metric.
  * @report:        current results; each receives a verdict.
@@ -144,6 +156,8 @@ int embperf_report_compare(embperf_report *report, const embperf_report *baselin
 		err = judge_result(report->results[i], baseline, tolerance_pct);
 	if (!err)
 		err = list_missing(report, baseline);
+	if (!err)
+		err = note_other_cpu(report, baseline);
 	if (err) {
 		ep_report_clear_comparison(report);
 		return ep_report_fail(report, err, "out of memory comparing with the baseline");

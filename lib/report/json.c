@@ -297,6 +297,31 @@ static void put_comparison(json_object *obj, const struct embperf_result *r, int
 							       : "none", failed);
 }
 
+/* The marks of a result that set any: "flags": ["disturbed", ...], "note". */
+static void put_flags(json_object *obj, const struct embperf_result *r, int *failed)
+{
+	json_object *arr;
+
+	if (!r->flags)
+		return;
+	arr = json_object_new_array();
+	if (!arr) {
+		*failed = 1;
+		return;
+	}
+	for (unsigned bit = 1; bit; bit <<= 1) {
+		const char *name = r->flags & bit ? ep_result_flag_name(bit) : NULL;
+		json_object *s = name ? json_object_new_string(name) : NULL;
+
+		if (name && (!s || json_object_array_add(arr, s))) {
+			json_object_put(s);
+			*failed = 1;
+		}
+	}
+	put(obj, "flags", arr, failed);
+	put_string(obj, "note", r->note, failed);
+}
+
 static json_object *result_object(const struct embperf_report *report,
 				  const struct embperf_result *r, int *failed)
 {
@@ -326,6 +351,7 @@ static json_object *result_object(const struct embperf_report *report,
 	put(obj, "counters", counters_object(r, failed), failed);
 	put(obj, "cpu", json_object_new_int(r->cpu), failed);
 	put(obj, "truncated", json_object_new_boolean(r->truncated), failed);
+	put_flags(obj, r, failed);
 	if (report->compared)
 		put_comparison(obj, r, failed);
 	return obj;
@@ -1030,6 +1056,35 @@ static int parse_trials(struct jp *p, json_object *res, const char *where,
 	return parse_trial_rows(p, rows, rows_place, config, outcome, r);
 }
 
+/*
+ * The marks a result set on itself (optional): names this version does not
+ * know are ignored, so a newer writer's marks do not make the file unreadable.
+ */
+static int parse_flags(struct jp *p, json_object *res, const char *where,
+		       struct embperf_result *r)
+{
+	const char *note = "";
+	json_object *arr = NULL;
+	unsigned flags = 0;
+	char place[256];
+	int err = get_container(p, res, where, "flags", 0, json_type_array, &arr);
+
+	if (err < 0)
+		return err;
+	place_of(place, sizeof(place), where, "flags");
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *v = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(v, json_type_string))
+			return bad(p, place, "an array of strings", v, 1);
+		flags |= ep_result_flag_parse(json_object_get_string(v));
+	}
+	err = get_string(p, res, where, "note", 0, &note);
+	if (err < 0)
+		return err;
+	return ep_result_set_note(r, flags, note) ? -ENOMEM : 0;
+}
+
 /* Comparison members of a result saved after embperf_report_compare(). */
 static int parse_comparison(struct jp *p, json_object *res, const char *where,
 			    struct embperf_result *r)
@@ -1116,7 +1171,8 @@ static int parse_measurement(struct jp *p, json_object *res, const char *where,
 	r->truncated = truncated;
 	if ((err = parse_distribution(p, res, where, r)) < 0 ||
 	    (err = parse_trials(p, res, where, r)) < 0 ||
-	    (err = parse_counters(p, res, where, r)) < 0)
+	    (err = parse_counters(p, res, where, r)) < 0 ||
+	    (err = parse_flags(p, res, where, r)) < 0)
 		return err;
 	return parse_comparison(p, res, where, r);
 }

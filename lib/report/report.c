@@ -122,6 +122,8 @@ void ep_report_clear_comparison(struct embperf_report *report)
 	}
 	free(report->missing);
 	report->missing = NULL;
+	free(report->baseline_cpu);
+	report->baseline_cpu = NULL;
 	report->n_missing = 0;
 	report->compared = 0;
 	report->tolerance_pct = 0.0;

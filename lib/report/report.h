@@ -52,6 +52,8 @@ struct ep_missing {
  * @tolerance_pct:   tolerance of that comparison.
  * @missing:         baseline metrics absent from the report at that comparison.
  * @n_missing:       number of @missing.
+ * @baseline_cpu:    the baseline's cpu_model when it differs from this
+ *                   report's (NULL otherwise): renderings say so.
  * @errmsg:          detail of the last failure.
  */
 struct embperf_report {
@@ -66,6 +68,7 @@ struct embperf_report {
 	double tolerance_pct;
 	struct ep_missing *missing;
 	int n_missing;
+	char *baseline_cpu;
 	char errmsg[EP_ERRMSG_MAX];
 };
 

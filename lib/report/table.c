@@ -173,7 +173,11 @@ static int count_verdict(const struct embperf_report *report, int verdict)
 
 static void header(const struct embperf_report *report, int markdown, struct ep_buf *b)
 {
-	int regressed = count_verdict(report, EMBPERF_VERDICT_REGRESSED);
+	int regressed = count_verdict(report, EMBPERF_VERDICT_REGRESSED), marked = 0;
+
+	for (int i = 0; i < report->n_results; i++)
+		marked += report->results[i]->verdict == EMBPERF_VERDICT_REGRESSED &&
+			  report->results[i]->flags;
 
 	ep_buf_printf(b, markdown ? "**libembperf %s report**, created %s\n\n"
 				  : "libembperf %s report, created %s\n",
@@ -191,12 +195,36 @@ static void header(const struct embperf_report *report, int markdown, struct ep_
 			      markdown ? "- " : "", tol, regressed + report->n_missing,
 			      regressed + report->n_missing == 1 ? "" : "s", regressed,
 			      report->n_missing);
+		if (report->baseline_cpu)
+			ep_buf_printf(b, "%sthe baseline was measured on another CPU (%s): differences "
+				      "may be the machine's, not regressions\n",
+				      markdown ? "- " : "", report->baseline_cpu);
+		if (marked)
+			ep_buf_printf(b, "%s%d regressed result%s marked (see the notes): "
+				      "the run may not have had its CPU; run it again before blaming the code\n",
+				      markdown ? "- " : "", marked, marked == 1 ? " is" : "s are");
 	}
 	ep_buf_printf(b, "\n");
 }
 
-/* Fill the cells of one row. Return: 0 or -ENOMEM. */
-static int row_cells(const struct embperf_result *r, int compared, char **cells)
+/*
+ * A marked result's value cell ends in " !N", its note is listed under the
+ * table as "!N", and a regression of it says it is marked: the figure may be
+ * the machine's (another task had its CPU), not the code's.
+ */
+static char *mark(char *cell, int note)
+{
+	char *marked;
+
+	if (!cell || !note)
+		return cell;
+	marked = ep_asprintf("%s !%d", cell, note);
+	free(cell);
+	return marked;
+}
+
+/* Fill the cells of one row; @note is its note's number (0: unmarked). Return: 0 or -ENOMEM. */
+static int row_cells(const struct embperf_result *r, int compared, int note, char **cells)
 {
 	char value[160], stat[64], n[128], base[40], ratio[40];
 	const char *verdict = ep_verdict_name(r->verdict);
@@ -208,7 +236,7 @@ static int row_cells(const struct embperf_result *r, int compared, char **cells)
 	ep_report_format_value(r->value, stat, sizeof(stat));
 	format_count(r, n, sizeof(n));
 	cells[COL_NAME] = r->unit[0] ? ep_asprintf("%s (%s)", key, r->unit) : ep_strdup(key);
-	cells[COL_VALUE] = r->has_dist ? format_distribution(r) : ep_strdup(value);
+	cells[COL_VALUE] = mark(r->has_dist ? format_distribution(r) : ep_strdup(value), note);
 	cells[COL_PRIMARY] = ep_asprintf("%s=%s", ep_primary_name(r->primary), stat);
 	cells[COL_N] = ep_strdup(n);
 	cells[COL_KERNEL] = ep_asprintf("%s%s%s", r->kernel, r->labels[0] ? " " : "", r->labels);
@@ -220,7 +248,10 @@ static int row_cells(const struct embperf_result *r, int compared, char **cells)
 			snprintf(ratio, sizeof(ratio), "%.3f", r->ratio);
 		cells[COL_BASELINE] = ep_strdup(r->has_baseline ? base : "-");
 		cells[COL_RATIO] = ep_strdup(r->has_baseline && isfinite(r->ratio) ? ratio : "-");
-		cells[COL_VERDICT] = ep_strdup(r->verdict && verdict ? verdict : "-");
+		cells[COL_VERDICT] = r->verdict == EMBPERF_VERDICT_REGRESSED && note
+					     ? ep_asprintf("%s (marked !%d: may be the machine's)",
+							   verdict, note)
+					     : ep_strdup(r->verdict && verdict ? verdict : "-");
 	}
 	for (int c = 0; c < (compared ? COL_COUNT : COL_BASELINE); c++)
 		if (!cells[c])
@@ -302,6 +333,24 @@ static void put_table(struct ep_buf *b, char **cells, int nrows, int ncols, int 
 	}
 }
 
+/* The notes of marked results, numbered as their value cells are. */
+static void put_notes(const struct embperf_report *report, int markdown, struct ep_buf *b)
+{
+	int note = 0;
+
+	for (int i = 0; i < report->n_results; i++) {
+		const struct embperf_result *r = report->results[i];
+
+		if (!r->flags)
+			continue;
+		if (!note)
+			ep_buf_printf(b, "\nmarked results (their own counters or samples say why):\n");
+		ep_buf_printf(b, "%s!%d ", markdown ? "- " : "  ", ++note);
+		put_cell(b, r->note, 0);
+		ep_buf_printf(b, "\n");
+	}
+}
+
 char *ep_report_render_table(const struct embperf_report *report, int markdown)
 {
 	const char *const *headers = markdown ? markdown_headers : text_headers;
@@ -315,11 +364,16 @@ char *ep_report_render_table(const struct embperf_report *report, int markdown)
 	ep_buf_init(&b);
 	for (int c = 0; c < ncols && !err; c++)
 		err = (cells[c] = ep_strdup(headers[c])) ? 0 : -ENOMEM;
-	for (int r = 1; r < nrows && !err; r++)
-		err = row_cells(report->results[r - 1], report->compared, cells + r * COL_COUNT);
+	for (int r = 1, note = 0; r < nrows && !err; r++) {
+		const struct embperf_result *res = report->results[r - 1];
+
+		note += res->flags != 0;
+		err = row_cells(res, report->compared, res->flags ? note : 0, cells + r * COL_COUNT);
+	}
 	if (!err) {
 		header(report, markdown, &b);
 		put_table(&b, cells, nrows, ncols, markdown);
+		put_notes(report, markdown, &b);
 		put_missing(report, markdown, &b);
 	}
 	for (int i = 0; i < nrows * COL_COUNT; i++)
@@ -335,7 +389,7 @@ char *ep_report_render_table(const struct embperf_report *report, int markdown)
 /* ------------------------------------------------------------------------ */
 
 /* Columns added in 0.2, after all others so that the older ones keep their places. */
-#define CSV_TRIAL_HEADER "dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters"
+#define CSV_TRIAL_HEADER "dist_n,dist_mean,dist_min,dist_max,percentiles,trials,kernel_counters,flags,note"
 
 /* Append one field, quoted when it holds a comma, a quote or a line break. */
 static void csv_field(struct ep_buf *b, const char *s, int first)
@@ -416,9 +470,25 @@ static void csv_named_counters(struct ep_buf *b, const struct embperf_result *r)
 	ep_buf_free(&f);
 }
 
+/* The result's marks as one field, "disturbed unstable"; empty when none. */
+static void csv_flags(struct ep_buf *b, const struct embperf_result *r)
+{
+	char names[64] = "";
+
+	for (unsigned bit = 1; bit; bit <<= 1) {
+		const char *name = r->flags & bit ? ep_result_flag_name(bit) : NULL;
+
+		if (name)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 names[0] ? " " : "", name);
+	}
+	csv_field(b, names, 0);
+}
+
 /**
  * csv_trial_columns() - the columns added in 0.2, last in the row:
- * dist_n, dist_mean, dist_min, dist_max, percentiles, trials, kernel_counters.
+ * dist_n, dist_mean, dist_min, dist_max, percentiles, trials, kernel_counters,
+ * flags ("disturbed unstable"), note.
  * @b: the CSV text.
  * @r: the result.
  */
@@ -435,6 +505,8 @@ static void csv_trial_columns(struct ep_buf *b, const struct embperf_result *r)
 		snprintf(n, sizeof(n), "%zu", r->n_trials);
 	csv_field(b, n, 0);
 	csv_named_counters(b, r);
+	csv_flags(b, r);
+	csv_field(b, r->note, 0);
 }
 
 static void csv_row(struct ep_buf *b, const struct embperf_result *r, int compared)
@@ -485,7 +557,7 @@ static void csv_missing_row(struct ep_buf *b, const struct ep_missing *m)
 	csv_number(b, m->baseline);
 	csv_field(b, "", 0);
 	csv_field(b, "missing", 0);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 9; i++)
 		csv_field(b, "", 0);
 	ep_buf_append(b, "\r\n", 2);
 }

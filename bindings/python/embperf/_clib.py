@@ -145,6 +145,8 @@ PROTOTYPES = {
     "embperf_result_param_count": (c_int, (ResultPtr,)),
     "embperf_result_param_key": (c_char_p, (ResultPtr, c_int)),
     "embperf_result_param_value": (c_char_p, (ResultPtr, c_int)),
+    "embperf_result_flags": (c_uint, (ResultPtr,)),
+    "embperf_result_note": (c_char_p, (ResultPtr,)),
     # Reports
     "embperf_report_new": (ReportPtr, (CtxPtr,)),
     "embperf_report_free": (None, (ReportPtr,)),

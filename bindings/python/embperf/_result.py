@@ -158,6 +158,15 @@ def _verdict(code):
         return code
 
 
+# enum embperf_result_flag bits and their names.
+_FLAG_NAMES = ((1, "disturbed"), (2, "unstable"), (4, "migrated"))
+
+
+def _flags(mask):
+    """The set of flag names in an embperf_result_flags() mask."""
+    return frozenset(name for bit, name in _FLAG_NAMES if mask & bit)
+
+
 class Result:
     """One metric of a run.
 
@@ -189,13 +198,18 @@ class Result:
         trials:   TrialLog of a searched value (empty otherwise).
         cpu:      CPU the result was measured on, None when not one.
         truncated: True when the budget cut the samples short.
+        flags:    set of the marks the result set on itself: "disturbed"
+                  (another task had its CPU), "unstable" (its samples
+                  disagree), "migrated" (it ran on several CPUs).
+        note:     why, with the evidence ("" when unmarked).
         verdict:  Verdict of the last Report.compare() (NONE otherwise).
         baseline: Baseline(value, ratio) or None when not compared.
     """
 
     __slots__ = ("kernel", "metric", "unit", "title", "key", "labels", "params", "value",
                  "primary", "higher_is_better", "stats", "samples", "counters", "cpu",
-                 "truncated", "verdict", "baseline", "percentiles", "distribution", "trials")
+                 "truncated", "verdict", "baseline", "percentiles", "distribution", "trials",
+                 "flags", "note")
 
     @classmethod
     def _from_ptr(cls, lib, ptr):
@@ -220,6 +234,8 @@ class Result:
         cpu = lib.embperf_result_cpu(ptr)
         self.cpu = None if cpu < 0 else cpu
         self.truncated = bool(lib.embperf_result_truncated(ptr))
+        self.flags = _flags(lib.embperf_result_flags(ptr))
+        self.note = decode(lib.embperf_result_note(ptr))
         self.verdict = _verdict(lib.embperf_result_verdict(ptr))
         self.baseline = _baseline(lib, ptr)
         self.percentiles = _percentiles(lib, ptr)
@@ -268,6 +284,7 @@ class Result:
         out["trials"] = {"config_name": self.trials.config_name,
                          "outcome_name": self.trials.outcome_name,
                          "rows": [dict(row) for row in self.trials]}
+        out["flags"] = sorted(self.flags)
         return out
 
     def __repr__(self):

@@ -166,3 +166,20 @@ class TestRunWithASpace(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestFlags(unittest.TestCase):
+    """Marks a result set on itself come through as names and a note."""
+
+    def test_flags_and_note(self):
+        note = "disturbed: its threads waited for a CPU 50 % of the time"
+        text = json.dumps({"format": "embperf-report", "format_version": 2, "results": [
+            _result(flags=["disturbed", "unstable", "from_a_later_version"], note=note),
+            _result(metric="other")]})
+        with embperf.Report.parse(text) as report:
+            marked, plain = report.results
+        self.assertEqual(marked.flags, {"disturbed", "unstable"})
+        self.assertEqual(marked.note, note)
+        self.assertEqual(plain.flags, frozenset())
+        self.assertEqual(plain.note, "")
+        self.assertEqual(marked.as_dict()["flags"], ["disturbed", "unstable"])
