@@ -414,7 +414,7 @@ static int parse_cpu_list(const char *text, int *out, int max)
 				return -EINVAL;
 			out[n++] = (int)c;
 		}
-		if (*end && *end != ',')
+		if (*end && (*end != ',' || !end[1]))
 			return -EINVAL;
 		p = *end ? end + 1 : end;
 	}
