@@ -13,6 +13,7 @@
 #
 # Each round runs, in an order that alternates from round to round:
 #   ct      cyclictest -q -m -p P -i I -D S -h H --histfile=F
+#           (--policy=other instead of -p when PRIORITY is 0)
 #           (cyclictest's defaults: it also writes 0 to /dev/cpu_dma_latency
 #           while it runs)
 #   ct-ds   the same with --default-system (no PM QoS request: the system as
@@ -54,8 +55,13 @@ ct_summary() {
 	' "$1"
 }
 
+# cyclictest's scheduling for os.timer's priority: -p N is SCHED_FIFO N; for
+# 0 (SCHED_OTHER) -p must be left out: rt-tests 2.40 runs its thread
+# SCHED_FIFO at priority 2 with -p 0 (seen with ps -eLo cls,rtprio).
+if [ "$prio" -gt 0 ]; then ct_sched="-p $prio"; else ct_sched="--policy=other"; fi
+
 run_ct() { # run_ct NAME [EXTRA_OPTION]
-	cyclictest -q -m -p "$prio" -i "$interval" -D "$secs" -h "$hist" \
+	cyclictest -q -m $ct_sched -i "$interval" -D "$secs" -h "$hist" \
 		--histfile="$tmp/$1.hist" ${2:-} >/dev/null 2>&1
 	echo "$1 $(ct_summary "$tmp/$1.hist")"
 }
