@@ -157,6 +157,7 @@ static int overshoot(embperf_bench *b, int runs)
 	return rc;
 }
 
+/** main() - one run, or --overshoot RUNS runs, of os.timer with key=value parameters. */
 int main(int argc, char **argv)
 {
 	embperf_ctx *ctx = embperf_ctx_new();

@@ -29,6 +29,7 @@
 static embperf_ctx *ctx;
 static embperf_bench *b;
 
+/** setup() - a bench of os.timer: one trial of 200 ms at 1 ms. */
 static void setup(void)
 {
 	ctx = embperf_ctx_new();
@@ -40,6 +41,7 @@ static void setup(void)
 	cr_assert_eq(embperf_bench_set(b, "interval", "1ms"), 0);
 }
 
+/** teardown() - free the bench and the context. */
 static void teardown(void)
 {
 	embperf_bench_free(b);
@@ -211,12 +213,12 @@ Test(os_timer, threads_per_cpu_count_together)
 
 Test(os_timer, a_deadline_after_the_trial_is_not_waited_for)
 {
-	uint64_t t0 = ep_now_ns(), took;
+	uint64_t t0_ns = ep_now_ns(), took_ns;
 
 	set("interval", "1s");
 	run_ok();
-	took = ep_now_ns() - t0;
-	cr_assert_lt(took, 600000000ULL, "a 200 ms trial took %.1f ms", (double)took / 1e6);
+	took_ns = ep_now_ns() - t0_ns;
+	cr_assert_lt(took_ns, 600000000ULL, "a 200 ms trial took %.1f ms", (double)took_ns / 1e6);
 	cr_assert_float_eq(wakeups(), 0.0, 1e-9);
 	cr_assert_null(find("latency"), "no wake-up, no latency");
 }
@@ -234,17 +236,17 @@ static void *cancel_later(void *arg)
 Test(os_timer, cancel_is_seen_within_a_long_interval)
 {
 	pthread_t tid;
-	uint64_t t0, took;
+	uint64_t t0_ns, took_ns;
 
 	set("interval", "1s");
 	set("duration", "10s");
 	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
-	t0 = ep_now_ns();
+	t0_ns = ep_now_ns();
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
-	took = ep_now_ns() - t0;
+	took_ns = ep_now_ns() - t0_ns;
 	pthread_join(tid, NULL);
-	cr_assert_lt(took, 250000000ULL, "returned %.1f ms after the start (cancel at 50 ms)",
-		     (double)took / 1e6);
+	cr_assert_lt(took_ns, 250000000ULL, "returned %.1f ms after the start (cancel at 50 ms)",
+		     (double)took_ns / 1e6);
 }
 
 /* Scheduling. */
