@@ -81,6 +81,20 @@ static void run_ok(void)
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 }
 
+static int fifo_permitted(void);
+
+/**
+ * prefer_fifo() - count wake-ups at SCHED_FIFO priority 1 when permitted (CI
+ * runs as root): a SCHED_OTHER thread on a 2-CPU VM with a load average of
+ * 15 was seen waking for only 55 % of its deadlines, too close to the
+ * "at least half" bound; SCHED_FIFO wakes for 97 % or more there.
+ */
+static void prefer_fifo(void)
+{
+	if (fifo_permitted())
+		set("priority", "1");
+}
+
 /** wakeups() - wake-ups counted by the last run (the engine's units). */
 static double wakeups(void)
 {
@@ -105,6 +119,7 @@ Test(os_timer, one_wakeup_per_interval_and_every_deadline_accounted_for)
 {
 	double n, missed;
 
+	prefer_fifo();
 	run_ok();
 	n = wakeups();
 	missed = overruns();
@@ -158,6 +173,7 @@ Test(os_timer, realtime_clock_reads_the_clock_it_sleeps_on)
 {
 	const embperf_result *lat;
 
+	prefer_fifo();
 	set("clock", "realtime");
 	run_ok();
 	lat = find("latency");
@@ -200,6 +216,7 @@ Test(os_timer, threads_per_cpu_count_together)
 	char label[32];
 	double n;
 
+	prefer_fifo();
 	set("threads", "0");
 	set("cpus", "all");
 	run_ok();
@@ -395,6 +412,7 @@ Test(os_timer, mlock_locks_for_the_run)
 #endif
 	int rc;
 
+	prefer_fifo();
 	set("mlock", "1");
 	rc = embperf_bench_run(b);
 	if (rc == -EPERM || rc == -ENOMEM || rc == -EAGAIN) {
