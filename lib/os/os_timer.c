@@ -368,7 +368,7 @@ static int check_scheduling(struct ep_run *run, const struct timer_state *st)
 	if (err == EPERM)
 		return ep_run_fail(run, -EPERM,
 				   "parameter 'priority': value '%d' needs SCHED_FIFO, which this "
-				   "process may not use (sched_setscheduler: %s); accepted: 0 "
+				   "process may not use (a SCHED_FIFO thread: %s); accepted: 0 "
 				   "(SCHED_OTHER), or 1..99 when running as root, with CAP_SYS_NICE, "
 				   "or with an RLIMIT_RTPRIO (ulimit -r) of at least %d",
 				   st->priority, strerror(err), st->priority);
