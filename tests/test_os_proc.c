@@ -331,7 +331,13 @@ Test(os_proc, processes_are_plausible_and_labelled)
 		us = embperf_result_value(r);
 		cr_assert_str_eq(embperf_result_labels(r), sh ? "op=sh" : "op=exec");
 		cr_assert_str_eq(embperf_result_unit(r), "us");
-		cr_assert(us > 0.0 && us < SPAWN_MAX_US, "op=%s: %g us", sh ? "sh" : "exec", us);
+		cr_assert(us > 0.0, "op=%s: %g us", sh ? "sh" : "exec", us);
+		/* The ceiling on the shortest sample: load only lengthens them, and
+		 * a sanitized embperf-hello under a load average of 17 had a median
+		 * of 580 ms. */
+		us = embperf_result_stat(r, EMBPERF_STAT_MIN);
+		cr_assert(us > 0.0 && us < SPAWN_MAX_US, "op=%s: shortest sample %g us",
+			  sh ? "sh" : "exec", us);
 		embperf_bench_free(b);
 		assert_nothing_left(&before, sh ? "op=sh" : "op=exec");
 	}
