@@ -85,10 +85,10 @@ struct line_state {
 };
 
 /*
- * lmbench's defaults, with samples of 20 ms: a 5 ms sample of a 64M chase
- * moves with the DRAM and prefetcher state of a shared machine enough to
- * make or break the 30%/15% steps of the rule (doc/benchmarks-lmbench.md,
- * "line"); lmbench's own timings there last 100 ms.
+ * lmbench's defaults, with samples of 20 ms: on a loaded VM, 5 ms samples
+ * of a 64M chase missed the 30% step to the line in 6 of 15 runs, 20 ms
+ * ones in 3 of 12, longer ones no less often (doc/benchmarks-lmbench.md,
+ * "line"). lmbench's own timings there last 100 ms.
  */
 static const struct ep_default line_defaults[] = {
 	{ "repetitions", "11" },
