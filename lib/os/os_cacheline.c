@@ -87,8 +87,8 @@ struct line_state {
 /*
  * lmbench's defaults, with samples of 20 ms: on a loaded VM, 5 ms samples
  * of a 64M chase missed the 30% step to the line in 6 of 15 runs, 20 ms
- * ones in 3 of 12, longer ones no less often (doc/benchmarks-lmbench.md,
- * "line"). lmbench's own timings there last 100 ms.
+ * ones in 3 of 12, 100 ms ones in 2 of 11 (doc/benchmarks-lmbench.md,
+ * "line"); 20 ms keeps a run near 3 s. lmbench's timings there last 100 ms.
  */
 static const struct ep_default line_defaults[] = {
 	{ "repetitions", "11" },
