@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/core/core.h"
@@ -67,30 +68,61 @@ Test(mem_bw, every_op_is_positive_and_below_a_physical_bound)
 	}
 }
 
+/* STREAM's copy over two 64 MiB arrays (8 Mi doubles each), MB/s. */
+static double stream_copy_mbs(embperf_bench *stream)
+{
+	double copy_mbs = NAN;
+
+	cr_assert_eq(embperf_bench_run(stream), 0, "%s", embperf_bench_errmsg(stream));
+	for (int i = 0; i < embperf_bench_result_count(stream); i++)
+		if (!strcmp(embperf_result_metric(embperf_bench_result(stream, i)), "copy"))
+			copy_mbs = embperf_result_value(embperf_bench_result(stream, i));
+	cr_assert(copy_mbs > 0.0, "no STREAM copy figure");
+	return copy_mbs;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double x = *(const double *)pa, y = *(const double *)pb;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * bw_mem counts the bytes copied, STREAM reads plus writes: for the same
+ * bytes moved, bcopy's figure is about half of STREAM copy's. Where memcpy
+ * uses non-temporal stores (glibc on x86 above a cache-sized threshold)
+ * it saves the read-for-ownership STREAM's loop pays, and the ratio rises
+ * towards 0.75; a double count would give 1 to 1.5. DRAM bandwidth of a
+ * VM moves 2-4x from one minute to the next, so the two are measured in
+ * turns, three times, and the median of the three ratios is judged.
+ */
+#define COPY_ROUNDS 3
 Test(mem_bw, bcopy_counts_half_of_stream_copy)
 {
 	embperf_bench *stream = embperf_bench_new(ctx, "mem.stream");
 	const uint64_t bytes = (uint64_t)64 << 20;
-	double bcopy_mbs, copy_mbs = NAN, ratio;
+	double ratio[COPY_ROUNDS], bcopy_mbs = 0, copy_mbs = 0;
 	char elements[32];
 
 	cr_assert(stream);
 	if (ep_mem_available_bytes() && ep_mem_available_bytes() < 6 * bytes)
 		cr_skip_test("this machine lacks 384 MiB of free memory");
-	/* Same bytes moved: a 64 MiB source copied to a 64 MiB destination. */
-	bcopy_mbs = run_bw(b, "bcopy", "64M");
 	snprintf(elements, sizeof(elements), "%llu", (unsigned long long)(bytes / sizeof(double)));
 	cr_assert_eq(embperf_bench_set(stream, "size", elements), 0);
 	cr_assert_eq(embperf_bench_set(stream, "repetitions", "3"), 0);
-	cr_assert_eq(embperf_bench_run(stream), 0, "%s", embperf_bench_errmsg(stream));
-	for (int i = 0; i < embperf_bench_result_count(stream); i++)
-		if (!strcmp(embperf_result_metric(embperf_bench_result(stream, i)), "copy"))
-			copy_mbs = embperf_result_value(embperf_bench_result(stream, i));
+	for (int i = 0; i < COPY_ROUNDS; i++) {
+		/* Same bytes moved: a 64 MiB source copied to a 64 MiB destination. */
+		bcopy_mbs = run_bw(b, "bcopy", "64M");
+		copy_mbs = stream_copy_mbs(stream);
+		ratio[i] = bcopy_mbs / copy_mbs;
+	}
 	embperf_bench_free(stream);
-	ratio = bcopy_mbs / copy_mbs;
-	/* bw_mem counts the bytes copied, STREAM reads plus writes: about half. */
-	cr_assert(ratio > 0.2 && ratio < 0.95, "bcopy %g MB/s, STREAM copy %g MB/s, ratio %.2f",
-		  bcopy_mbs, copy_mbs, ratio);
+	qsort(ratio, COPY_ROUNDS, sizeof(ratio[0]), cmp_double);
+	cr_assert(ratio[COPY_ROUNDS / 2] > 0.15 && ratio[COPY_ROUNDS / 2] < 0.95,
+		  "median ratio bcopy / STREAM copy %.2f (rounds %.2f..%.2f; last bcopy %g MB/s, "
+		  "STREAM copy %g MB/s)", ratio[COPY_ROUNDS / 2], ratio[0], ratio[COPY_ROUNDS - 1],
+		  bcopy_mbs, copy_mbs);
 }
 
 Test(mem_bw, unknown_op_names_op)

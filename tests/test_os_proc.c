@@ -331,7 +331,13 @@ Test(os_proc, processes_are_plausible_and_labelled)
 		us = embperf_result_value(r);
 		cr_assert_str_eq(embperf_result_labels(r), sh ? "op=sh" : "op=exec");
 		cr_assert_str_eq(embperf_result_unit(r), "us");
-		cr_assert(us > 0.0 && us < SPAWN_MAX_US, "op=%s: %g us", sh ? "sh" : "exec", us);
+		cr_assert(us > 0.0, "op=%s: %g us", sh ? "sh" : "exec", us);
+		/* The ceiling on the shortest sample: load only lengthens them, and
+		 * a sanitized embperf-hello under a load average of 17 had a median
+		 * of 580 ms. */
+		us = embperf_result_stat(r, EMBPERF_STAT_MIN);
+		cr_assert(us > 0.0 && us < SPAWN_MAX_US, "op=%s: shortest sample %g us",
+			  sh ? "sh" : "exec", us);
 		embperf_bench_free(b);
 		assert_nothing_left(&before, sh ? "op=sh" : "op=exec");
 	}
@@ -852,6 +858,15 @@ static int run_with_stopped_ring(const char *procs, uint64_t budget_ns, const ch
 	return rc;
 }
 
+/*
+ * The members are stopped from the progress callback, which runs after a
+ * sample: the budget must leave time for set-up, calibration and a first
+ * sample. 300 ms did not under a load average of 14 on 2 vCPUs (no
+ * callback, "0 members stopped"); 2 s does, and a stopped ring still ends
+ * well inside the 5 s the test allows.
+ */
+#define STOPPED_RING_BUDGET_NS 2000000000ULL
+
 /* A stopped member does not hang the run: the budget's end frees it. */
 Test(os_proc, stopped_ring_ends_with_the_budget)
 {
@@ -862,7 +877,7 @@ Test(os_proc, stopped_ring_ends_with_the_budget)
 		embperf_bench *b;
 		double t0 = now_s();
 		int stopped;
-		int rc = run_with_stopped_ring(procs[i], 300000000ULL, NULL, &b, &stopped);
+		int rc = run_with_stopped_ring(procs[i], STOPPED_RING_BUDGET_NS, NULL, &b, &stopped);
 
 		cr_assert_eq(rc, -ETIME, "procs=%s: %d %s", procs[i], rc, embperf_bench_errmsg(b));
 		cr_assert_eq(stopped, atoi(procs[i]) - 1, "procs=%s: %d members stopped", procs[i],
@@ -888,12 +903,19 @@ Test(os_proc, stopped_ring_times_out)
 	assert_nothing_left(&before, "os.ctx stopped ring, timeout");
 }
 
-/* A cancel from another thread reaches a trip blocked on a stopped member. */
+/*
+ * A cancel from another thread reaches a trip blocked on a stopped member.
+ * The thread cancels 300 ms after the callback stopped the members (it
+ * waits up to 4 s for that), not 300 ms after the start: on a loaded
+ * machine the first sample, and with it the callback, can come later.
+ */
 static void *cancel_later(void *arg)
 {
-	const struct timespec delay = { 0, 300000000 };
+	const int *stopped = arg;
+	const struct timespec tick = { 0, 10000000 }, delay = { 0, 300000000 };
 
-	(void)arg;
+	for (int i = 0; i < 400 && !__atomic_load_n(stopped, __ATOMIC_RELAXED); i++)
+		nanosleep(&tick, NULL);
 	nanosleep(&delay, NULL);
 	embperf_ctx_cancel(ctx);
 	return NULL;
@@ -905,9 +927,11 @@ Test(os_proc, stopped_ring_ends_with_a_cancel)
 	embperf_bench *b;
 	pthread_t thread;
 	double t0 = now_s();
-	int stopped, rc;
+	static int stopped; /* written by the progress callback, read by the thread */
+	int rc;
 
-	cr_assert_eq(pthread_create(&thread, NULL, cancel_later, NULL), 0);
+	stopped = 0;
+	cr_assert_eq(pthread_create(&thread, NULL, cancel_later, &stopped), 0);
 	rc = run_with_stopped_ring("2", 0, NULL, &b, &stopped);
 	pthread_join(thread, NULL);
 	cr_assert_eq(rc, -ECANCELED, "%d %s", rc, embperf_bench_errmsg(b));

@@ -91,6 +91,26 @@ static int run_kept(struct lmb *m, embperf_bench *b)
 	return status;
 }
 
+/* -v without a line size: "not found here" and the curve, on stderr, as the
+ * kernel's warning gives them (stdout stays empty, as the original's). */
+static void print_line_not_found(const embperf_bench *b)
+{
+	const char *sep = "";
+
+	fprintf(stderr, "cache line size: not found here: no jump then plateau in the time per "
+			"load by stride (");
+	for (int i = 0; i < embperf_bench_result_count(b); i++) {
+		const embperf_result *r = embperf_bench_result(b, i);
+
+		if (strcmp(embperf_result_metric(r), "latency"))
+			continue;
+		fprintf(stderr, "%s%llu B %.1f ns", sep,
+			(unsigned long long)lmb_label_bytes(r, "stride"), lmb_value(r, "ns"));
+		sep = ", ";
+	}
+	fprintf(stderr, ")\n");
+}
+
 /**
  * lmb_line() - line [-v] [-W US] [-N N] [-M LEN]
  * @m:    invocation.
@@ -98,7 +118,8 @@ static int run_kept(struct lmb *m, embperf_bench *b)
  * @argv: arguments.
  *
  * Prints the cache line size in bytes on stdout ("N", or with -v "cache
- * line size: N bytes"); nothing when none was found, as the original.
+ * line size: N bytes"); nothing when none was found, as the original, and
+ * with -v then "not found here" with the curve on stderr.
  *
  * Return: the exit status.
  */
@@ -132,13 +153,15 @@ int lmb_line(struct lmb *m, int argc, char **argv)
 	if (status)
 		return status;
 	line_bytes = lmb_value(lmb_result(b, "line_size", NULL, NULL), "");
-	embperf_bench_free(b);
 	if (line_bytes > 0) {
 		if (verbose)
 			printf("cache line size: %.0f bytes\n", line_bytes);
 		else
 			printf("%.0f\n", line_bytes);
+	} else if (verbose) {
+		print_line_not_found(b);
 	}
+	embperf_bench_free(b);
 	return 0;
 }
 

@@ -33,6 +33,7 @@
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 #include "lib/os/child.h"
+#include "lib/os/helper_path.h"
 #include "lib/os/os_paths.h"
 
 #define PROC_LABEL_MAX 32
@@ -218,7 +219,8 @@ static int check_program(struct ep_run *run, const char *param, const char *path
 				   "an executable file%s",
 				   param, path,
 				   strcmp(param, "exec_path") ? ""
-				   : " (the default, embperf-hello, is put there by 'ninja install')");
+				   : " (the default, embperf-hello, is put there by 'ninja install'; a "
+				     "library run from its build tree uses the one built there)");
 	return ep_run_fail(run, -errno, "parameter '%s': value '%s' cannot be executed: %s; "
 			   "accepted: the path of an executable file", param, path, strerror(errno));
 }
@@ -259,6 +261,17 @@ static int prepare_children(struct ep_run *run, struct proc_state *st)
 	return st->command ? 0 : -ENOMEM;
 }
 
+/* exec_path as given; its default (the installed path) becomes the build
+ * tree's embperf-hello when this library runs from its build tree. */
+static char *exec_path(struct ep_run *run)
+{
+	const char *given = ep_param_text(run, "exec_path");
+
+	if (strcmp(given, EP_OS_HELLO_PATH))
+		return ep_strdup(given);
+	return ep_os_helper_path("embperf-hello", EP_OS_HELLO_PATH);
+}
+
 static int proc_setup(struct ep_run *run, void **state)
 {
 	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, proc_call };
@@ -273,7 +286,7 @@ static int proc_setup(struct ep_run *run, void **state)
 	st->op = (int)ep_param_int(run, "op");
 	st->devnull = -1;
 	st->timeout_ns = (uint64_t)ep_param_int(run, "child_timeout");
-	st->exec_path = ep_strdup(ep_param_text(run, "exec_path"));
+	st->exec_path = exec_path(run);
 	st->shell = ep_strdup(ep_param_text(run, "shell"));
 	if (!st->exec_path || !st->shell)
 		rc = -ENOMEM;
