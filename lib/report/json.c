@@ -183,44 +183,68 @@ static json_object *distribution_object(const struct embperf_result *r, int *fai
 }
 
 /**
- * percentiles_array() - "percentiles": [{"pct": 99.9, "value": ...}, ...],
- * in ascending order of pct.
- * @r:      a result with a distribution.
+ * objects_array() - an array of @n objects, the i-th made by @item.
+ * @r:      the result.
+ * @n:      number of items.
+ * @item:   makes item i (NULL on a failed allocation, with *@failed set).
  * @failed: set on a failed allocation.
  *
  * Return: the array, or NULL (with *@failed set).
  */
-static json_object *percentiles_array(const struct embperf_result *r, int *failed)
+static json_object *objects_array(const struct embperf_result *r, size_t n,
+				  json_object *(*item)(const struct embperf_result *r, size_t i,
+						       int *failed),
+				  int *failed)
 {
-	json_object *arr = json_object_new_array_ext((int)r->n_pcts);
+	json_object *arr = json_object_new_array_ext((int)n);
 
 	if (!arr) {
 		*failed = 1;
 		return NULL;
 	}
-	for (size_t i = 0; i < r->n_pcts; i++) {
-		json_object *item = json_object_new_object();
+	for (size_t i = 0; i < n; i++) {
+		json_object *obj = item(r, i, failed);
 
-		if (!item || json_object_array_add(arr, item)) {
-			json_object_put(item);
+		if (!obj || json_object_array_add(arr, obj)) {
+			json_object_put(obj);
 			*failed = 1;
-			continue;
 		}
-		put_number(item, "pct", r->pcts[i].pct, failed);
-		put_number(item, "value", r->pcts[i].value, failed);
 	}
 	return arr;
 }
 
 /**
- * trial_row_object() - one row of a trial log.
- * @row:    the trial.
+ * percentile_object() - item @i of "percentiles": {"pct": 99.9, "value": ...}.
+ * @r:      a result with a distribution (percentiles ascending).
+ * @i:      the index.
+ * @failed: set on a failed allocation.
+ *
+ * Return: the object, or NULL (with *@failed set).
+ */
+static json_object *percentile_object(const struct embperf_result *r, size_t i, int *failed)
+{
+	json_object *obj = json_object_new_object();
+
+	if (!obj) {
+		*failed = 1;
+		return NULL;
+	}
+	put_number(obj, "pct", r->pcts[i].pct, failed);
+	put_number(obj, "value", r->pcts[i].value, failed);
+	return obj;
+}
+
+/**
+ * trial_row_object() - row @i of a trial log.
+ * @r:      a result with a trial log.
+ * @i:      the index.
  * @failed: set on a failed allocation.
  *
  * Return: {"config", "outcome", "pass", "duration_ns"}, or NULL (with *@failed set).
  */
-static json_object *trial_row_object(const struct ep_trial_row *row, int *failed)
+static json_object *trial_row_object(const struct embperf_result *r, size_t i, int *failed)
 {
+	const struct ep_trial_row *row = &r->trials[i];
 	json_object *obj = json_object_new_object();
 	uint64_t ns = row->duration_ns > INT64_MAX ? INT64_MAX : row->duration_ns;
 
@@ -246,25 +270,14 @@ static json_object *trial_row_object(const struct ep_trial_row *row, int *failed
 static json_object *trials_object(const struct embperf_result *r, int *failed)
 {
 	json_object *obj = json_object_new_object();
-	json_object *rows = json_object_new_array_ext((int)r->n_trials);
 
-	if (!obj || !rows) {
-		json_object_put(obj);
-		json_object_put(rows);
+	if (!obj) {
 		*failed = 1;
 		return NULL;
 	}
 	put_string(obj, "config", r->trial_config_name ? r->trial_config_name : "", failed);
 	put_string(obj, "outcome", r->trial_outcome_name ? r->trial_outcome_name : "", failed);
-	put(obj, "rows", rows, failed);
-	for (size_t i = 0; i < r->n_trials; i++) {
-		json_object *row = trial_row_object(&r->trials[i], failed);
-
-		if (!row || json_object_array_add(rows, row)) {
-			json_object_put(row);
-			*failed = 1;
-		}
-	}
+	put(obj, "rows", objects_array(r, r->n_trials, trial_row_object, failed), failed);
 	return obj;
 }
 
@@ -280,7 +293,8 @@ static void put_trial_parts(json_object *obj, const struct embperf_result *r, in
 {
 	if (r->has_dist) {
 		put(obj, "distribution", distribution_object(r, failed), failed);
-		put(obj, "percentiles", percentiles_array(r, failed), failed);
+		put(obj, "percentiles", objects_array(r, r->n_pcts, percentile_object, failed),
+		    failed);
 	}
 	if (r->n_trials)
 		put(obj, "trials", trials_object(r, failed), failed);
@@ -869,17 +883,53 @@ static int parse_counters(struct jp *p, json_object *res, const char *where,
 }
 
 /**
+ * parse_items() - every item of an array, each by @item, into a new array.
+ * @p:     parse state.
+ * @arr:   the JSON array.
+ * @place: its place ("results[0].percentiles").
+ * @size:  size of one parsed item.
+ * @item:  parses the item at a place ("...[2]") into its slot.
+ * @out:   receives the malloc'd items (the caller frees them).
+ * @n:     receives their count.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_items(struct jp *p, json_object *arr, const char *place, size_t size,
+		       int (*item)(struct jp *p, json_object *v, const char *place, void *out),
+		       void **out, size_t *n)
+{
+	char where[320];
+	size_t len = json_object_array_length(arr);
+	char *items = calloc(len ? len : 1, size);
+	int err = 0;
+
+	if (!items)
+		return -ENOMEM;
+	for (size_t i = 0; i < len && !err; i++) {
+		snprintf(where, sizeof(where), "%s[%zu]", place, i);
+		err = item(p, json_object_array_get_idx(arr, i), where, items + i * size);
+	}
+	if (err) {
+		free(items);
+		return err;
+	}
+	*out = items;
+	*n = len;
+	return 0;
+}
+
+/**
  * parse_percentile() - one item of "percentiles": {"pct", "value"}.
  * @p:     parse state.
  * @item:  the item.
  * @place: its place ("results[0].percentiles[2]").
- * @out:   receives it.
+ * @slot:  receives it (a struct ep_pct).
  *
  * Return: 0 or -EBADMSG.
  */
-static int parse_percentile(struct jp *p, json_object *item, const char *place,
-			    struct ep_pct *out)
+static int parse_percentile(struct jp *p, json_object *item, const char *place, void *slot)
 {
+	struct ep_pct *out = slot;
 	char where[384];
 	json_object *v = NULL;
 	int err;
@@ -910,25 +960,17 @@ static int parse_percentile(struct jp *p, json_object *item, const char *place,
 static int parse_percentiles(struct jp *p, json_object *res, const char *where,
 			     struct embperf_result *r)
 {
-	char place[256], item[320];
+	char place[256];
 	json_object *arr = NULL;
-	struct ep_pct *pcts;
-	size_t len;
+	void *pcts = NULL;
+	size_t n = 0;
 	int err = get_container(p, res, where, "percentiles", 0, json_type_array, &arr);
 
 	if (err <= 0)
 		return err;
 	place_of(place, sizeof(place), where, "percentiles");
-	len = json_object_array_length(arr);
-	pcts = calloc(len ? len : 1, sizeof(*pcts));
-	if (!pcts)
-		return -ENOMEM;
-	err = 0;
-	for (size_t i = 0; i < len && !err; i++) {
-		snprintf(item, sizeof(item), "%s[%zu]", place, i);
-		err = parse_percentile(p, json_object_array_get_idx(arr, i), item, &pcts[i]);
-	}
-	if (!err && ep_result_set_pcts(r, pcts, len))
+	err = parse_items(p, arr, place, sizeof(struct ep_pct), parse_percentile, &pcts, &n);
+	if (!err && ep_result_set_pcts(r, pcts, n))
 		err = -ENOMEM;
 	free(pcts);
 	return err;
@@ -974,13 +1016,13 @@ static int parse_distribution(struct jp *p, json_object *res, const char *where,
  * @p:     parse state.
  * @row:   {"config", "outcome", "pass", "duration_ns"}.
  * @place: its place ("results[0].trials.rows[3]").
- * @out:   receives it.
+ * @slot:  receives it (a struct ep_trial_row).
  *
  * Return: 0 or -EBADMSG.
  */
-static int parse_trial_row(struct jp *p, json_object *row, const char *place,
-			   struct ep_trial_row *out)
+static int parse_trial_row(struct jp *p, json_object *row, const char *place, void *slot)
 {
+	struct ep_trial_row *out = slot;
 	int64_t ns = 0;
 	int err;
 
@@ -998,37 +1040,6 @@ static int parse_trial_row(struct jp *p, json_object *row, const char *place,
 }
 
 /**
- * parse_trial_rows() - the rows of a trial log, copied into @r.
- * @p:       parse state.
- * @arr:     the "rows" array.
- * @place:   its place.
- * @config:  name of the configuration column ("rate").
- * @outcome: name of the outcome column ("loss").
- * @r:       the result that receives the log.
- *
- * Return: 0, -EBADMSG or -ENOMEM.
- */
-static int parse_trial_rows(struct jp *p, json_object *arr, const char *place,
-			    const char *config, const char *outcome, struct embperf_result *r)
-{
-	char item[320];
-	size_t len = json_object_array_length(arr);
-	struct ep_trial_row *rows = calloc(len ? len : 1, sizeof(*rows));
-	int err = 0;
-
-	if (!rows)
-		return -ENOMEM;
-	for (size_t i = 0; i < len && !err; i++) {
-		snprintf(item, sizeof(item), "%s[%zu]", place, i);
-		err = parse_trial_row(p, json_object_array_get_idx(arr, i), item, &rows[i]);
-	}
-	if (!err && ep_result_set_trials(r, config, outcome, rows, len))
-		err = -ENOMEM;
-	free(rows);
-	return err;
-}
-
-/**
  * parse_trials() - "trials" (optional): the trial log of a searched value.
  * @p:     parse state.
  * @res:   the result object.
@@ -1042,7 +1053,9 @@ static int parse_trials(struct jp *p, json_object *res, const char *where,
 {
 	char place[256], rows_place[272];
 	const char *config = NULL, *outcome = NULL;
-	json_object *obj = NULL, *rows = NULL;
+	json_object *obj = NULL, *arr = NULL;
+	void *rows = NULL;
+	size_t n = 0;
 	int err = get_container(p, res, where, "trials", 0, json_type_object, &obj);
 
 	if (err <= 0)
@@ -1050,10 +1063,15 @@ static int parse_trials(struct jp *p, json_object *res, const char *where,
 	place_of(place, sizeof(place), where, "trials");
 	if ((err = get_string(p, obj, place, "config", JP_REQUIRED | JP_NONEMPTY, &config)) < 0 ||
 	    (err = get_string(p, obj, place, "outcome", JP_REQUIRED | JP_NONEMPTY, &outcome)) < 0 ||
-	    (err = get_container(p, obj, place, "rows", JP_REQUIRED, json_type_array, &rows)) < 0)
+	    (err = get_container(p, obj, place, "rows", JP_REQUIRED, json_type_array, &arr)) < 0)
 		return err;
 	place_of(rows_place, sizeof(rows_place), place, "rows");
-	return parse_trial_rows(p, rows, rows_place, config, outcome, r);
+	err = parse_items(p, arr, rows_place, sizeof(struct ep_trial_row), parse_trial_row, &rows,
+			  &n);
+	if (!err && ep_result_set_trials(r, config, outcome, rows, n))
+		err = -ENOMEM;
+	free(rows);
+	return err;
 }
 
 /*

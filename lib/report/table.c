@@ -99,20 +99,17 @@ static char *format_distribution(const struct embperf_result *r)
  */
 static void format_count(const struct embperf_result *r, char *buf, size_t size)
 {
-	char ops[48] = "", trials[48] = "";
+	char extra[96] = "";
+	int len = 0;
 
 	if (r->has_dist)
-		snprintf(ops, sizeof(ops), "%.0f ops", r->dist_n);
+		len += snprintf(extra, sizeof(extra), "%.0f ops", r->dist_n);
 	if (r->n_trials)
-		snprintf(trials, sizeof(trials), "%zu trial%s", r->n_trials,
-			 r->n_trials == 1 ? "" : "s");
-	if (!ops[0] && !trials[0] && !r->truncated) {
-		snprintf(buf, size, "%zu", r->stats.n);
-		return;
-	}
-	snprintf(buf, size, "%zu (%s%s%s%s%s)", r->stats.n, ops, ops[0] && trials[0] ? ", " : "",
-		 trials, (ops[0] || trials[0]) && r->truncated ? ", " : "",
-		 r->truncated ? "truncated" : "");
+		len += snprintf(extra + len, sizeof(extra) - (size_t)len, "%s%zu trial%s",
+				len ? ", " : "", r->n_trials, r->n_trials == 1 ? "" : "s");
+	if (r->truncated)
+		snprintf(extra + len, sizeof(extra) - (size_t)len, "%struncated", len ? ", " : "");
+	snprintf(buf, size, extra[0] ? "%zu (%s)" : "%zu", r->stats.n, extra);
 }
 
 /* The system lines above a table, each without its line end. */
@@ -425,45 +422,28 @@ static void csv_counter(struct ep_buf *b, const struct embperf_result *r, int co
 }
 
 /**
- * csv_percentiles() - the percentiles as one field, "p50=11.9 p99.9=35",
- * every digit; empty without a distribution.
- * @b: the CSV text.
- * @r: the result.
+ * csv_number_pairs() - one field of "name=value" pairs, every digit: the
+ * percentiles ("p50=11.9 p99.9=35") or the counters the kernel declared
+ * ("xruns=3 dropped=0"); empty when there are none.
+ * @b:        the CSV text.
+ * @r:        the result.
+ * @counters: 1 for the kernel's counters, 0 for the percentiles.
  */
-static void csv_percentiles(struct ep_buf *b, const struct embperf_result *r)
+static void csv_number_pairs(struct ep_buf *b, const struct embperf_result *r, int counters)
 {
+	size_t n = counters ? r->n_named : r->has_dist ? r->n_pcts : 0;
 	struct ep_buf f;
-	char num[40];
+	char name[48], num[40];
 
 	ep_buf_init(&f);
 	ep_buf_append(&f, "", 0);
-	for (size_t i = 0; r->has_dist && i < r->n_pcts; i++) {
-		ep_format_double(r->pcts[i].pct, num, sizeof(num));
-		ep_buf_printf(&f, "%sp%s=", i ? " " : "", num);
-		ep_format_double(r->pcts[i].value, num, sizeof(num));
-		ep_buf_printf(&f, "%s", num);
-	}
-	csv_field(b, f.data ? f.data : "", 0);
-	b->failed |= f.failed;
-	ep_buf_free(&f);
-}
-
-/**
- * csv_named_counters() - the counters the kernel declared as one field,
- * "xruns=3 dropped=0"; empty when none.
- * @b: the CSV text.
- * @r: the result.
- */
-static void csv_named_counters(struct ep_buf *b, const struct embperf_result *r)
-{
-	struct ep_buf f;
-	char num[40];
-
-	ep_buf_init(&f);
-	ep_buf_append(&f, "", 0);
-	for (size_t i = 0; i < r->n_named; i++) {
-		ep_format_double(r->named[i].value, num, sizeof(num));
-		ep_buf_printf(&f, "%s%s=%s", i ? " " : "", r->named[i].name, num);
+	for (size_t i = 0; i < n; i++) {
+		if (counters)
+			snprintf(name, sizeof(name), "%s", r->named[i].name);
+		else
+			ep_format_double(r->pcts[i].pct, name, sizeof(name));
+		ep_format_double(counters ? r->named[i].value : r->pcts[i].value, num, sizeof(num));
+		ep_buf_printf(&f, "%s%s%s=%s", i ? " " : "", counters ? "" : "p", name, num);
 	}
 	csv_field(b, f.data ? f.data : "", 0);
 	b->failed |= f.failed;
@@ -494,17 +474,16 @@ static void csv_flags(struct ep_buf *b, const struct embperf_result *r)
  */
 static void csv_trial_columns(struct ep_buf *b, const struct embperf_result *r)
 {
+	const double dist[] = { r->dist_n, r->dist_mean, r->dist_min, r->dist_max };
 	char n[24] = "";
 
-	csv_number(b, r->has_dist ? r->dist_n : NAN);
-	csv_number(b, r->has_dist ? r->dist_mean : NAN);
-	csv_number(b, r->has_dist ? r->dist_min : NAN);
-	csv_number(b, r->has_dist ? r->dist_max : NAN);
-	csv_percentiles(b, r);
+	for (size_t i = 0; i < EP_ARRAY_SIZE(dist); i++)
+		csv_number(b, r->has_dist ? dist[i] : NAN);
+	csv_number_pairs(b, r, 0);
 	if (r->n_trials)
 		snprintf(n, sizeof(n), "%zu", r->n_trials);
 	csv_field(b, n, 0);
-	csv_named_counters(b, r);
+	csv_number_pairs(b, r, 1);
 	csv_flags(b, r);
 	csv_field(b, r->note, 0);
 }
