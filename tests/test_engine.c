@@ -54,11 +54,18 @@ Test(engine, calibration_fills_the_sample_time)
 
 	embperf_bench_set(b, "spread", "0");
 	embperf_bench_set(b, "repetitions", "5");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	cr_assert_eq(embperf_bench_result_count(b), 1);
-	r = embperf_bench_result(b, 0);
-	cr_assert_eq(embperf_result_sample_count(r), 5);
-	units_per_sample = counter(r, "units") / 5;
+	/* A calibration timing or most samples preempted (the whole suite
+	 * under a load average of 16 failed this once): up to three runs; a
+	 * calibration that does not grow the units fails all three. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		cr_assert_eq(embperf_bench_result_count(b), 1);
+		r = embperf_bench_result(b, 0);
+		cr_assert_eq(embperf_result_sample_count(r), 5);
+		units_per_sample = counter(r, "units") / 5;
+		if (units_per_sample >= 200.0 && embperf_result_value(r) < 5000.0)
+			break;
+	}
 	/* 2 ms at >= 1 us per unit: at most 2000 units, and calibration must
 	 * have grown well past the first single unit. */
 	cr_assert_leq(units_per_sample, 2000.0);
@@ -212,18 +219,25 @@ Test(engine, one_outlier_does_not_defeat_the_stop_rule)
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	calibration_calls = synth_cfg.calls - 1;
 
-	synth_cfg.calls = 0;
-	synth_cfg.slow_call = calibration_calls + 3;
 	embperf_bench_set(b, "warmup", "1");
 	embperf_bench_set(b, "repetitions", "200");
 	embperf_bench_set(b, "min_repetitions", "5");
 	embperf_bench_set(b, "spread", "0.2");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	cr_assert_geq(synth_cfg.calls, synth_cfg.slow_call, "the slow call was made");
 	/* stddev/mean of 2 ms samples with one of 200 ms stays above 0.2 for
 	 * all 200 (about 100 / sqrt(200) / 1.5 = 4.7); the robust spread stops
 	 * after the 5 required on a quiet machine. 200, not 40: under the
-	 * sanitizer tests' load most of 40 samples were once stretched. */
+	 * sanitizer tests' load most of 40 samples were once stretched. Under
+	 * a load average of 16 (the CI script on 2 vCPUs) so many of 200 were
+	 * stretched that even the robust spread stayed above 0.2: three runs,
+	 * each with its outlier; a spread that one outlier defeats fails all. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		synth_cfg.calls = 0;
+		synth_cfg.slow_call = calibration_calls + 3;
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		cr_assert_geq(synth_cfg.calls, synth_cfg.slow_call, "the slow call was made");
+		if (embperf_result_sample_count(embperf_bench_result(b, 0)) < 200)
+			break;
+	}
 	cr_assert_lt(embperf_result_sample_count(embperf_bench_result(b, 0)), 200, "n %d",
 		     embperf_result_sample_count(embperf_bench_result(b, 0)));
 	cr_assert_gt(embperf_result_stat(embperf_bench_result(b, 0), EMBPERF_STAT_MAX),
