@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +89,20 @@ void tp_set(embperf_bench *b, const char *name, const char *value)
 {
 	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s %s=%s: %s",
 		     embperf_bench_kernel(b), name, value, embperf_bench_errmsg(b));
+}
+
+const embperf_result *tp_find(const embperf_bench *b, const char *metric)
+{
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		if (!strcmp(embperf_result_metric(embperf_bench_result(b, i)), metric))
+			return embperf_bench_result(b, i);
+	return NULL;
+}
+
+double tp_counter(const embperf_result *r, const char *name)
+{
+	double v = NAN;
+
+	embperf_result_counter(r, name, &v);
+	return v;
 }

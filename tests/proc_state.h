@@ -4,7 +4,7 @@
  * the file system: directory entries, descriptors, threads and children
  * (zombies included). Shared by the tests of kernels that start processes,
  * threads or temporary files. Failures to read /proc fail the test. Also
- * the parameter setter those tests share.
+ * the parameter setter and result lookups those tests share.
  */
 #ifndef EMBPERF_TESTS_PROC_STATE_H
 #define EMBPERF_TESTS_PROC_STATE_H
@@ -43,5 +43,11 @@ struct tp_kids tp_children(void);
 
 /** tp_set() - set parameter @name of @b to @value; fails the test with the library's message. */
 void tp_set(embperf_bench *b, const char *name, const char *value);
+
+/** tp_find() - the first result of metric @metric of @b's last run, or NULL. */
+const embperf_result *tp_find(const embperf_bench *b, const char *metric);
+
+/** tp_counter() - a result's counter (the engine's or the kernel's); NaN when absent. */
+double tp_counter(const embperf_result *r, const char *name);
 
 #endif /* EMBPERF_TESTS_PROC_STATE_H */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "proc_state.h"
 #include "embperf.h"
 
 static embperf_ctx *ctx;
@@ -50,22 +51,9 @@ static void teardown(void)
 
 TestSuite(os_timer, .init = setup, .fini = teardown);
 
-/** find() - the result of @metric from the last run, or NULL. */
 static const embperf_result *find(const char *metric)
 {
-	for (int i = 0; i < embperf_bench_result_count(b); i++)
-		if (!strcmp(embperf_result_metric(embperf_bench_result(b, i)), metric))
-			return embperf_bench_result(b, i);
-	return NULL;
-}
-
-/** counter() - a result's counter (engine's or kernel's), NaN when absent. */
-static double counter(const embperf_result *r, const char *name)
-{
-	double v = NAN;
-
-	embperf_result_counter(r, name, &v);
-	return v;
+	return tp_find(b, metric);
 }
 
 /** set() - set a parameter that must be accepted. */
@@ -101,7 +89,7 @@ static double wakeups(void)
 	const embperf_result *r = find("wakeups");
 
 	cr_assert(r);
-	return counter(r, "units");
+	return tp_counter(r, "units");
 }
 
 /** overruns() - overruns counted by the last run (the kernel's counter). */
@@ -110,9 +98,9 @@ static double overruns(void)
 	const embperf_result *r = find("overruns");
 
 	cr_assert(r, "the overruns metric is there even when it is 0");
-	cr_assert_float_eq(embperf_result_value(r), counter(r, "overruns"), 1e-9,
+	cr_assert_float_eq(embperf_result_value(r), tp_counter(r, "overruns"), 1e-9,
 			   "one trial: its sample is the counter");
-	return counter(r, "overruns");
+	return tp_counter(r, "overruns");
 }
 
 Test(os_timer, one_wakeup_per_interval_and_every_deadline_accounted_for)

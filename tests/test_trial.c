@@ -24,6 +24,7 @@
 
 #include "lib/core/bench.h"
 #include "lib/core/core.h"
+#include "proc_state.h"
 
 /**
  * struct tsynth - configuration and observations of the synthetic kernel.
@@ -202,18 +203,7 @@ TestSuite(trial, .init = setup, .fini = teardown);
 
 static const embperf_result *find(const char *metric)
 {
-	for (int i = 0; i < embperf_bench_result_count(b); i++)
-		if (!strcmp(embperf_result_metric(embperf_bench_result(b, i)), metric))
-			return embperf_bench_result(b, i);
-	return NULL;
-}
-
-static double counter(const embperf_result *r, const char *name)
-{
-	double v = NAN;
-
-	embperf_result_counter(r, name, &v);
-	return v;
+	return tp_find(b, metric);
 }
 
 static void run_ok(void)
@@ -284,10 +274,10 @@ Test(trial, one_tally_gives_every_metric_with_the_same_counters)
 		cr_assert(r, "metric %s", names[i]);
 		cr_assert_str_eq(embperf_result_labels(r), "job=paced");
 		if (i == 0)
-			units = counter(r, "units");
-		cr_assert_float_eq(counter(r, "units"), units, 1e-9, "%s", names[i]);
-		cr_assert(counter(r, "wakes") > 0, "kernel counter on %s", names[i]);
-		cr_assert_float_eq(counter(r, "spare"), 0.0, 1e-12, "declared, never counted");
+			units = tp_counter(r, "units");
+		cr_assert_float_eq(tp_counter(r, "units"), units, 1e-9, "%s", names[i]);
+		cr_assert(tp_counter(r, "wakes") > 0, "kernel counter on %s", names[i]);
+		cr_assert_float_eq(tp_counter(r, "spare"), 0.0, 1e-12, "declared, never counted");
 	}
 	/* About 3 x 2000 operations. */
 	cr_assert(units >= 3000 && units <= 7000, "units %.0f", units);
@@ -323,7 +313,7 @@ Test(trial, latency_metric_carries_the_distribution_of_all_trials)
 	cr_assert_eq(embperf_result_percentile(lat, NAN, &pct), -EINVAL);
 	cr_assert_eq(embperf_result_percentile(find("ops"), 50, &pct), -ENODATA);
 	/* One latency per operation, in us; none negative; min <= p50 <= p99 <= max. */
-	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), counter(lat, "units"), 1e-9);
+	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), tp_counter(lat, "units"), 1e-9);
 	cr_assert_geq(embperf_result_dist_stat(lat, EMBPERF_STAT_MIN), 0.0);
 	cr_assert_leq(embperf_result_dist_stat(lat, EMBPERF_STAT_MIN), p50);
 	cr_assert_leq(p50, p99);
@@ -343,9 +333,9 @@ Test(trial, ramp_is_run_but_not_counted)
 	ops = find("ops");
 	lat = find("latency");
 	/* Counted: the 1000 operations of the measured 100 ms, not the 4000 of the whole trial. */
-	cr_assert(counter(ops, "units") >= 500 && counter(ops, "units") < 2000, "units %.0f",
-		  counter(ops, "units"));
-	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), counter(ops, "units"), 1e-9);
+	cr_assert(tp_counter(ops, "units") >= 500 && tp_counter(ops, "units") < 2000, "units %.0f",
+		  tp_counter(ops, "units"));
+	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), tp_counter(ops, "units"), 1e-9);
 }
 
 Test(trial, worker_threads_count_into_one_tally)
@@ -358,7 +348,7 @@ Test(trial, worker_threads_count_into_one_tally)
 	cr_assert_leq(run_until_rate(20000.0), 0.4);
 	ops = find("ops");
 	cr_assert_float_eq(embperf_result_dist_stat(find("latency"), EMBPERF_STAT_N),
-			   counter(ops, "units"), 1e-9);
+			   tp_counter(ops, "units"), 1e-9);
 }
 
 Test(trial, a_body_that_stops_on_its_own_is_measured_until_it_stopped)
@@ -370,7 +360,7 @@ Test(trial, a_body_that_stops_on_its_own_is_measured_until_it_stopped)
 	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
 	run_ok();
 	ops = find("ops");
-	cr_assert_float_eq(counter(ops, "units"), 500.0, 1e-9);
+	cr_assert_float_eq(tp_counter(ops, "units"), 500.0, 1e-9);
 	/* Measured until it stopped, not for the 10 s asked: about 10000 ops/s. */
 	cr_assert(embperf_result_value(ops) <= 10100.0 && embperf_result_value(ops) >= 2000.0,
 		  "%.1f ops/s", embperf_result_value(ops));
@@ -442,7 +432,7 @@ Test(trial, budget_stops_a_trial_and_keeps_its_counts_marked_truncated)
 	cr_assert_eq(embperf_result_truncated(ops), 1);
 	cr_assert_eq(embperf_result_sample_count(ops), 1);
 	cr_assert_leq(embperf_result_value(ops), 10100.0);
-	cr_assert_geq(counter(ops, "units"), 100.0, "the 200 ms before the budget ended were counted");
+	cr_assert_geq(tp_counter(ops, "units"), 100.0, "the 200 ms before the budget ended were counted");
 }
 
 static void search_setup(double capacity, double resolution, int max_trials)
