@@ -203,7 +203,7 @@ int cmd_describe(const struct cli_options *opt)
 	printf("%s - %s\n", kernel, summary);
 	print_params(kernel, n_params, &pc, "kernel", "Parameters of the kernel");
 	print_params(kernel, n_params, &pc, "engine",
-		     "Parameters of the engine (every kernel accepts them)");
+		     "Parameters of the engine (for every kernel of this kind)");
 	print_metrics(kernel, n_metrics, &mc);
 	printf("\nSet parameters as key=value: embperf run %s key=value ...\n", kernel);
 	return CLI_EXIT_OK;

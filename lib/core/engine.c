@@ -25,7 +25,7 @@
  */
 const struct ep_param_desc ep_engine_params[] = {
 	{ "repetitions", EP_PT_INT, "11", 1, 1000000, 0, 0, NULL, "",
-	  "samples (or trials) to take (at most, when 'spread' stops earlier)" },
+	  "samples to take (calibrated kernels: at most, when 'spread' stops earlier), or trials (trial kernels)" },
 	{ "max_time", EP_PT_DURATION, "60s", 0, 86400000000000LL, 0, 0, NULL, "ns",
 	  "longest one case may take; it then keeps the samples it has (0: no limit)" },
 	{ "cpu", EP_PT_INT, "-1", -1, 4095, 0, 0, NULL, "",
