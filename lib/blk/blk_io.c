@@ -180,7 +180,8 @@ static int open_flags(const struct blk_job *job)
 /**
  * check_space() - refuse a file that would not fit in @dir's file system.
  * @have_bytes: bytes the file already holds.
- * Return: 0 (also when statvfs() cannot tell), or -ENOSPC naming the shortfall.
+ * Return: 0 (also when statvfs() cannot tell, or reports no size as ramfs
+ * does), or -ENOSPC naming the shortfall.
  */
 static int check_space(struct ep_run *run, const struct blk_job *job, const char *dir,
 		       uint64_t have_bytes)
@@ -188,8 +189,8 @@ static int check_space(struct ep_run *run, const struct blk_job *job, const char
 	struct statvfs vfs;
 	uint64_t free_bytes, need_bytes;
 
-	if (have_bytes >= job->size_bytes || statvfs(dir, &vfs))
-		return 0;
+	if (have_bytes >= job->size_bytes || statvfs(dir, &vfs) || !vfs.f_blocks)
+		return 0; /* ramfs reports no size */
 	need_bytes = job->size_bytes - have_bytes;
 	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need_bytes <= free_bytes)
@@ -355,15 +356,17 @@ static int set_direct(struct ep_run *run, struct blk_job *job)
 	fl = fcntl(job->fd, F_GETFL);
 	if (fl < 0 || fcntl(job->fd, F_SETFL, fl | O_DIRECT))
 		return ep_run_fail(run, -errno, "parameter 'direct': value '1': the file system of "
-				   "'%s' refuses O_DIRECT (%s); accepted: direct=0 there (tmpfs has "
-				   "no direct I/O), or a target on a disk file system or a block "
-				   "device", job->path, strerror(errno));
+				   "'%s' refuses O_DIRECT (%s); accepted: direct=0 there (ramfs and "
+				   "tmpfs before Linux 6.6 have no direct I/O), or a target on a disk "
+				   "file system or a block device", ep_param_text(run, "target"),
+				   strerror(errno));
 	job->align_bytes = dio_align(job, &how);
 	if (job->bs_bytes % job->align_bytes)
 		return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s' is not a multiple of "
 				   "%" PRIu64 " bytes, the alignment O_DIRECT wants on '%s' (%s); "
 				   "accepted with direct=1: multiples of %" PRIu64,
-				   ep_param_text(run, "bs"), job->align_bytes, job->path, how,
+				   ep_param_text(run, "bs"), job->align_bytes,
+				   ep_param_text(run, "target"), how,
 				   job->align_bytes);
 	return 0;
 }
