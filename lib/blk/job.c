@@ -210,10 +210,14 @@ static void *worker_thread(void *arg)
 	return NULL;
 }
 
-/** blk_drop_cache() - posix_fadvise(DONTNEED) over the target when cache=drop. */
+/**
+ * blk_drop_cache() - posix_fadvise(DONTNEED) over the target when cache=drop
+ * and the job reads (it only starts the writeback of dirty pages: a write
+ * job would just wait for it), unless the run is being cancelled.
+ */
 void blk_drop_cache(const struct blk_job *job)
 {
-	if (job->cache_drop && job->fd >= 0)
+	if (job->cache_drop && blk_job_reads(job) && job->fd >= 0 && !ep_run_check(job->run))
 		posix_fadvise(job->fd, 0, 0, POSIX_FADV_DONTNEED);
 }
 

@@ -100,7 +100,7 @@ void blk_pattern_fill(void *buf, size_t len, uint64_t off_bytes, uint64_t seed);
  */
 int blk_layout(struct blk_job *job);
 
-/** blk_drop_cache() - posix_fadvise(DONTNEED) over the target when cache=drop. */
+/** blk_drop_cache() - posix_fadvise(DONTNEED) over the target when cache=drop and the job reads. */
 void blk_drop_cache(const struct blk_job *job);
 
 /**
