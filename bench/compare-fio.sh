@@ -20,6 +20,10 @@
 #           engine=psync iodepth=1 time_based=1 duration=Ss repetitions=1
 #           --format=json
 # (--norandommap: blk.io draws random blocks uniformly, with repeats.)
+# Each run starts in a session of its own (setsid -w): with the scheduler's
+# autogroups (/proc/sys/kernel/sched_autogroup_enabled), the processes of
+# one session share one CPU share, so a tool run from a busy shell session
+# would get less CPU than one that is not (doc/benchmarks-blk.md).
 # Cases: seqread (read, 1M), seqwrite (write, 1M), randread (randread, 4k),
 # randwrite (randwrite, 4k). Printed per run and as the median of the rounds:
 # MB/s (10^6), IOPS, p50 and p99 completion latency (us), CPU (% of one
@@ -35,8 +39,10 @@ embperf="$build/bench/embperf"
 file="$dir/compare-fio.dat"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$file"' EXIT
+trap 'exit 130' INT TERM
 
 command -v fio >/dev/null || { echo "fio not found (apt-get install fio)" >&2; exit 1; }
+command -v setsid >/dev/null || { echo "setsid not found (util-linux)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 1; }
 [ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
 
@@ -63,18 +69,18 @@ EOF
 
 # run_fio CASE RW BS OUT, run_blk CASE RW BS OUT: one run into OUT (JSON).
 run_fio() {
-	fio --name="$1" --filename="$file" --size="$size" --rw="$2" --bs="$3" --direct=1 \
+	setsid -w fio --name="$1" --filename="$file" --size="$size" --rw="$2" --bs="$3" --direct=1 \
 		--ioengine=psync --iodepth=1 --time_based --runtime="$secs" --norandommap \
 		--output-format=json >"$4"
 }
 run_blk() {
-	"$embperf" run blk.io target="$file" size="$size" rw="$2" bs="$3" direct=1 \
+	setsid -w "$embperf" run blk.io target="$file" size="$size" rw="$2" bs="$3" direct=1 \
 		engine=psync iodepth=1 time_based=1 duration="${secs}s" repetitions=1 \
-		--format=json >"$4" || [ $? -eq 4 ]  # 4: results marked disturbed
+		--format=json >"$4"
 }
 
 echo "# $(uptime)"
-echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), file system of $dir: $(stat -f -c %T "$dir")"
+echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs; file system of $dir: $(stat -f -c %T "$dir")"
 dd if=/dev/urandom of="$file" bs=1M count="$(echo "$size" | sed 's/M$//')" oflag=direct \
 	conv=fsync status=none
 echo "case tool round MB/s IOPS p50_us p99_us cpu_pct"
