@@ -460,6 +460,8 @@ static int blk_setup(struct ep_run *run, void **state)
 		rc = alloc_workers(job);
 	if (rc)
 		return rc;
+	if (job->created && job->keep)
+		ep_run_log(run, EMBPERF_LOG_INFO, "blk.io: keep=1: the file is %s", job->path);
 	make_label(run, job);
 	tc.labels = job->label;
 	tc.arg = job;
