@@ -392,7 +392,27 @@ static int loop_device(const char *backing, char *dev, size_t size)
 	return pclose(p) == 0 && dev[0] ? 0 : -1;
 }
 
-Test(blk_io, a_block_device_needs_destructive)
+/**
+ * check_mounted_refused() - with ext4 made on @dev and mounted, blk.io
+ * refuses it even with destructive=1 (skipped, with a log line, without
+ * mkfs.ext4).
+ */
+static void check_mounted_refused(const char *dev)
+{
+	char cmd[160], mnt[96];
+
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1", dev);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	if (system(cmd) || mkdir(mnt, 0700) || mount(dev, mnt, "ext4", 0, NULL)) {
+		cr_log_warn("mounted-device refusal not checked: mkfs.ext4 or mount failed");
+		return;
+	}
+	set("rw", "write");
+	run_fails(-EBUSY, "mounted or in use");
+	cr_assert_eq(umount(mnt), 0);
+}
+
+Test(blk_io, a_block_device_needs_destructive_and_a_mounted_one_is_refused)
 {
 	char backing[128], dev[64], cmd[128];
 	int fd;
@@ -411,6 +431,7 @@ Test(blk_io, a_block_device_needs_destructive)
 	set("rw", "read");
 	run_ok();
 	check_rates(4096);
+	check_mounted_refused(dev);
 	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
 	cr_assert_eq(system(cmd), 0);
 }
