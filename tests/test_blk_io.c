@@ -48,13 +48,19 @@ static void setup(void)
 	cr_assert_eq(embperf_bench_set(b, "target", dir), 0);
 }
 
-/** teardown() - free the bench and the context, remove the folder (and what is in it). */
+/**
+ * teardown() - free the bench and the context, unmount what a failed test
+ * left mounted in the folder, remove the folder (and what is in it).
+ */
 static void teardown(void)
 {
 	char cmd[128];
 
 	embperf_bench_free(b);
 	embperf_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "%s/mnt", dir);
+	umount2(cmd, MNT_DETACH);
+	umount2(dir, MNT_DETACH);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }
