@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# compare-fio.sh - blk.io next to fio on the same file, same engine and
+# flags, interleaved. Not run by the tests (it takes minutes and writes
+# SIZE bytes); doc/benchmarks-blk.md holds its figures.
+#
+#   bench/compare-fio.sh [BUILD_DIR]
+#
+# Environment: DIR (/tmp: the folder of the file), SIZE (256M),
+# SECONDS_PER_RUN (5), ROUNDS (3).
+#
+# The file DIR/compare-fio.dat is written once with dd (random data,
+# O_DIRECT, fsync) and removed at the end. Each round runs every case with
+# both tools, the tool order alternating from round to round:
+#   fio     fio --name=c --filename=F --size=SIZE --rw=RW --bs=BS --direct=1
+#           --ioengine=psync --iodepth=1 --time_based --runtime=S
+#           --norandommap --output-format=json
+#   blk.io  embperf run blk.io target=F size=SIZE rw=RW bs=BS direct=1
+#           engine=psync iodepth=1 time_based=1 duration=Ss repetitions=1
+#           --format=json
+# (--norandommap: blk.io draws random blocks uniformly, with repeats.)
+# Each run starts in a session of its own (setsid -w): with the scheduler's
+# autogroups (/proc/sys/kernel/sched_autogroup_enabled), the processes of
+# one session share one CPU share, so a tool run from a busy shell session
+# would get less CPU than one that is not (doc/benchmarks-blk.md).
+# Cases: seqread (read, 1M), seqwrite (write, 1M), randread (randread, 4k),
+# randwrite (randwrite, 4k). Printed per run and as the median of the rounds:
+# MB/s (10^6), IOPS, p50 and p99 completion latency (us), CPU (% of one
+# CPU: fio's usr_cpu + sys_cpu, blk.io's cpu_process).
+set -eu
+
+build=${1:-/tmp/build-blk}
+dir=${DIR:-/tmp}
+size=${SIZE:-256M}
+secs=${SECONDS_PER_RUN:-5}
+rounds=${ROUNDS:-3}
+embperf="$build/bench/embperf"
+file="$dir/compare-fio.dat"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$file"' EXIT
+trap 'exit 130' INT TERM
+
+command -v fio >/dev/null || { echo "fio not found (apt-get install fio)" >&2; exit 1; }
+command -v setsid >/dev/null || { echo "setsid not found (util-linux)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 1; }
+[ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
+
+# summary TOOL JSON: "mbps iops p50_us p99_us cpu_pct" from a tool's JSON report.
+summary() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+tool, path = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+if tool == "fio":
+    j = d["jobs"][0]
+    io = j["read"] if j["read"]["io_bytes"] else j["write"]
+    pct = io["clat_ns"]["percentile"]
+    out = (io["bw_bytes"] / 1e6, io["iops"], pct["50.000000"] / 1e3, pct["99.000000"] / 1e3,
+           j["usr_cpu"] + j["sys_cpu"])
+else:
+    r = {x["metric"]: x for x in d["results"]}
+    pct = {p["pct"]: p["value"] for p in r["latency"]["percentiles"]}
+    out = (r["bandwidth"]["value"], r["iops"]["value"], pct[50], pct[99],
+           r["cpu_process"]["value"])
+print("%.1f %.0f %.1f %.1f %.1f" % out)
+EOF
+}
+
+# run_fio CASE RW BS OUT, run_blk CASE RW BS OUT: one run into OUT (JSON).
+run_fio() {
+	setsid -w fio --name="$1" --filename="$file" --size="$size" --rw="$2" --bs="$3" --direct=1 \
+		--ioengine=psync --iodepth=1 --time_based --runtime="$secs" --norandommap \
+		--output-format=json >"$4"
+}
+run_blk() {
+	setsid -w "$embperf" run blk.io target="$file" size="$size" rw="$2" bs="$3" direct=1 \
+		engine=psync iodepth=1 time_based=1 duration="${secs}s" repetitions=1 \
+		--format=json >"$4"
+}
+
+echo "# $(uptime)"
+echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs; file system of $dir: $(stat -f -c %T "$dir")"
+dd if=/dev/urandom of="$file" bs=1M count="$(echo "$size" | sed 's/M$//')" oflag=direct \
+	conv=fsync status=none
+echo "case tool round MB/s IOPS p50_us p99_us cpu_pct"
+for r in $(seq 1 "$rounds"); do
+	for c in "seqread read 1M" "seqwrite write 1M" "randread randread 4k" "randwrite randwrite 4k"; do
+		set -- $c
+		order="fio blk"
+		[ $((r % 2)) -eq 0 ] && order="blk fio"
+		for tool in $order; do
+			out="$tmp/$1.$tool.$r.json"
+			"run_$tool" "$1" "$2" "$3" "$out"
+			echo "$1 $tool $r $(summary "$tool" "$out")" | tee -a "$tmp/all"
+		done
+	done
+done
+echo "# $(uptime)"
+echo "# median of $rounds rounds"
+echo "case tool MB/s IOPS p50_us p99_us cpu_pct"
+sort -k1,1 -k2,2 "$tmp/all" | awk '
+function med(col,   n, i, j, t, v) {
+	n = cnt
+	for (i = 1; i <= n; i++) v[i] = val[i, col]
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function flush() { if (cnt) printf "%s %s %.1f %.0f %.1f %.1f %.1f\n", key1, key2, med(4), med(5), med(6), med(7), med(8) }
+{ if ($1 != key1 || $2 != key2) { flush(); key1 = $1; key2 = $2; cnt = 0 }
+  cnt++; for (c = 4; c <= 8; c++) val[cnt, c] = $c }
+END { flush() }'

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+/*
+ * blk_io.c - blk.io: a fio-like job on a file or a block device, as a
+ * trial kernel (doc/methodology-blk.md).
+ *
+ * The target is a folder (a file is created in it with O_EXCL and removed
+ * on every exit path unless keep=1), an existing regular file, or a block
+ * device (only with destructive=1, never a mounted one). Threads ('jobs')
+ * each work on their own region of 'size' / jobs bytes. Read jobs on a file
+ * the kernel created find it laid out with the verify pattern before the
+ * first trial (not timed). This file reads and checks the parameters and
+ * opens the target; job.c does the I/O.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "lib/blk/job.h"
+#include "lib/core/util.h"
+
+#define BLK_MAX_BS (64LL << 20)
+#define BLK_MAX_SIZE (1LL << 50)
+#define BLK_ACCEPTED_TARGET "accepted: a folder (a file is created in it), an existing regular " \
+	"file, or a block device with destructive=1"
+
+enum { M_BANDWIDTH, M_IOPS, M_LATENCY, M_SHORT_IOS, M_FSYNCS, M_CPU_PROCESS, M_CPU_SYSTEM };
+enum { ENGINE_PSYNC, ENGINE_IO_URING };
+
+static const struct ep_param_desc blk_params[] = {
+	{ "target", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	  "folder (a file is created in it and removed), existing regular file, or block device "
+	  "(destructive=1)" },
+	{ "rw", EP_PT_ENUM, "read", 0, 0, 0, 0, "read|write|randread|randwrite|rw|randrw", "",
+	  "sequential or random reads, writes, or a mix (fio's rw)" },
+	{ "rwmix", EP_PT_INT, "50", 0, 100, 0, 0, NULL, "%",
+	  "rw, randrw: percentage of reads (fio's rwmixread)" },
+	{ "bs", EP_PT_SIZE, "4k", 1, BLK_MAX_BS, 0, 0, NULL, "bytes", "bytes per I/O" },
+	{ "size", EP_PT_SIZE, "16M", 1, BLK_MAX_SIZE, 0, 0, NULL, "bytes",
+	  "file size, or the span of the device used; shared between the jobs" },
+	{ "direct", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "", "O_DIRECT (bypass the page cache)" },
+	{ "sync", EP_PT_STRING, "none", 0, 0, 0, 0, NULL, "",
+	  "none, end (fsync when a job ends), every:N (fsync every N writes), dsync (O_DSYNC)" },
+	{ "engine", EP_PT_ENUM, "psync", 0, 0, 0, 0, "psync|io_uring", "",
+	  "psync (pread/pwrite)|io_uring (not in this build yet)" },
+	{ "iodepth", EP_PT_INT, "1", 1, 1024, 0, 0, NULL, "",
+	  "I/Os in flight per job; above 1 needs engine=io_uring" },
+	{ "jobs", EP_PT_INT, "1", 1, BLK_MAX_JOBS, 0, 0, NULL, "",
+	  "threads, each on its own region of size/jobs (fio's numjobs)" },
+	{ "cache", EP_PT_ENUM, "drop", 0, 0, 0, 0, "drop|keep", "",
+	  "drop: posix_fadvise(DONTNEED) on the target before each trial (fio's invalidate=1)" },
+	{ "verify", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
+	  "writes carry a pattern keyed by offset and seed; reads check it" },
+	{ "seed", EP_PT_INT, "1", 0, INT64_MAX, 0, 0, NULL, "",
+	  "seed of the verify pattern and of the random offsets" },
+	{ "time_based", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
+	  "0: a job ends after 'size' bytes or 'duration'; 1: it wraps until 'duration'" },
+	{ "keep", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "", "keep the file created in a folder" },
+	{ "destructive", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
+	  "allow a block device as target (write jobs overwrite it)" },
+};
+
+static const struct ep_metric_desc blk_metrics[] = {
+	[M_BANDWIDTH] = { "bandwidth", "MB/s", EP_METRIC_TRIAL_MBPS, 1.0, EP_PRIMARY_MEDIAN, 1,
+			  "bytes moved / measured time, MB = 10^6 bytes" },
+	[M_IOPS] = { "iops", "IO/s", EP_METRIC_TRIAL_OPS, 1.0, EP_PRIMARY_MEDIAN, 1,
+		     "completed I/Os of 'bs' per second, all jobs" },
+	[M_LATENCY] = { "latency", "us", EP_METRIC_TRIAL_LATENCY, 1000.0, EP_PRIMARY_MEDIAN, 0,
+			"completion latency of each I/O (fio's clat for psync)" },
+	[M_SHORT_IOS] = { "short_ios", "calls", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
+			  0, "short reads and writes finished by another call, per trial" },
+	[M_FSYNCS] = { "fsyncs", "calls", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
+		       "fsync() calls of sync=every:N, per trial" },
+	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
+			    EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
+	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
+			   0, "the whole system's CPU load, %" },
+};
+
+static const char *const blk_counters[] = { [C_SHORT_IOS] = "short_ios", [C_FSYNCS] = "fsyncs" };
+
+/**
+ * read_sync() - 'sync' into job->sync and job->sync_every.
+ * Return: 0, or -EINVAL naming the value and what is accepted.
+ */
+static int read_sync(struct ep_run *run, struct blk_job *job)
+{
+	const char *text = ep_param_text(run, "sync");
+	char *end;
+
+	if (!strcmp(text, "none") || !strcmp(text, "end") || !strcmp(text, "dsync")) {
+		job->sync = !strcmp(text, "none") ? SYNC_NONE : !strcmp(text, "end") ? SYNC_END :
+			    SYNC_DSYNC;
+		return 0;
+	}
+	if (!strncmp(text, "every:", 6) && text[6] >= '1' && text[6] <= '9') {
+		job->sync_every = strtoull(text + 6, &end, 10);
+		job->sync = SYNC_EVERY;
+		if (!*end)
+			return 0;
+	}
+	return ep_run_fail(run, -EINVAL, "parameter 'sync': value '%s' is not a sync mode; "
+			   "accepted: none, end, every:N (N >= 1), dsync", text);
+}
+
+/**
+ * read_engine() - 'engine' and 'iodepth'.
+ * Return: 0; -EOPNOTSUPP for io_uring; -EINVAL for iodepth > 1 with psync.
+ */
+static int read_engine(struct ep_run *run)
+{
+	if (ep_param_int(run, "engine") == ENGINE_IO_URING)
+		return ep_run_fail(run, -EOPNOTSUPP, "parameter 'engine': value 'io_uring' is not "
+				   "in this build of blk.io yet; accepted: psync");
+	if (ep_param_int(run, "iodepth") > 1)
+		return ep_run_fail(run, -EINVAL, "parameter 'iodepth': value '%s' needs "
+				   "engine=io_uring; accepted with engine=psync: 1",
+				   ep_param_text(run, "iodepth"));
+	return 0;
+}
+
+/**
+ * read_sizes() - 'bs', 'size' and 'jobs': each job's region holds a block.
+ * Return: 0, or -EINVAL naming the parameter.
+ */
+static int read_sizes(struct ep_run *run, struct blk_job *job)
+{
+	job->bs_bytes = (uint64_t)ep_param_int(run, "bs");
+	job->size_bytes = (uint64_t)ep_param_int(run, "size");
+	job->jobs = (int)ep_param_int(run, "jobs");
+	if (job->bs_bytes > job->size_bytes)
+		return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s' is above 'size' (%s); "
+				   "accepted: 1 byte .. 'size'", ep_param_text(run, "bs"),
+				   ep_param_text(run, "size"));
+	if (job->bs_bytes % 8)
+		return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s' is not a multiple of "
+				   "8 bytes; accepted: multiples of 8", ep_param_text(run, "bs"));
+	if (job->size_bytes / (uint64_t)job->jobs < job->bs_bytes)
+		return ep_run_fail(run, -EINVAL, "parameter 'jobs': value '%d' leaves less than "
+				   "'bs' per job of 'size'; accepted: 1..%llu", job->jobs,
+				   (unsigned long long)(job->size_bytes / job->bs_bytes));
+	return 0;
+}
+
+/** read_params() - every parameter but 'target' into @job. Return: 0 or an error. */
+static int read_params(struct ep_run *run, struct blk_job *job)
+{
+	int rc;
+
+	job->rw = (int)ep_param_int(run, "rw");
+	job->rwmix_pct = (int)ep_param_int(run, "rwmix");
+	job->direct = (int)ep_param_int(run, "direct");
+	job->cache_drop = ep_param_int(run, "cache") == 0;
+	job->verify = (int)ep_param_int(run, "verify");
+	job->seed = (uint64_t)ep_param_int(run, "seed");
+	job->time_based = (int)ep_param_int(run, "time_based");
+	job->keep = (int)ep_param_int(run, "keep");
+	rc = read_engine(run);
+	if (!rc)
+		rc = read_sync(run, job);
+	if (!rc)
+		rc = read_sizes(run, job);
+	return rc;
+}
+
+/** open_flags() - open(2) flags for the job (O_DIRECT is set afterwards). */
+static int open_flags(const struct blk_job *job)
+{
+	return (blk_job_writes(job) || !job->existing ? O_RDWR : O_RDONLY) | O_CLOEXEC |
+	       (job->sync == SYNC_DSYNC ? O_DSYNC : 0);
+}
+
+/**
+ * check_space() - refuse a file that would not fit in @dir's file system.
+ * @have_bytes: bytes the file already holds.
+ * Return: 0 (also when statvfs() cannot tell, or reports no size as ramfs
+ * does), or -ENOSPC naming the shortfall.
+ */
+static int check_space(struct ep_run *run, const struct blk_job *job, const char *dir,
+		       uint64_t have_bytes)
+{
+	struct statvfs vfs;
+	uint64_t free_bytes, need_bytes;
+
+	if (have_bytes >= job->size_bytes || statvfs(dir, &vfs) || !vfs.f_blocks)
+		return 0; /* ramfs reports no size */
+	need_bytes = job->size_bytes - have_bytes;
+	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (need_bytes <= free_bytes)
+		return 0;
+	return ep_run_fail(run, -ENOSPC, "parameter 'size': value '%s' needs %" PRIu64 " more "
+			   "bytes in '%s', which has %" PRIu64 " free (short by %" PRIu64 "); "
+			   "accepted: a smaller size, or a 'target' with more room",
+			   ep_param_text(run, "size"), need_bytes, dir, free_bytes,
+			   need_bytes - free_bytes);
+}
+
+/**
+ * create_file() - a new file in folder @dir, O_EXCL, named embperf-blk.PID.N.
+ * Return: 0, or an error naming 'target'.
+ */
+static int create_file(struct ep_run *run, struct blk_job *job, const char *dir)
+{
+	int rc = check_space(run, job, dir, 0);
+
+	for (int n = 0; !rc && n < 100; n++) {
+		if (snprintf(job->path, sizeof(job->path), "%s/embperf-blk.%d.%d", dir,
+			     (int)getpid(), n) >= (int)sizeof(job->path))
+			return ep_run_fail(run, -ENAMETOOLONG, "parameter 'target': value '%s' "
+					   "is too long", dir);
+		job->fd = open(job->path, open_flags(job) | O_CREAT | O_EXCL, 0600);
+		if (job->fd >= 0) {
+			job->created = 1;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	if (rc)
+		return rc;
+	rc = -errno;
+	return ep_run_fail(run, rc, "parameter 'target': value '%s': cannot create a file in "
+			   "this folder: %s; accepted: a folder this process may write to",
+			   dir, strerror(-rc));
+}
+
+/**
+ * open_file() - an existing regular file: big enough for a read job, room
+ * for the rest of 'size' for a write job.
+ * Return: 0, or an error naming 'target' or 'size'.
+ */
+static int open_file(struct ep_run *run, struct blk_job *job, const struct stat *st)
+{
+	int rc;
+
+	job->existing = 1;
+	if (blk_job_reads(job) && !blk_job_writes(job) && (uint64_t)st->st_size < job->size_bytes)
+		return ep_run_fail(run, -EINVAL, "parameter 'size': value '%s' is above the size "
+				   "of target '%s' (%lld bytes); accepted: at most that for a read "
+				   "job", ep_param_text(run, "size"), job->path,
+				   (long long)st->st_size);
+	job->fd = open(job->path, open_flags(job));
+	if (job->fd < 0) {
+		rc = -errno;
+		return ep_run_fail(run, rc, "parameter 'target': value '%s' cannot be opened %s: "
+				   "%s; accepted: a file this process may %s", job->path,
+				   blk_job_writes(job) ? "for writing" : "for reading",
+				   strerror(-rc), blk_job_writes(job) ? "write" : "read");
+	}
+	return blk_job_writes(job) ? check_space(run, job, job->path,
+						  (uint64_t)st->st_blocks * 512) : 0;
+}
+
+/**
+ * open_bdev() - a block device: only with destructive=1, exclusively (a
+ * mounted device is busy), at least 'size' long.
+ * Return: 0, or an error naming 'destructive', 'target' or 'size'.
+ */
+static int open_bdev(struct ep_run *run, struct blk_job *job)
+{
+	uint64_t dev_bytes = 0;
+	int rc;
+
+	job->existing = job->bdev = 1;
+	if (!ep_param_int(run, "destructive"))
+		return ep_run_fail(run, -EPERM, "parameter 'destructive': target '%s' is a block "
+				   "device, used only with destructive=1 (write jobs overwrite "
+				   "it); accepted: destructive=1, or a folder or regular file as "
+				   "'target'", job->path);
+	job->fd = open(job->path, open_flags(job) | O_EXCL);
+	if (job->fd < 0) {
+		rc = -errno;
+		return ep_run_fail(run, rc, "parameter 'target': value '%s' cannot be opened "
+				   "exclusively: %s%s; accepted: an unmounted block device not in "
+				   "use", job->path, strerror(-rc),
+				   rc == -EBUSY ? " (mounted or in use)" : "");
+	}
+	if (ioctl(job->fd, BLKGETSIZE64, &dev_bytes) == 0 && dev_bytes < job->size_bytes)
+		return ep_run_fail(run, -EINVAL, "parameter 'size': value '%s' is above the size "
+				   "of device '%s' (%" PRIu64 " bytes); accepted: at most that",
+				   ep_param_text(run, "size"), job->path, dev_bytes);
+	return 0;
+}
+
+/**
+ * open_target() - 'target' by its type.
+ * Return: 0, or an error naming 'target', the value and what is accepted.
+ */
+static int open_target(struct ep_run *run, struct blk_job *job)
+{
+	const char *text = ep_param_text(run, "target");
+	struct stat st;
+
+	if (!*text)
+		return ep_run_fail(run, -EINVAL, "parameter 'target' is empty; "
+				   BLK_ACCEPTED_TARGET);
+	if (strlen(text) >= sizeof(job->path) - 32)
+		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'target': value is too long");
+	if (stat(text, &st))
+		return ep_run_fail(run, -errno, "parameter 'target': value '%s': %s; "
+				   BLK_ACCEPTED_TARGET, text, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return create_file(run, job, text);
+	strcpy(job->path, text);
+	if (S_ISREG(st.st_mode))
+		return open_file(run, job, &st);
+	if (S_ISBLK(st.st_mode))
+		return open_bdev(run, job);
+	return ep_run_fail(run, -EINVAL, "parameter 'target': value '%s' is a %s; "
+			   BLK_ACCEPTED_TARGET, text,
+			   S_ISCHR(st.st_mode) ? "character device" : "special file");
+}
+
+/**
+ * dio_align() - the offset alignment O_DIRECT wants on the target:
+ * statx(STATX_DIOALIGN), else the device's logical block size (BLKSSZGET),
+ * else 512 (then an EINVAL from the first I/O still names it).
+ * @how: receives where the figure came from.
+ */
+static uint64_t dio_align(const struct blk_job *job, const char **how)
+{
+	struct statx sx;
+	int ssz = 0;
+
+	if (!statx(job->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) &&
+	    (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align) {
+		*how = "statx dio_offset_align";
+		return sx.stx_dio_offset_align;
+	}
+	if (job->bdev && !ioctl(job->fd, BLKSSZGET, &ssz) && ssz > 0) {
+		*how = "BLKSSZGET logical block size";
+		return (uint64_t)ssz;
+	}
+	*how = "assumed, the smallest logical block size";
+	return 512;
+}
+
+/**
+ * set_direct() - O_DIRECT on the open target, and 'bs' aligned for it.
+ * Return: 0, or an error naming 'direct' or 'bs' and the alignment wanted.
+ */
+static int set_direct(struct ep_run *run, struct blk_job *job)
+{
+	const char *how = "";
+	int fl;
+
+	if (!job->direct)
+		return 0;
+	fl = fcntl(job->fd, F_GETFL);
+	if (fl < 0 || fcntl(job->fd, F_SETFL, fl | O_DIRECT))
+		return ep_run_fail(run, -errno, "parameter 'direct': value '1': the file system of "
+				   "'%s' refuses O_DIRECT (%s); accepted: direct=0 there (ramfs and "
+				   "tmpfs before Linux 6.6 have no direct I/O), or a target on a disk "
+				   "file system or a block device", ep_param_text(run, "target"),
+				   strerror(errno));
+	job->align_bytes = dio_align(job, &how);
+	if (job->bs_bytes % job->align_bytes)
+		return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s' is not a multiple of "
+				   "%" PRIu64 " bytes, the alignment O_DIRECT wants on '%s' (%s); "
+				   "accepted with direct=1: multiples of %" PRIu64,
+				   ep_param_text(run, "bs"), job->align_bytes,
+				   ep_param_text(run, "target"), how,
+				   job->align_bytes);
+	return 0;
+}
+
+/**
+ * alloc_workers() - each job's region, generator and aligned buffer.
+ * Return: 0 or -ENOMEM.
+ */
+static int alloc_workers(struct blk_job *job)
+{
+	uint64_t region_bytes = job->size_bytes / (uint64_t)job->jobs / job->bs_bytes *
+				job->bs_bytes;
+
+	for (int i = 0; i < job->jobs; i++) {
+		struct blk_worker *w = &job->workers[i];
+
+		w->job = job;
+		w->lo_bytes = region_bytes * (uint64_t)i;
+		w->n_blocks = region_bytes / job->bs_bytes;
+		w->rng = (job->seed + 1) * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 7919 + 1;
+		if (posix_memalign(&w->buf, 4096, job->bs_bytes))
+			return -ENOMEM;
+		blk_pattern_fill(w->buf, job->bs_bytes, 0, job->seed);
+	}
+	return 0;
+}
+
+/** make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none engine=psync". */
+static void make_label(struct ep_run *run, struct blk_job *job)
+{
+	snprintf(job->label, sizeof(job->label), "rw=%s bs=%s size=%s direct=%d jobs=%d sync=%s "
+		 "engine=%s", ep_param_text(run, "rw"), ep_param_text(run, "bs"),
+		 ep_param_text(run, "size"), job->direct, job->jobs, ep_param_text(run, "sync"),
+		 ep_param_text(run, "engine"));
+}
+
+/**
+ * blk_prepare() - before the first trial (not timed): lay out a file the
+ * kernel created for a job that reads; otherwise just drop the cache.
+ * Return: 0 or a negative errno with the run's message.
+ */
+static int blk_prepare(void *arg)
+{
+	struct blk_job *job = arg;
+
+	if (job->created && blk_job_reads(job))
+		return blk_layout(job);
+	blk_drop_cache(job);
+	return 0;
+}
+
+/** blk_teardown() - close the target, remove a created file unless keep=1, free. */
+static void blk_teardown(void *state)
+{
+	struct blk_job *job = state;
+
+	if (!job)
+		return;
+	if (job->fd >= 0)
+		close(job->fd);
+	if (job->created && !job->keep)
+		unlink(job->path);
+	for (int i = 0; i < BLK_MAX_JOBS; i++)
+		free(job->workers[i].buf);
+	free(job);
+}
+
+/** blk_setup() - read the parameters, open the target, add the trial case. */
+static int blk_setup(struct ep_run *run, void **state)
+{
+	struct blk_job *job = calloc(1, sizeof(*job));
+	struct ep_trial_case tc = {
+		.body = blk_body,
+		.prepare = blk_prepare,
+		.counters = blk_counters,
+		.n_counters = (int)EP_ARRAY_SIZE(blk_counters),
+	};
+	int rc;
+
+	if (!job)
+		return -ENOMEM;
+	job->fd = -1;
+	job->run = run;
+	*state = job;
+	rc = read_params(run, job);
+	if (!rc)
+		rc = open_target(run, job);
+	if (!rc)
+		rc = set_direct(run, job);
+	if (!rc)
+		rc = alloc_workers(job);
+	if (rc)
+		return rc;
+	if (job->created && job->keep)
+		ep_run_log(run, EMBPERF_LOG_INFO, "blk.io: keep=1: the file is %s", job->path);
+	make_label(run, job);
+	tc.labels = job->label;
+	tc.arg = job;
+	return ep_run_add_trial(run, &tc);
+}
+
+static const struct ep_default blk_defaults[] = {
+	{ "repetitions", "3" },
+	{ NULL, NULL },
+};
+
+const struct ep_kernel ep_kernel_blk_io = {
+	.name = "blk.io",
+	.summary = "fio-like block I/O job on a file or block device: MB/s, IOPS, latency",
+	.params = blk_params,
+	.n_params = (int)EP_ARRAY_SIZE(blk_params),
+	.metrics = blk_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(blk_metrics),
+	.engine_defaults = blk_defaults,
+	.setup = blk_setup,
+	.teardown = blk_teardown,
+	.trials = 1,
+};

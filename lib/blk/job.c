@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/*
+ * job.c - the I/O of blk.io: each thread issues blocks of 'bs' with
+ * pread()/pwrite() over its own region of the target, stamps every I/O
+ * with the engine's clock (ep_now_ns()) just before the call and just after
+ * the whole block completed (a short transfer is finished by further calls,
+ * counted in 'short_ios'), and counts it into its tally.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/blk/job.h"
+
+ssize_t (*ep_blk_pwrite)(int fd, const void *buf, size_t n, off_t off) = pwrite;
+
+/** blk_job_reads() - 1 when the job's mix has reads. */
+int blk_job_reads(const struct blk_job *job)
+{
+	return job->rw != RW_WRITE && job->rw != RW_RANDWRITE &&
+	       !((job->rw == RW_RW || job->rw == RW_RANDRW) && job->rwmix_pct == 0);
+}
+
+/** blk_job_writes() - 1 when the job's mix has writes. */
+int blk_job_writes(const struct blk_job *job)
+{
+	return job->rw != RW_READ && job->rw != RW_RANDREAD &&
+	       !((job->rw == RW_RW || job->rw == RW_RANDRW) && job->rwmix_pct == 100);
+}
+
+/** mix64() - splitmix64's finaliser: the pattern word of word index @x. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/** blk_pattern_fill() - the verify pattern of @len bytes at @off_bytes into @buf. */
+void blk_pattern_fill(void *buf, size_t len, uint64_t off_bytes, uint64_t seed)
+{
+	uint64_t *w = buf;
+
+	for (size_t i = 0; i < len / 8; i++)
+		w[i] = mix64((off_bytes / 8 + i) ^ seed);
+}
+
+/**
+ * pattern_check() - compare @buf with the pattern at @off_bytes.
+ * Return: -1 when it matches, else the offset of the first wrong word.
+ */
+static int64_t pattern_check(const void *buf, size_t len, uint64_t off_bytes, uint64_t seed)
+{
+	const uint64_t *w = buf;
+
+	for (size_t i = 0; i < len / 8; i++)
+		if (w[i] != mix64((off_bytes / 8 + i) ^ seed))
+			return (int64_t)(off_bytes + i * 8);
+	return -1;
+}
+
+/** xorshift() - the next value of a worker's generator. */
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/**
+ * io_full() - transfer a whole block at @off_bytes, finishing short
+ * transfers with further calls (each one counted in 'short_ios').
+ * Return: 0, or a negative errno (-EIO for a read past the end).
+ */
+static int io_full(struct blk_worker *w, int is_read, uint64_t off_bytes)
+{
+	const struct blk_job *job = w->job;
+	size_t done = 0;
+
+	while (done < job->bs_bytes) {
+		char *p = (char *)w->buf + done;
+		size_t left = job->bs_bytes - done;
+		off_t off = (off_t)(off_bytes + done);
+		ssize_t n = is_read ? pread(job->fd, p, left, off) : ep_blk_pwrite(job->fd, p, left, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return is_read ? -EIO : -ENOSPC;
+		if ((size_t)n < left && w->ta)
+			ep_tally_count(w->ta, C_SHORT_IOS, 1);
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/** fail() - record the worker's error and where it happened. Return: @rc. */
+static int fail(struct blk_worker *w, int rc, const char *op, uint64_t off_bytes)
+{
+	w->rc = rc;
+	w->err_op = op;
+	w->err_off = off_bytes;
+	return rc;
+}
+
+/**
+ * sync_writes() - fsync() after every N writes (sync=every:N), counted in
+ * 'fsyncs'; inside the measured time, outside the writes' latencies.
+ * Return: 0 or a negative errno.
+ */
+static int sync_writes(struct blk_worker *w, uint64_t off_bytes)
+{
+	if (w->job->sync != SYNC_EVERY || w->writes < w->job->sync_every)
+		return 0;
+	w->writes = 0;
+	if (fsync(w->job->fd))
+		return fail(w, -errno, "fsync", off_bytes);
+	ep_tally_count(w->ta, C_FSYNCS, 1);
+	return 0;
+}
+
+/**
+ * one_io() - one timed block: fill the pattern of a verified write first,
+ * check a verified read afterwards (both outside the latency).
+ * Return: 0 or a negative errno (recorded in @w).
+ */
+static int one_io(struct blk_worker *w, int is_read, uint64_t off_bytes)
+{
+	const struct blk_job *job = w->job;
+	uint64_t start_ns, end_ns;
+	int rc;
+
+	if (!is_read && job->verify)
+		blk_pattern_fill(w->buf, job->bs_bytes, off_bytes, job->seed);
+	start_ns = ep_now_ns();
+	rc = io_full(w, is_read, off_bytes);
+	end_ns = ep_now_ns();
+	if (rc)
+		return fail(w, rc, is_read ? "read" : "write", off_bytes);
+	ep_tally_add(w->ta, 1, job->bs_bytes);
+	ep_tally_latency(w->ta, end_ns - start_ns);
+	if (is_read && job->verify) {
+		int64_t bad = pattern_check(w->buf, job->bs_bytes, off_bytes, job->seed);
+
+		if (bad >= 0)
+			return fail(w, -EILSEQ, "verify", (uint64_t)bad);
+	}
+	if (!is_read) {
+		w->writes++;
+		return sync_writes(w, off_bytes);
+	}
+	return 0;
+}
+
+/** next_offset() - the offset of the worker's next block (sequential or random). */
+static uint64_t next_offset(struct blk_worker *w)
+{
+	int rnd = w->job->rw == RW_RANDREAD || w->job->rw == RW_RANDWRITE ||
+		  w->job->rw == RW_RANDRW;
+	uint64_t blk = rnd ? xorshift(&w->rng) % w->n_blocks : w->next_blk++ % w->n_blocks;
+
+	return w->lo_bytes + blk * w->job->bs_bytes;
+}
+
+/** next_is_read() - whether the next I/O reads ('rw' and 'rwmix'). */
+static int next_is_read(struct blk_worker *w)
+{
+	if (!blk_job_writes(w->job))
+		return 1;
+	if (!blk_job_reads(w->job))
+		return 0;
+	return (int)(xorshift(&w->rng) % 100) < w->job->rwmix_pct;
+}
+
+/**
+ * worker_loop() - I/O until the trial ends, or, unless time_based=1, until
+ * the region was covered once (a size-bound job); then sync=end's fsync.
+ * Return: 0 or a negative errno.
+ */
+static int worker_loop(struct blk_worker *w)
+{
+	const struct blk_job *job = w->job;
+	uint64_t n_ios = 0;
+	int rc = 0;
+
+	w->next_blk = 0;
+	w->writes = 0;
+	while (!rc && ep_trial_running(w->t) && (job->time_based || n_ios < w->n_blocks)) {
+		rc = one_io(w, next_is_read(w), next_offset(w));
+		n_ios++;
+	}
+	if (!rc && job->sync == SYNC_END && blk_job_writes(job) && fsync(job->fd))
+		rc = fail(w, -errno, "fsync", 0);
+	return rc;
+}
+
+/** worker_thread() - pthread entry of a worker. */
+static void *worker_thread(void *arg)
+{
+	struct blk_worker *w = arg;
+
+	w->rc = worker_loop(w);
+	return NULL;
+}
+
+/**
+ * blk_drop_cache() - posix_fadvise(DONTNEED) over the target when cache=drop
+ * and the job reads (it only starts the writeback of dirty pages: a write
+ * job would just wait for it), unless the run is being cancelled.
+ */
+void blk_drop_cache(const struct blk_job *job)
+{
+	if (job->cache_drop && blk_job_reads(job) && job->fd >= 0 && !ep_run_check(job->run))
+		posix_fadvise(job->fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+/**
+ * report_error() - the run's message for the first worker that failed.
+ * Return: its negative errno, or 0 when none failed.
+ */
+static int report_error(struct blk_job *job)
+{
+	for (int i = 0; i < job->jobs; i++) {
+		const struct blk_worker *w = &job->workers[i];
+
+		if (!w->rc || w->rc == -ECANCELED || w->rc == -ETIME)
+			continue;
+		if (w->rc == -EILSEQ)
+			return ep_run_fail(job->run, w->rc,
+					   "parameter 'verify': target '%s' does not hold the "
+					   "pattern of seed %llu at offset %llu (block of 'bs' at "
+					   "%llu): the data is corrupt or was not written by a "
+					   "write job with this seed", job->path,
+					   (unsigned long long)job->seed, (unsigned long long)w->err_off,
+					   (unsigned long long)(w->err_off / job->bs_bytes * job->bs_bytes));
+		return ep_run_fail(job->run, w->rc, "target '%s': %s at offset %llu failed: %s%s",
+				   job->path, w->err_op, (unsigned long long)w->err_off,
+				   strerror(-w->rc),
+				   w->rc == -ENOSPC ? " (the file system is full; the job's file "
+						      "is removed unless keep=1)" : "");
+	}
+	return 0;
+}
+
+/**
+ * start_workers() - start one thread per job with its own tally.
+ * Return: the number started; *@rc is 0 or the first negative errno.
+ */
+static int start_workers(struct blk_job *job, struct ep_trial *t, int *rc)
+{
+	int started = 0;
+
+	for (; started < job->jobs; started++) {
+		struct blk_worker *w = &job->workers[started];
+
+		w->t = t;
+		w->rc = 0;
+		w->ta = ep_trial_tally_new(t);
+		*rc = w->ta ? -pthread_create(&w->tid, NULL, worker_thread, w) : -ENOMEM;
+		if (*rc) {
+			ep_trial_tally_merge(t, w->ta);
+			break;
+		}
+	}
+	return started;
+}
+
+/**
+ * blk_body() - one trial: the only worker in this thread, or one thread per
+ * job; with cache=drop the cache is dropped for the next trial once this
+ * one's measured time is over (time_based=1) or before it starts (a
+ * size-bound job's later trials; then the drop is inside the time).
+ * Return: 0 or a negative errno with the run's message.
+ */
+int blk_body(void *arg, struct ep_trial *t)
+{
+	struct blk_job *job = arg;
+	int rc = 0, started;
+
+	if (!job->time_based && ep_trial_index(t) > 0)
+		blk_drop_cache(job);
+	if (job->jobs == 1) {
+		job->workers[0].t = t;
+		job->workers[0].ta = ep_trial_tally(t);
+		job->workers[0].rc = worker_loop(&job->workers[0]);
+	} else {
+		started = start_workers(job, t, &rc);
+		for (int i = 0; i < started; i++) {
+			pthread_join(job->workers[i].tid, NULL);
+			ep_trial_tally_merge(t, job->workers[i].ta);
+		}
+		if (rc)
+			return rc;
+	}
+	if (job->time_based)
+		blk_drop_cache(job);
+	return report_error(job);
+}
+
+/**
+ * blk_layout() - write the pattern over the target and fsync it.
+ * Return: 0, or a negative errno with the run's message set.
+ */
+int blk_layout(struct blk_job *job)
+{
+	struct blk_worker *w = &job->workers[0];
+	uint64_t end_bytes = job->size_bytes / job->bs_bytes * job->bs_bytes;
+
+	for (uint64_t off = 0; off < end_bytes; off += job->bs_bytes) {
+		int rc;
+
+		blk_pattern_fill(w->buf, job->bs_bytes, off, job->seed);
+		rc = io_full(w, 0, off);
+		if (!rc && !(off & ((64u << 20) - 1)))
+			rc = ep_run_check(job->run);
+		if (rc)
+			return rc == -ECANCELED || rc == -ETIME ? rc :
+			       ep_run_fail(job->run, rc, "target '%s': laying out the file for "
+					   "reading failed at offset %llu: %s", job->path,
+					   (unsigned long long)off, strerror(-rc));
+	}
+	if (fsync(job->fd))
+		return ep_run_fail(job->run, -errno, "target '%s': fsync after laying out: %s",
+				   job->path, strerror(errno));
+	blk_drop_cache(job);
+	return 0;
+}

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_blk_io.c - blk.io (fio-like jobs on files and block devices).
+ *
+ * Every test works in its own new folder under /tmp (or on /dev/shm) and
+ * most check that the folder is empty afterwards: the kernel's files never
+ * outlive a run, whatever ended it. Figures are never asserted, only their
+ * consistency (bandwidth = IOPS x bs, one latency per I/O, percentiles in
+ * order), so the tests hold on a loaded 2-CPU VM. Sizes are 4-8 MiB and
+ * trials 200 ms.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "embperf.h"
+#include "lib/blk/job.h"
+
+static embperf_ctx *ctx;
+static embperf_bench *b;
+static char dir[64];
+
+/** setup() - a bench of blk.io (one 200 ms trial) and a new folder under /tmp. */
+static void setup(void)
+{
+	strcpy(dir, "/tmp/test-blk-io-XXXXXX");
+	cr_assert(mkdtemp(dir));
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+	b = embperf_bench_new(ctx, "blk.io");
+	cr_assert(b, "blk.io is registered");
+	cr_assert_eq(embperf_bench_set(b, "duration", "200ms"), 0);
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
+	cr_assert_eq(embperf_bench_set(b, "size", "8M"), 0);
+	cr_assert_eq(embperf_bench_set(b, "target", dir), 0);
+}
+
+/**
+ * teardown() - free the bench and the context, unmount what a failed test
+ * left mounted in the folder, remove the folder (and what is in it).
+ */
+static void teardown(void)
+{
+	char cmd[128];
+
+	embperf_bench_free(b);
+	embperf_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "%s/mnt", dir);
+	umount2(cmd, MNT_DETACH);
+	umount2(dir, MNT_DETACH);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(blk_io, .init = setup, .fini = teardown, .timeout = 60);
+
+/** set() - set a parameter that must be accepted. */
+static void set(const char *name, const char *value)
+{
+	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s=%s: %s", name, value,
+		     embperf_bench_errmsg(b));
+}
+
+/** run_ok() - run, which must succeed. */
+static void run_ok(void)
+{
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+}
+
+/** run_fails() - run, which must fail with @err and a message holding @words. */
+static void run_fails(int err, const char *words)
+{
+	int rc = embperf_bench_run(b);
+
+	cr_assert_eq(rc, err, "rc %d (%s), wanted %d", rc, embperf_bench_errmsg(b), err);
+	cr_assert(strstr(embperf_bench_errmsg(b), words), "message '%s' names '%s'",
+		  embperf_bench_errmsg(b), words);
+}
+
+/** files_in() - entries of @path other than . and .. */
+static int files_in(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert(d, "%s", path);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/** assert_empty() - nothing left behind in @path. */
+static void assert_empty(const char *path)
+{
+	cr_assert_eq(files_in(path), 0, "files left behind in %s", path);
+}
+
+/** find() - the result of @metric from the last run, or NULL. */
+static const embperf_result *find(const char *metric)
+{
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		if (!strcmp(embperf_result_metric(embperf_bench_result(b, i)), metric))
+			return embperf_bench_result(b, i);
+	return NULL;
+}
+
+/** counter() - a result's counter, NaN when absent. */
+static double counter(const embperf_result *r, const char *name)
+{
+	double v = NAN;
+
+	embperf_result_counter(r, name, &v);
+	return v;
+}
+
+/**
+ * check_rates() - one trial's figures agree: bandwidth = IOPS x bs / 10^6,
+ * one latency per I/O, percentiles ascending within [min, max].
+ */
+static void check_rates(double bs_bytes)
+{
+	const embperf_result *bw = find("bandwidth"), *iops = find("iops"), *lat = find("latency");
+	double ops, last, max;
+
+	cr_assert(bw && iops && lat);
+	ops = counter(iops, "units");
+	cr_assert_gt(ops, 0.0, "some I/O was counted");
+	cr_assert_float_eq(embperf_result_value(bw), embperf_result_value(iops) * bs_bytes / 1e6,
+			   1e-6 * embperf_result_value(bw) + 1e-9, "MB/s %.3f vs IOPS %.1f x %.0f",
+			   embperf_result_value(bw), embperf_result_value(iops), bs_bytes);
+	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), ops, 1e-9,
+			   "one latency per I/O");
+	last = embperf_result_dist_stat(lat, EMBPERF_STAT_MIN);
+	max = embperf_result_dist_stat(lat, EMBPERF_STAT_MAX);
+	cr_assert_gt(last, 0.0, "an I/O takes time");
+	cr_assert_geq(embperf_result_percentile_count(lat), 5);
+	for (int i = 0; i < embperf_result_percentile_count(lat); i++) {
+		double pct, v;
+
+		cr_assert_eq(embperf_result_percentile_at(lat, i, &pct, &v), 0);
+		cr_assert(v >= last && v <= max, "p%g = %.3f after %.3f, max %.3f", pct, v, last, max);
+		last = v;
+	}
+}
+
+/** fs_name() - "ext4", "tmpfs" or "other" for the file system of @path. */
+static const char *fs_name(const char *path)
+{
+	struct statfs sfs;
+
+	cr_assert_eq(statfs(path, &sfs), 0);
+	return sfs.f_type == EXT4_SUPER_MAGIC ? "ext4" : sfs.f_type == TMPFS_MAGIC ? "tmpfs" :
+	       "other";
+}
+
+Test(blk_io, sequential_read_on_tmp_is_consistent_and_leaves_nothing)
+{
+	cr_log_info("/tmp is %s", fs_name(dir));
+	set("rw", "read");
+	run_ok();
+	check_rates(4096);
+	cr_assert_leq(counter(find("iops"), "units"), 8.0 * 1024 * 1024 / 4096,
+		      "a size-bound job reads 'size' once");
+	assert_empty(dir);
+}
+
+Test(blk_io, random_write_on_dev_shm_is_consistent)
+{
+	char shm[64] = "/dev/shm/test-blk-io-XXXXXX";
+
+	if (!mkdtemp(shm))
+		cr_skip_test("no /dev/shm here: %s", strerror(errno));
+	cr_log_info("/dev/shm is %s", fs_name(shm));
+	set("target", shm);
+	set("rw", "randwrite");
+	set("bs", "16k");
+	set("time_based", "1");
+	run_ok();
+	check_rates(16384);
+	cr_assert_eq(files_in(shm), 0, "files left behind in %s", shm);
+	rmdir(shm);
+}
+
+Test(blk_io, mixed_random_jobs_in_threads_merge_their_tallies)
+{
+	set("rw", "randrw");
+	set("rwmix", "70");
+	set("jobs", "2");
+	set("time_based", "1");
+	run_ok();
+	check_rates(4096);
+	assert_empty(dir);
+}
+
+Test(blk_io, direct_io_on_tmp_works_where_the_file_system_allows_it)
+{
+	int rc;
+
+	set("rw", "randread");
+	set("direct", "1");
+	set("size", "4M");
+	rc = embperf_bench_run(b);
+	if (strcmp(fs_name(dir), "ext4"))
+		cr_assert(rc == 0 || strstr(embperf_bench_errmsg(b), "O_DIRECT"), "%s",
+			  embperf_bench_errmsg(b));
+	else
+		cr_assert_eq(rc, 0, "ext4 takes O_DIRECT: %s", embperf_bench_errmsg(b));
+	if (!rc)
+		check_rates(4096);
+	assert_empty(dir);
+}
+
+Test(blk_io, direct_io_on_dev_shm_works_or_says_why_not)
+{
+	char shm[64] = "/dev/shm/test-blk-io-XXXXXX";
+	int rc;
+
+	if (!mkdtemp(shm))
+		cr_skip_test("no /dev/shm here: %s", strerror(errno));
+	set("target", shm);
+	set("direct", "1");
+	set("size", "4M");
+	rc = embperf_bench_run(b);
+	/* tmpfs takes O_DIRECT since Linux 6.6; before, it refuses it at open. */
+	cr_assert(rc == 0 || (rc == -EINVAL && strstr(embperf_bench_errmsg(b), "'direct'")),
+		  "rc %d: %s", rc, embperf_bench_errmsg(b));
+	cr_log_info("direct=1 on tmpfs: %s", rc ? embperf_bench_errmsg(b) : "taken");
+	cr_assert_eq(files_in(shm), 0, "files left behind in %s", shm);
+	rmdir(shm);
+}
+
+Test(blk_io, direct_io_refused_by_ramfs_is_a_clear_error)
+{
+	if (geteuid() || mount("none", dir, "ramfs", 0, NULL))
+		cr_skip_test("ramfs (no O_DIRECT) cannot be mounted here: needs root");
+	set("direct", "1");
+	run_fails(-EINVAL, "parameter 'direct': value '1': the file system of");
+	cr_assert(strstr(embperf_bench_errmsg(b), "refuses O_DIRECT"));
+	assert_empty(dir);
+	umount(dir);
+}
+
+Test(blk_io, unaligned_bs_with_direct_names_the_alignment)
+{
+	set("direct", "1");
+	set("bs", "1000");
+	if (embperf_bench_run(b) == 0)
+		cr_skip_test("this file system takes 1000-byte O_DIRECT I/O");
+	cr_assert(strstr(embperf_bench_errmsg(b), "parameter 'bs': value '1000'") ||
+		  strstr(embperf_bench_errmsg(b), "parameter 'direct'"), "%s",
+		  embperf_bench_errmsg(b));
+	cr_log_info("%s", embperf_bench_errmsg(b));
+	assert_empty(dir);
+}
+
+/** only_file() - the path of the one file in the test's folder. */
+static void only_file(char *path, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	cr_assert(d);
+	path[0] = '\0';
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			cr_assert_lt((size_t)snprintf(path, size, "%s/%.100s", dir, e->d_name), size);
+	closedir(d);
+	cr_assert(path[0], "the kept file is there");
+}
+
+Test(blk_io, verify_catches_a_corrupted_block_and_names_its_offset)
+{
+	char path[512];
+	uint64_t junk = 0x0123456789abcdefULL;
+	int fd;
+
+	set("rw", "write");
+	set("size", "4M");
+	set("verify", "1");
+	set("keep", "1");
+	set("duration", "10s");
+	run_ok();
+	only_file(path, sizeof(path));
+	set("target", path);
+	set("rw", "read");
+	set("keep", "0");
+	run_ok(); /* the whole file holds the pattern */
+	fd = open(path, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, &junk, sizeof(junk), 3 * 4096 + 40), (ssize_t)sizeof(junk));
+	close(fd);
+	run_fails(-EILSEQ, "at offset 12328");
+	cr_log_info("%s", embperf_bench_errmsg(b));
+	cr_assert_eq(access(path, F_OK), 0, "a file that was given is never removed");
+}
+
+/** cancel_later() - cancel the context after 100 ms. */
+static void *cancel_later(void *arg)
+{
+	struct timespec ts = { 0, 100000000 };
+
+	nanosleep(&ts, NULL);
+	embperf_ctx_cancel(arg);
+	return NULL;
+}
+
+Test(blk_io, cancel_removes_the_file)
+{
+	pthread_t tid;
+
+	set("rw", "randwrite");
+	set("time_based", "1");
+	set("duration", "20s");
+	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s", embperf_bench_errmsg(b));
+	pthread_join(tid, NULL);
+	assert_empty(dir);
+}
+
+Test(blk_io, budget_removes_the_file)
+{
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 200000000ULL), 0);
+	set("rw", "randread");
+	set("time_based", "1");
+	set("duration", "20s");
+	embperf_bench_run(b);
+	assert_empty(dir);
+}
+
+/** full_after_10() - pwrite() that fills the disk after 10 calls. */
+static ssize_t full_after_10(int fd, const void *buf, size_t n, off_t off)
+{
+	static int calls;
+
+	if (++calls > 10) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return pwrite(fd, buf, n, off);
+}
+
+Test(blk_io, a_full_disk_mid_job_names_it_and_removes_the_file)
+{
+	set("rw", "write");
+	ep_blk_pwrite = full_after_10;
+	run_fails(-ENOSPC, "No space left on device");
+	ep_blk_pwrite = pwrite;
+	cr_assert(strstr(embperf_bench_errmsg(b), "write at offset"), "%s", embperf_bench_errmsg(b));
+	assert_empty(dir);
+}
+
+Test(blk_io, sync_every_n_writes_counts_its_fsyncs)
+{
+	double ops;
+
+	set("rw", "write");
+	set("size", "4M");
+	set("sync", "every:4");
+	run_ok();
+	ops = counter(find("iops"), "units");
+	cr_assert_float_eq(embperf_result_value(find("fsyncs")), floor(ops / 4), 1.0,
+			   "%.0f writes, %.0f fsyncs", ops, embperf_result_value(find("fsyncs")));
+	set("sync", "dsync");
+	run_ok();
+	set("sync", "end");
+	run_ok();
+	assert_empty(dir);
+}
+
+/** loop_device() - attach @backing to a free loop device into @dev. Return: 0 or -1. */
+static int loop_device(const char *backing, char *dev, size_t size)
+{
+	char cmd[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s' 2>/dev/null", backing);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (!fgets(dev, (int)size, p))
+		dev[0] = '\0';
+	dev[strcspn(dev, "\n")] = '\0';
+	return pclose(p) == 0 && dev[0] ? 0 : -1;
+}
+
+/**
+ * check_mounted_refused() - with ext4 made on @dev and mounted, blk.io
+ * refuses it even with destructive=1 (skipped, with a log line, without
+ * mkfs.ext4).
+ */
+static void check_mounted_refused(const char *dev)
+{
+	char cmd[160], mnt[96];
+
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1", dev);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	if (system(cmd) || mkdir(mnt, 0700) || mount(dev, mnt, "ext4", 0, NULL)) {
+		cr_log_warn("mounted-device refusal not checked: mkfs.ext4 or mount failed");
+		return;
+	}
+	set("rw", "write");
+	run_fails(-EBUSY, "mounted or in use");
+	cr_assert_eq(umount(mnt), 0);
+}
+
+Test(blk_io, a_block_device_needs_destructive_and_a_mounted_one_is_refused)
+{
+	char backing[128], dev[64], cmd[128];
+	int fd;
+
+	snprintf(backing, sizeof(backing), "%s/backing", dir);
+	fd = open(backing, O_CREAT | O_RDWR, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, 8 << 20), 0);
+	close(fd);
+	if (geteuid() || loop_device(backing, dev, sizeof(dev)))
+		cr_skip_test("no loop device: needs root and a free /dev/loop*");
+	set("target", dev);
+	set("size", "1M");
+	run_fails(-EPERM, "parameter 'destructive'");
+	set("destructive", "1");
+	set("rw", "read");
+	run_ok();
+	check_rates(4096);
+	check_mounted_refused(dev);
+	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(blk_io, bad_input_names_the_parameter_and_leaves_nothing)
+{
+	char missing[96];
+
+	cr_assert_neq(embperf_bench_set(b, "bs", "0"), 0, "bs=0 is refused");
+	cr_assert(strstr(embperf_bench_errmsg(b), "'bs'"), "%s", embperf_bench_errmsg(b));
+	set("bs", "16M");
+	run_fails(-EINVAL, "parameter 'bs': value '16M' is above 'size'");
+	set("bs", "4k");
+	set("sync", "sometimes");
+	run_fails(-EINVAL, "parameter 'sync': value 'sometimes'");
+	set("sync", "none");
+	set("iodepth", "8");
+	run_fails(-EINVAL, "parameter 'iodepth'");
+	set("iodepth", "1");
+	set("engine", "io_uring");
+	run_fails(-EOPNOTSUPP, "parameter 'engine'");
+	set("engine", "psync");
+	set("rw", "write");
+	set("size", "1000T");
+	run_fails(-ENOSPC, "short by");
+	set("size", "8M");
+	snprintf(missing, sizeof(missing), "%s/missing", dir);
+	set("target", missing);
+	run_fails(-ENOENT, "parameter 'target'");
+	set("target", "/dev/null");
+	run_fails(-EINVAL, "is a character device");
+	set("target", "");
+	run_fails(-EINVAL, "parameter 'target' is empty");
+	assert_empty(dir);
+}
+
+Test(blk_io, a_read_only_folder_is_refused)
+{
+	if (geteuid() == 0) {
+		if (mount("none", dir, "tmpfs", MS_RDONLY, "size=1m"))
+			cr_skip_test("a read-only tmpfs cannot be mounted here");
+	} else {
+		cr_assert_eq(chmod(dir, 0555), 0);
+	}
+	set("rw", "write");
+	set("size", "64k");
+	run_fails(geteuid() ? -EACCES : -EROFS, "cannot create a file in this folder");
+	if (geteuid() == 0)
+		umount(dir);
+	else
+		chmod(dir, 0755);
+	assert_empty(dir);
+}
