@@ -405,16 +405,21 @@ static void make_label(struct ep_run *run, struct blk_job *job)
 
 /**
  * blk_prepare() - before the first trial (not timed): lay out a file the
- * kernel created for a job that reads; otherwise just drop the cache.
+ * kernel created for a job that reads.
  * Return: 0 or a negative errno with the run's message.
  */
 static int blk_prepare(void *arg)
 {
 	struct blk_job *job = arg;
 
-	if (job->created && blk_job_reads(job))
-		return blk_layout(job);
-	blk_drop_cache(job);
+	return job->created && blk_job_reads(job) ? blk_layout(job) : 0;
+}
+
+/** blk_before_trial() - before each trial (not timed): cache=drop makes its reads cold. */
+static int blk_before_trial(void *arg, int index)
+{
+	(void)index;
+	blk_drop_cache(arg);
 	return 0;
 }
 
@@ -441,6 +446,7 @@ static int blk_setup(struct ep_run *run, void **state)
 	struct ep_trial_case tc = {
 		.body = blk_body,
 		.prepare = blk_prepare,
+		.before_trial = blk_before_trial,
 		.counters = blk_counters,
 		.n_counters = (int)EP_ARRAY_SIZE(blk_counters),
 	};

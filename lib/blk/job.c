@@ -274,9 +274,8 @@ static int start_workers(struct blk_job *job, struct ep_trial *t, int *rc)
 
 /**
  * blk_body() - one trial: the only worker in this thread, or one thread per
- * job; with cache=drop the cache is dropped for the next trial once this
- * one's measured time is over (time_based=1) or before it starts (a
- * size-bound job's later trials; then the drop is inside the time).
+ * job. (With cache=drop the engine's before_trial hook dropped the cache
+ * before the trial, outside its time.)
  * Return: 0 or a negative errno with the run's message.
  */
 int blk_body(void *arg, struct ep_trial *t)
@@ -284,8 +283,6 @@ int blk_body(void *arg, struct ep_trial *t)
 	struct blk_job *job = arg;
 	int rc = 0, started;
 
-	if (!job->time_based && ep_trial_index(t) > 0)
-		blk_drop_cache(job);
 	if (job->jobs == 1) {
 		job->workers[0].t = t;
 		job->workers[0].ta = ep_trial_tally(t);
@@ -299,8 +296,6 @@ int blk_body(void *arg, struct ep_trial *t)
 		if (rc)
 			return rc;
 	}
-	if (job->time_based)
-		blk_drop_cache(job);
 	return report_error(job);
 }
 

@@ -209,7 +209,10 @@ struct ep_search {
  * @labels:     as for struct ep_case.
  * @body:       the trial body.
  * @prepare:    optional: called once before the first trial.
- * @arg:        passed to @body and @prepare.
+ * @before_trial: optional: called before every trial (its index, 0 first),
+ *              after 'settle' and outside the trial's time: what each trial
+ *              must start from (a block job's cold cache).
+ * @arg:        passed to @body, @prepare and @before_trial.
  * @counters:   names of the kernel's own counters ("xruns"), indexed as
  *              ep_tally_count() counts them; at most EP_TALLY_MAX_COUNTERS.
  * @n_counters: number of @counters.
@@ -220,6 +223,7 @@ struct ep_trial_case {
 	const char *labels;
 	ep_trial_fn body;
 	int (*prepare)(void *arg);
+	int (*before_trial)(void *arg, int index);
 	void *arg;
 	const char *const *counters;
 	int n_counters;

@@ -236,8 +236,10 @@ static int run_trial(struct case_run *cr, double config, double *ctr, unsigned c
 		.duration_ns = (uint64_t)cfg->duration_ns,
 		.hard_end_ns = cr->hard_end_ns,
 	};
-	int rc;
+	int rc = cr->rc->tc.before_trial ? cr->rc->tc.before_trial(cr->rc->tc.arg, (int)cr->n) : 0;
 
+	if (rc)
+		return rc == -ECANCELED && !embperf_ctx_is_cancelled(cr->run->ctx) ? 1 : rc;
 	ep_trial_init(cr->trial, cr->run->ctx, &lim);
 	rc = cr->rc->tc.body(cr->rc->tc.arg, cr->trial);
 	ep_trial_close(cr->trial, ctr, ok);
