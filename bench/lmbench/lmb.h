@@ -134,8 +134,9 @@ int lmb_usage(struct lmb *m);
 
 /**
  * lmb_bytes() - a size as lmbench's bytes() reads it.
- * @text: digits, optionally followed by k (x1024), K (x1000), m (x2^20),
- *        M (x10^6), g (x2^30) or G (x10^9).
+ * @text: digits; when the word's last character is k or K, times 1024;
+ *        m or M, times 2^20 (lmbench3 reads both cases as binary and knows
+ *        no other suffix).
  *
  * Return: the number of bytes; 0 when @text does not start with a digit.
  */
