@@ -3,6 +3,7 @@
  * fe_cpu.c - CPU front ends: lat_ops (cpu.ops), par_ops (cpu.par) and mhz
  * (cpu.mhz).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,7 +183,7 @@ int lmb_par_ops(struct lmb *m, int argc, char **argv)
 int lmb_mhz(struct lmb *m, int argc, char **argv)
 {
 	embperf_bench *b;
-	int c, status, period_only = 0;
+	int c, err, status, period_only = 0;
 	double mhz;
 	long whole_mhz;
 
@@ -199,7 +200,14 @@ int lmb_mhz(struct lmb *m, int argc, char **argv)
 	b = lmb_bench(m, "cpu.mhz");
 	if (!b)
 		return LMB_EXIT_FAIL;
-	status = lmb_run(m, b);
+	/* cpu.mhz fails with -EAGAIN where mhz cannot settle on a clock; mhz
+	 * then prints only "-1 System too busy" (stdout) and exits 1, so the
+	 * library's explanation is not printed for that case. */
+	err = embperf_bench_run(b);
+	if (err == -EAGAIN && !embperf_ctx_is_cancelled(m->ctx))
+		status = LMB_EXIT_FAIL;
+	else
+		status = lmb_run_status(m, b, err);
 	mhz = status ? NAN : lmb_value(lmb_result(b, "mhz", NULL, NULL), "");
 	embperf_bench_free(b);
 	if (status == LMB_EXIT_CANCELLED)

@@ -214,6 +214,16 @@ int lmb_set(struct lmb *m, embperf_bench *b, const char *key, const char *fmt, .
 int lmb_run(struct lmb *m, embperf_bench *b);
 
 /**
+ * lmb_run_status() - lmb_run() for a run already made.
+ * @m:   invocation.
+ * @b:   bench.
+ * @err: what embperf_bench_run(@b) returned.
+ *
+ * Return: as lmb_run() (and prints the same message on failure).
+ */
+int lmb_run_status(struct lmb *m, embperf_bench *b, int err);
+
+/**
  * lmb_result() - the first result of @b's last run with metric @metric and
  * the label @key=@value.
  * @b:      bench.

@@ -404,8 +404,19 @@ int lmb_set(struct lmb *m, embperf_bench *b, const char *key, const char *fmt, .
  */
 int lmb_run(struct lmb *m, embperf_bench *b)
 {
-	int err = embperf_bench_run(b);
+	return lmb_run_status(m, b, embperf_bench_run(b));
+}
 
+/**
+ * lmb_run_status() - the exit status of a run that returned @err.
+ * @m:   invocation.
+ * @b:   bench.
+ * @err: what embperf_bench_run() returned.
+ *
+ * Return: as lmb_run().
+ */
+int lmb_run_status(struct lmb *m, embperf_bench *b, int err)
+{
 	if (err == 0 || (err == -ETIME && embperf_bench_result_count(b) > 0))
 		return 0;
 	if (err == -ECANCELED || embperf_ctx_is_cancelled(m->ctx))
