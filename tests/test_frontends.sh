@@ -272,11 +272,12 @@ if measure lat_mem_rd mem.lat -- $Q 1 128; then
 	expect_numbers "lat_mem_rd: the latency column is positive" \
 		"$(awk 'NR > 1 && NF == 2 { print $2 }' "$T/stderr")"
 	lines=$(grep -cE '^[0-9]+\.[0-9]{5} [0-9]+\.[0-9]{3}$' "$T/stderr")
-	# 512 bytes to 1 MB in lat_mem_rd's steps: 21 sizes.
-	if [ "$lines" -eq 21 ]; then
-		pass "lat_mem_rd 1 128 prints the 21 sizes from 0.00049 to 1.00000"
+	# 512 bytes to 1 MB in lmbench3's step(): 512, 1k..4k by 1k, 6k..32k by
+	# 2k, then eight per octave: 59 sizes, as lat_mem_rd prints.
+	if [ "$lines" -eq 59 ]; then
+		pass "lat_mem_rd 1 128 prints the 59 sizes from 0.00049 to 1.00000"
 	else
-		fail "lat_mem_rd 1 128 prints the 21 sizes from 0.00049 to 1.00000" "$lines lines"
+		fail "lat_mem_rd 1 128 prints the 59 sizes from 0.00049 to 1.00000" "$lines lines"
 	fi
 	expect_numbers "lat_mem_rd: the 0.5 MB row (latency_for_0.50_mb_block_size)" \
 		"$(awk '$1 == "0.50000" { print $2 }' "$T/stderr")"

@@ -75,6 +75,10 @@ normalize() {
 		-e 's/^-?[0-9][0-9.]*$/#/' "$1"
 }
 
+# The kernels of this build, asked once.
+kernels=$("$EMBPERF" list 2>/dev/null | awk '{ printf "%s ", $1 }')
+[ -n "$kernels" ] || { echo "Bail out! '$EMBPERF list' gave no kernel"; exit 1; }
+
 checks=0
 failures=0
 
@@ -123,7 +127,7 @@ while IFS='|' read -r id cmd; do
 		esac
 	done
 	kernel=$(kernel_of "$name")
-	if [ -n "$kernel" ] && ! "$EMBPERF" describe "$kernel" >/dev/null 2>&1 &&
+	if [ -n "$kernel" ] && [[ " $kernels " != *" $kernel "* ]] &&
 		[ "$(cat "$DATA/$id.status")" = 0 ]; then
 		skip "$cmd" "kernel $kernel not in this build"
 		continue
