@@ -41,20 +41,20 @@ mkdir -p "$BIN" "$T/dir" "$T/tmp" || exit 1
 export TMPDIR=$T/tmp
 head -c 4194304 /dev/zero >"$T/file" || exit 1
 
-# The kernel behind each front end, to skip a case cleanly in a build
-# without it.
+# kernel_of NAME: set $kernel to the kernel behind front end NAME, to skip
+# a case cleanly in a build without it.
 kernel_of() {
 	case $1 in
-	lat_mem_rd) echo mem.lat ;; bw_mem) echo mem.bw ;; stream) echo mem.stream ;;
-	lat_ops) echo cpu.ops ;; par_ops) echo cpu.par ;; mhz) echo cpu.mhz ;;
-	lat_ctx) echo os.ctx ;; lat_syscall) echo os.syscall ;; lat_sig) echo os.signal ;;
-	lat_proc) echo os.proc ;; lat_sem) echo os.sem ;; lat_pagefault) echo os.pagefault ;;
-	lat_mmap) echo os.mmap ;; lat_pipe) echo os.pipe.lat ;; lat_unix) echo os.unix.lat ;;
-	lat_tcp) echo os.tcp.lat ;; lat_udp) echo os.udp.lat ;; lat_connect) echo os.tcp.connect ;;
-	lat_select) echo os.select ;; bw_pipe) echo os.pipe.bw ;; bw_unix) echo os.unix.bw ;;
-	lat_fs) echo os.fs ;; bw_file_rd) echo os.file_rd ;; bw_mmap_rd) echo os.mmap_rd ;;
-	lat_usleep) echo os.sleep ;; line) echo os.cacheline ;; par_mem) echo mem.par ;;
-	*) echo "" ;;
+	lat_mem_rd) kernel=mem.lat ;; bw_mem) kernel=mem.bw ;; stream) kernel=mem.stream ;;
+	lat_ops) kernel=cpu.ops ;; par_ops) kernel=cpu.par ;; mhz) kernel=cpu.mhz ;;
+	lat_ctx) kernel=os.ctx ;; lat_syscall) kernel=os.syscall ;; lat_sig) kernel=os.signal ;;
+	lat_proc) kernel=os.proc ;; lat_sem) kernel=os.sem ;; lat_pagefault) kernel=os.pagefault ;;
+	lat_mmap) kernel=os.mmap ;; lat_pipe) kernel=os.pipe.lat ;; lat_unix) kernel=os.unix.lat ;;
+	lat_tcp) kernel=os.tcp.lat ;; lat_udp) kernel=os.udp.lat ;; lat_connect) kernel=os.tcp.connect ;;
+	lat_select) kernel=os.select ;; bw_pipe) kernel=os.pipe.bw ;; bw_unix) kernel=os.unix.bw ;;
+	lat_fs) kernel=os.fs ;; bw_file_rd) kernel=os.file_rd ;; bw_mmap_rd) kernel=os.mmap_rd ;;
+	lat_usleep) kernel=os.sleep ;; line) kernel=os.cacheline ;; par_mem) kernel=mem.par ;;
+	*) kernel= ;;
 	esac
 }
 
@@ -111,6 +111,11 @@ else
 	fail "the filter keeps labels and sizes and masks figures" "$(normalize "$T/a")"
 fi
 
+# Run every case first (one process each: the machine may be loaded and
+# forks are slow), then filter all outputs at once and compare per case.
+G=$T/got
+mkdir -p "$G" || exit 1
+ids=()
 while IFS='|' read -r id cmd; do
 	[ -z "$id" ] && continue
 	case $id in '#'*) continue ;; esac
@@ -119,53 +124,96 @@ while IFS='|' read -r id cmd; do
 	# shellcheck disable=SC2206
 	words=($cmd)
 	name=${words[0]}
-	ln -sf "$LMBENCH" "$BIN/$name" || exit 1
+	[ -e "$BIN/$name" ] || ln -s "$LMBENCH" "$BIN/$name" || exit 1
 	for i in "${!words[@]}"; do
 		case ${words[$i]} in
 		FILE) words[i]=$T/file ;;
 		DIR) words[i]=$T/dir ;;
 		esac
 	done
-	kernel=$(kernel_of "$name")
-	if [ -n "$kernel" ] && [[ " $kernels " != *" $kernel "* ]] &&
-		[ "$(cat "$DATA/$id.status")" = 0 ]; then
+	kernel_of "$name"
+	read -r want <"$DATA/$id.status"
+	if [ -n "$kernel" ] && [[ " $kernels " != *" $kernel "* ]] && [ "$want" = 0 ]; then
 		skip "$cmd" "kernel $kernel not in this build"
 		continue
 	fi
 	# On PATH, as lmbench was when recorded, so argv[0] (in the usage
 	# line) is the bare program name.
-	start=$(date +%s%N)
-	(cd "$T" && PATH=$BIN:$PATH "${words[@]}" >"$T/out" 2>"$T/err" </dev/null)
+	start=$EPOCHREALTIME
+	(cd "$T" && PATH=$BIN:$PATH exec "${words[@]}" >"$G/$id.stdout" 2>"$G/$id.stderr" </dev/null)
 	status=$?
-	took="($(( ($(date +%s%N) - start) / 1000000 )) ms)"
-	# The file and folder appear in some labels ("Pagefaults on FILE").
-	sed -i -e "s#$T/file#FILE#g" -e "s#$T/dir#DIR#g" "$T/out" "$T/err"
-	why=()
-	[ "$status" = "$(cat "$DATA/$id.status")" ] ||
-		why+=("exit status $status, lmbench $(cat "$DATA/$id.status")")
-	for stream in stderr stdout; do
-		ours=$T/err
-		[ $stream = stdout ] && ours=$T/out
-		if ! diff <(normalize "$DATA/$id.$stream") <(normalize "$ours") >"$T/diff"; then
-			why+=("$stream differs (< lmbench, > front end):")
-			while IFS= read -r line; do why+=("  $line"); done < <(head -n 12 "$T/diff")
-		fi
-	done
-	if [ -n "$todo" ]; then
-		# A known difference (doc/frontends.md): reported, not failed.
-		checks=$((checks + 1))
-		if [ ${#why[@]} -eq 0 ]; then
-			echo "ok $checks - $cmd $took # TODO passes now: drop its todo: mark in cases"
-		else
-			echo "not ok $checks - $cmd $took # TODO known difference, see doc/frontends.md"
-			for line in "${why[@]}"; do echo "# $line"; done
-		fi
-	elif [ ${#why[@]} -eq 0 ]; then
-		pass "$cmd $took"
-	else
-		fail "$cmd $took" "${why[@]}"
-	fi
+	end=$EPOCHREALTIME
+	ms=$(( (${end/./} - ${start/./}) / 1000 ))
+	ids+=("$id")
+	printf '%s|%s|%s|%s|%s|%s\n' "$id" "$todo" "$status" "$want" "$ms" "$cmd" >>"$G/index"
 done <"$DATA/cases"
 
-echo "1..$checks"
+# concat DIR: every case's stderr then stdout, each after a line
+# "\001ID STREAM".
+concat() {
+	awk -v dir="$1" '
+	{
+		for (s = 1; s <= 2; s++) {
+			stream = s == 1 ? "stderr" : "stdout"
+			f = dir "/" $0 "." stream
+			printf "\001%s %s\n", $0, stream
+			while ((getline line < f) > 0)
+				print line
+			close(f)
+		}
+	}' "$G/ids"
+}
+
+printf '%s\n' "${ids[@]}" >"$G/ids"
+# Our outputs name the temporary file and folder; lmbench's say FILE, DIR.
+concat "$DATA" | normalize /dev/stdin >"$T/want.txt"
+concat "$G" | sed -e "s#$T/file#FILE#g" -e "s#$T/dir#DIR#g" | normalize /dev/stdin >"$T/got.txt"
+
+# One awk compares case by case and prints the TAP lines.
+awk -v n="$checks" -v want="$T/want.txt" -v got="$T/got.txt" -F'|' '
+function load(file, text,   line, key) {
+	key = ""
+	while ((getline line < file) > 0) {
+		if (substr(line, 1, 1) == "\001") { key = substr(line, 2); text[key] = ""; continue }
+		text[key] = text[key] line "\n"
+	}
+	close(file)
+}
+function differ(a, b, label,   na, nb, la, lb, i, out, shown) {
+	na = split(a, la, "\n"); nb = split(b, lb, "\n")
+	out = ""; shown = 0
+	for (i = 1; i <= (na > nb ? na : nb) && shown < 6; i++)
+		if (la[i] != lb[i]) {
+			out = out "\n#   " label " line " i ": lmbench \"" la[i] "\", front end \"" lb[i] "\""
+			shown++
+		}
+	return out
+}
+BEGIN { load(want, W); load(got, O); failures = 0 }
+{
+	id = $1; todo = $2; status = $3; wstatus = $4; ms = $5; cmd = $6
+	why = ""
+	if (status != wstatus)
+		why = why "\n#   exit status " status ", lmbench " wstatus
+	for (s = 1; s <= 2; s++) {
+		key = id " " (s == 1 ? "stderr" : "stdout")
+		if (W[key] != O[key])
+			why = why differ(W[key], O[key], s == 1 ? "stderr" : "stdout")
+	}
+	n++
+	line = cmd " (" ms " ms)"
+	if (todo != "") {
+		# A known difference (doc/frontends.md): reported, not failed.
+		if (why == "")
+			print "ok " n " - " line " # TODO passes now: drop its todo: mark in cases"
+		else
+			print "not ok " n " - " line " # TODO known difference, see doc/frontends.md" why
+	} else if (why == "") {
+		print "ok " n " - " line
+	} else {
+		print "not ok " n " - " line why
+		failures++
+	}
+}
+END { print "1.." n; exit failures != 0 }' "$G/index" || failures=$((failures + 1))
 [ "$failures" -eq 0 ]
