@@ -22,14 +22,18 @@ static int set_realtime(void)
 	return sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
 }
 
-/* Which of sleep_methods @name is; -1 for pselect (the original has it,
- * os.sleep does not); -2 for a name the original refuses. */
+/*
+ * Which of sleep_methods @name is; -1 for a name the original refuses.
+ * pselect is refused too: lmbench3 compiles it in only where the C library
+ * defines _POSIX_SELECT, which glibc does not, so on Linux
+ * `lat_usleep -u pselect` prints the usage line and exits 255.
+ */
 static int sleep_method(const char *name)
 {
 	for (size_t i = 0; i < sizeof(sleep_methods) / sizeof(sleep_methods[0]); i++)
 		if (strcmp(name, sleep_methods[i]) == 0)
 			return (int)i;
-	return strcmp(name, "pselect") == 0 ? -1 : -2;
+	return -1;
 }
 
 /**
@@ -40,8 +44,7 @@ static int sleep_method(const char *name)
  *
  * Prints "[realtime ]METHOD USECS microseconds: X microseconds" on stderr:
  * the time one sleep of USECS really takes. As in the original, -P is in
- * the usage line but refused; pselect is refused with a message (os.sleep
- * does not measure it).
+ * the usage line but refused; so is pselect, as in lmbench3 built on Linux.
  *
  * Return: the exit status.
  */
@@ -60,11 +63,8 @@ int lmb_lat_usleep(struct lmb *m, int argc, char **argv)
 			realtime = 1;
 		} else if (c == 'u') {
 			method = sleep_method(m->optarg);
-			if (method == -2)
+			if (method < 0)
 				return lmb_usage(m);
-			if (method == -1)
-				return lmb_fail(m, "-u pselect: os.sleep measures usleep, nanosleep, "
-						   "select and itimer");
 		} else if (lmb_engine_option(m, c) != 1) {
 			return lmb_usage(m);
 		}
@@ -181,26 +181,31 @@ static void print_parallelism(const embperf_bench *b)
 }
 
 /**
- * lmb_par_mem() - par_mem [-L LINE] [-M LEN] [-W US] [-N N]
+ * lmb_par_mem() - par_mem [-c] [-L LINE] [-M LEN] [-W US] [-N N]
  * @m:    invocation.
  * @argc: argument count.
  * @argv: arguments.
  *
  * Prints "MB PARALLELISM" on stderr for sizes doubling from 16 lines to
  * LEN (default 64 MB, 2^20 bytes each), MB being 10^6 bytes as in the
- * original.
+ * original. -c is accepted and, as in the original, changes nothing.
+ * mem.par measures whole pages: sizes of the doubling below one page (16
+ * lines of less than page / 16) get no line, as the original prints no
+ * line for a size it could not measure.
  *
  * Return: the exit status.
  */
 int lmb_par_mem(struct lmb *m, int argc, char **argv)
 {
-	uint64_t line_bytes = (uint64_t)getpagesize() / 16, max_bytes = 64ULL << 20;
+	uint64_t line_bytes = (uint64_t)getpagesize() / 16, max_bytes = 64ULL << 20, first_bytes;
 	embperf_bench *b;
 	int c, status;
 
-	m->synopsis = "[-L <line size>] [-M len[K|M]] [-W <warmup>] [-N <repetitions>]\n";
-	while ((c = lmb_getopt(m, argc, argv, "L:M:W:N:")) != -1) {
-		if (c == 'L') {
+	m->synopsis = "[-c] [-L <line size>] [-M len[K|M]] [-W <warmup>] [-N <repetitions>]\n";
+	while ((c = lmb_getopt(m, argc, argv, "cL:M:W:N:")) != -1) {
+		if (c == 'c') {
+			continue;
+		} else if (c == 'L') {
 			long l = lmb_atoi(m->optarg);
 
 			line_bytes = l < (long)sizeof(char *) ? sizeof(char *) : (uint64_t)l;
@@ -212,8 +217,13 @@ int lmb_par_mem(struct lmb *m, int argc, char **argv)
 	}
 	if (m->optind != argc)
 		return lmb_usage(m);
-	/* The original's first size is 16 lines; with none to measure it prints nothing. */
-	if (max_bytes < 16 * line_bytes)
+	/* The original's first size is 16 lines, then it doubles; mem.par starts
+	 * at a page, so the sweep starts at the first size of the doubling that
+	 * holds one. With none to measure, nothing is printed. */
+	first_bytes = 16 * line_bytes;
+	while (first_bytes < (uint64_t)getpagesize() && first_bytes <= max_bytes)
+		first_bytes *= 2;
+	if (max_bytes < first_bytes)
 		return 0;
 	status = lmb_open(m);
 	if (status)
@@ -222,7 +232,7 @@ int lmb_par_mem(struct lmb *m, int argc, char **argv)
 	if (!b)
 		return LMB_EXIT_FAIL;
 	if (lmb_set(m, b, "line", "%llu", (unsigned long long)line_bytes) < 0 ||
-	    lmb_set(m, b, "size", "%llu..%llu", (unsigned long long)(16 * line_bytes),
+	    lmb_set(m, b, "size", "%llu..%llu", (unsigned long long)first_bytes,
 		    (unsigned long long)max_bytes) < 0) {
 		embperf_bench_free(b);
 		return LMB_EXIT_FAIL;

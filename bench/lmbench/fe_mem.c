@@ -19,14 +19,53 @@
 #define STREAM_DEFAULT_BYTES (1000ULL * 1000 * 3 * sizeof(double))
 
 /*
+ * The size after @bytes in lat_mem_rd's sweep (lmbench3's step()): doubling
+ * below 1k, +1k below 4k, then +1/16 of the smallest power of two above
+ * @bytes that is at least 32k: +2k up to 32k, then eight steps per octave.
+ * 8 MB at stride 64 has 83 sizes. mem.lat's own size ranges take coarser
+ * steps, so the front end walks these itself.
+ */
+static uint64_t mem_rd_next_size(uint64_t bytes)
+{
+	uint64_t octave = 32 * 1024;
+
+	if (bytes < 1024)
+		return bytes * 2;
+	if (bytes < 4 * 1024)
+		return bytes + 1024;
+	while (octave <= bytes)
+		octave *= 2;
+	return bytes + octave / 16;
+}
+
+/* Run @b at @size bytes and print its "MB NS" line; sizes below the stride
+ * are skipped, as lat_mem_rd does. Return: the exit status. */
+static int mem_rd_size(struct lmb *m, embperf_bench *b, uint64_t size)
+{
+	double ns;
+	int status;
+
+	if (lmb_set(m, b, "size", "%llu", (unsigned long long)size) < 0)
+		return LMB_EXIT_FAIL;
+	status = lmb_run(m, b);
+	if (status)
+		return status;
+	ns = lmb_value(lmb_result(b, "latency", NULL, NULL), "ns");
+	if (!(ns > 0))
+		return lmb_fail(m, "no latency from mem.lat at %llu bytes", (unsigned long long)size);
+	fprintf(stderr, "%.5f %.3f\n", (double)size / (1024.0 * 1024.0), ns);
+	return 0;
+}
+
+/*
  * One stride of lat_mem_rd: the "stride=S header, then "MB NS" for each size
- * of the sweep from 512 bytes to @max_bytes, in the steps lat_mem_rd takes
- * (mem.lat's size ranges take the same steps).
+ * of the sweep from 512 bytes to @max_bytes in lat_mem_rd's steps, one
+ * mem.lat run per size.
  */
 static int mem_rd_stride(struct lmb *m, uint64_t max_bytes, uint64_t stride, int random_order)
 {
 	embperf_bench *b;
-	int status, n;
+	int status = 0;
 
 	fprintf(stderr, "\"stride=%d\n", (int)stride);
 	/* lat_mem_rd skips the sizes below the stride; none left, nothing to run. */
@@ -35,24 +74,13 @@ static int mem_rd_stride(struct lmb *m, uint64_t max_bytes, uint64_t stride, int
 	b = lmb_bench(m, "mem.lat");
 	if (!b)
 		return LMB_EXIT_FAIL;
-	status = 0;
-	if (lmb_set(m, b, "size", "%d..%llu", LAT_MEM_RD_FIRST_BYTES,
-		    (unsigned long long)max_bytes) < 0 ||
-	    lmb_set(m, b, "stride", "%llu", (unsigned long long)stride) < 0 ||
+	if (lmb_set(m, b, "stride", "%llu", (unsigned long long)stride) < 0 ||
 	    (random_order && lmb_set(m, b, "order", "random") < 0))
 		status = LMB_EXIT_FAIL;
-	if (status == 0)
-		status = lmb_run(m, b);
-	n = status == 0 ? embperf_bench_result_count(b) : 0;
-	for (int i = 0; i < n; i++) {
-		const embperf_result *r = embperf_bench_result(b, i);
-		uint64_t size = lmb_label_bytes(r, "size");
-		double ns = lmb_value(r, "ns");
-
-		if (strcmp(embperf_result_metric(r), "latency") != 0 || size == 0 || !(ns > 0))
-			continue;
-		fprintf(stderr, "%.5f %.3f\n", (double)size / (1024.0 * 1024.0), ns);
-	}
+	for (uint64_t size = LAT_MEM_RD_FIRST_BYTES; status == 0 && size <= max_bytes;
+	     size = mem_rd_next_size(size))
+		if (size >= stride)
+			status = mem_rd_size(m, b, size);
 	embperf_bench_free(b);
 	return status;
 }

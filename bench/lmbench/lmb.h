@@ -134,8 +134,9 @@ int lmb_usage(struct lmb *m);
 
 /**
  * lmb_bytes() - a size as lmbench's bytes() reads it.
- * @text: digits, optionally followed by k (x1024), K (x1000), m (x2^20),
- *        M (x10^6), g (x2^30) or G (x10^9).
+ * @text: digits; when the word's last character is k or K, times 1024;
+ *        m or M, times 2^20 (lmbench3 reads both cases as binary and knows
+ *        no other suffix).
  *
  * Return: the number of bytes; 0 when @text does not start with a digit.
  */
@@ -211,6 +212,16 @@ int lmb_set(struct lmb *m, embperf_bench *b, const char *key, const char *fmt, .
  * message.
  */
 int lmb_run(struct lmb *m, embperf_bench *b);
+
+/**
+ * lmb_run_status() - lmb_run() for a run already made.
+ * @m:   invocation.
+ * @b:   bench.
+ * @err: what embperf_bench_run(@b) returned.
+ *
+ * Return: as lmb_run() (and prints the same message on failure).
+ */
+int lmb_run_status(struct lmb *m, embperf_bench *b, int err);
 
 /**
  * lmb_result() - the first result of @b's last run with metric @metric and

@@ -128,42 +128,47 @@ int lmb_usage(struct lmb *m)
 }
 
 /**
- * lmb_bytes() - a size with lmbench's suffixes: lower case binary, upper
- * case decimal.
+ * lmb_bytes() - a size as lmbench3's bytes() reads it: an unsigned decimal
+ * number (what sscanf's %llu takes), times 1024 when the word's last
+ * character is k or K, times 2^20 when it is m or M (both cases binary;
+ * no other suffix, so "1g" is 1 byte).
  * @text: the text.
  *
- * Return: bytes, 0 when not a number.
+ * Return: bytes, 0 when not a number; saturates instead of wrapping.
  */
 uint64_t lmb_bytes(const char *text)
 {
+	const char *p = text;
 	char *end;
 	uint64_t n;
 	size_t len;
+	int shift;
 
-	if (*text < '0' || *text > '9')
+	/* %llu skips white space and takes a sign; it needs a digit after. */
+	while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		p++;
+	if (*p == '+' || *p == '-')
+		p++;
+	if (*p < '0' || *p > '9')
 		return 0;
 	errno = 0;
 	n = strtoull(text, &end, 10);
 	if (errno == ERANGE)
 		return UINT64_MAX;
-	/* lmbench looks at the last character of the word, whatever is between. */
 	len = strlen(text);
 	switch (text[len - 1]) {
 	case 'k':
-		return n << 10;
 	case 'K':
-		return n * 1000;
+		shift = 10;
+		break;
 	case 'm':
-		return n << 20;
 	case 'M':
-		return n * 1000000;
-	case 'g':
-		return n << 30;
-	case 'G':
-		return n * 1000000000ULL;
+		shift = 20;
+		break;
 	default:
 		return n;
 	}
+	return n > (UINT64_MAX >> shift) ? UINT64_MAX : n << shift;
 }
 
 /**
@@ -399,8 +404,19 @@ int lmb_set(struct lmb *m, embperf_bench *b, const char *key, const char *fmt, .
  */
 int lmb_run(struct lmb *m, embperf_bench *b)
 {
-	int err = embperf_bench_run(b);
+	return lmb_run_status(m, b, embperf_bench_run(b));
+}
 
+/**
+ * lmb_run_status() - the exit status of a run that returned @err.
+ * @m:   invocation.
+ * @b:   bench.
+ * @err: what embperf_bench_run() returned.
+ *
+ * Return: as lmb_run().
+ */
+int lmb_run_status(struct lmb *m, embperf_bench *b, int err)
+{
 	if (err == 0 || (err == -ETIME && embperf_bench_result_count(b) > 0))
 		return 0;
 	if (err == -ECANCELED || embperf_ctx_is_cancelled(m->ctx))
