@@ -60,12 +60,14 @@ if ! abidiff --no-added-syms --hd2 include lib/libembperf.abi "$lib"; then
 fi
 echo "abidiff: no removed or changed symbols"
 
-step "size of the stripped library (target <= 300 KiB)"
+# The limit for the whole library with every area (issue 12: <= 400 KiB on
+# x86_64); the trial engine and os.timer stayed under 300 KiB (issue 6).
+step "size of the stripped library (target <= 400 KiB with every area)"
 strip -o "$root/libembperf.stripped.so" "$lib"
 bytes=$(stat -c %s "$root/libembperf.stripped.so")
 echo "libembperf.so stripped: $bytes bytes"
-if [ "$bytes" -gt 307200 ]; then
-	echo "libembperf.so is larger than 300 KiB" >&2
+if [ "$bytes" -gt 409600 ]; then
+	echo "libembperf.so is larger than 400 KiB" >&2
 	exit 1
 fi
 
