@@ -100,6 +100,7 @@ static int synth_setup(struct ep_run *run, void **state)
 			.arg = s,
 			.bytes_per_unit = 1000.0,
 			.max_units = s->max_units,
+			.min_units = s->min_units,
 		};
 
 		snprintf(labels, sizeof(labels), "case=%d", i);

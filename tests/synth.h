@@ -33,6 +33,7 @@ struct synth {
 	uint64_t overhead_ns;
 	uint64_t credit_ns;   /* the overhead's credited part: busy-wait per unit */
 	uint64_t max_units;
+	uint64_t min_units; /* floor on units per sample (0: none) */
 	int slow_call;     /* this call (1-based) busy-waits 100x longer; 0: none */
 	int slow_calls;    /* so many calls from slow_call on (0: one) */
 	int ramp_calls;

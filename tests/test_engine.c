@@ -116,6 +116,28 @@ Test(engine, a_warmup_far_below_the_sample_time_rescales_the_units)
 	cr_assert_eq(counter(embperf_bench_result(b, 0), "units") / 5, 1.0);
 }
 
+/* A case's min_units lengthens samples past the sample time, up to 20 of them. */
+Test(engine, min_units_lengthens_samples_up_to_20_sample_times)
+{
+	double units_per_sample;
+
+	embperf_bench_set(b, "sample_time", "1ms");
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "repetitions", "3");
+	embperf_bench_set(b, "counters", "0");
+	synth_cfg.min_units = 2000; /* 2 ms of 1 us units: within 20 ms */
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
+	cr_assert_eq(units_per_sample, 2000.0);
+
+	/* 1 s of units: cut to 20 ms (fewer if calibration was preempted). */
+	synth_cfg.min_units = 1000000;
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
+	cr_assert(units_per_sample <= 20000.0 && units_per_sample < 1000000.0, "units %g",
+		  units_per_sample);
+}
+
 Test(engine, overhead_is_subtracted)
 {
 	const embperf_result *r;

@@ -182,6 +182,26 @@ static uint64_t units_cap(const struct case_state *cs)
 	return cs->c->max_units ? cs->c->max_units : UINT64_MAX / 4;
 }
 
+/* The longest a sample grows to reach the case's min_units, in sample times. */
+#define MIN_UNITS_MAX_TARGETS 20
+
+/*
+ * @units raised to the case's min_units, but not past MIN_UNITS_MAX_TARGETS
+ * sample times at @ns_per_unit: a whole walk of a random chain that a busy
+ * machine slowed 20x would otherwise take seconds per sample.
+ */
+static uint64_t at_least_min_units(const struct case_state *cs, uint64_t units,
+				   double ns_per_unit)
+{
+	double most = MIN_UNITS_MAX_TARGETS * (double)sample_target_ns(cs) /
+		      (ns_per_unit > 0.0 ? ns_per_unit : 1.0);
+	uint64_t floor = cs->c->min_units;
+
+	if ((double)floor > most)
+		floor = (uint64_t)most;
+	return units > floor ? units : floor;
+}
+
 static int calibrate(struct case_state *cs)
 {
 	uint64_t target = sample_target_ns(cs);
@@ -225,6 +245,7 @@ static int calibrate(struct case_state *cs)
 	if (fit < (double)below_units)
 		fit = (double)below_units;
 	cs->units = fit < 1.0 ? 1 : (uint64_t)fit;
+	cs->units = at_least_min_units(cs, cs->units, (double)elapsed / (double)units);
 	if (cs->units > cap)
 		cs->units = cap;
 	return 0;
