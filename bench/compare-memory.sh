@@ -26,6 +26,8 @@
 #                  DRAM on the machine of doc/benchmarks-memory.md); both tools
 #                  sweep 512 bytes up to the largest, which must be whole MiB
 #   LAT_STRIDE     default 128
+#   LAT_ORDER      stride (default) or random: lat_mem_rd -t against
+#                  mem.lat order=random
 #   STREAM_THREADS OMP_NUM_THREADS for stream, threads= for mem.stream (1)
 #   STREAM_PARAMS  more mem.stream parameters, e.g. "copy=loop"
 #   PIN_CPU        pin both tools' bw and lat runs, and stream runs of one
@@ -49,6 +51,7 @@ BW_OPS=${BW_OPS:-"rd wr rdwr cp fcp frd fwr bzero bcopy"}
 BW_SIZES=${BW_SIZES:-"1M 64M"}
 LAT_SIZES=${LAT_SIZES:-"16k 512k 8M 256M"}
 LAT_STRIDE=${LAT_STRIDE:-128}
+LAT_ORDER=${LAT_ORDER:-stride}
 STREAM_THREADS=${STREAM_THREADS:-1}
 PIN_CPU=${PIN_CPU:-}
 
@@ -149,12 +152,15 @@ compare_bw() {
 }
 
 lat_ref() { # uses max_mb
-	run_ref "$LAT_MEM_RD" "$max_mb" "$LAT_STRIDE" 2>&1 |
+	t=
+	[ "$LAT_ORDER" = random ] && t=-t
+	# shellcheck disable=SC2086 # $t is empty or one flag
+	run_ref "$LAT_MEM_RD" $t "$max_mb" "$LAT_STRIDE" 2>&1 |
 		awk 'NF == 2 && $1 + 0 > 0 { printf "%.0f %s\n", $1 * 1048576, $2 }' >"$tmp/lm"
 	for s in $LAT_SIZES; do
 		b=$(to_bytes "$s")
 		# lat_mem_rd prints sizes in MB with 5 decimals: take the nearest.
-		awk -v b="$b" -v c="lat_mem_rd:$s:stride$LAT_STRIDE" '
+		awk -v b="$b" -v c="lat_mem_rd:$s:$LAT_ORDER$LAT_STRIDE" '
 			{ d = $1 - b; if (d < 0) d = -d
 			  if (best == "" || d < best) { best = d; v = $2 } }
 			END { if (best != "" && best <= b / 100) print c, "reference", v }' \
@@ -163,10 +169,11 @@ lat_ref() { # uses max_mb
 }
 
 lat_ep() { # uses max_mb
-	run_embperf run mem.lat size="512..${max_mb}M" stride="$LAT_STRIDE" | csv_values |
+	run_embperf run mem.lat size="512..${max_mb}M" stride="$LAT_STRIDE" order="$LAT_ORDER" |
+		csv_values |
 		awk '$1 == "latency" { print $2, $3 }' >"$tmp/ep"
 	for s in $LAT_SIZES; do
-		awk -v l="size=$s" -v c="lat_mem_rd:$s:stride$LAT_STRIDE" \
+		awk -v l="size=$s" -v c="lat_mem_rd:$s:$LAT_ORDER$LAT_STRIDE" \
 			'$1 == l { print c, "embperf", $2 }' "$tmp/ep" >>"$samples"
 	done
 }
