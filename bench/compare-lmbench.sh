@@ -29,7 +29,7 @@
 #   REPEATS        runs of each tool per row, interleaved (default 5)
 #   SLOW_REPEATS   runs for the slow groups fs and connect (default REPEATS)
 #   PIN_CPU        pin the single-process rows of both tools to this CPU
-#                  (taskset / --cpu); rows with several processes (fork,
+#                  (taskset on both sides); rows with several processes (fork,
 #                  exec, ctx, pipes, sockets, semaphores) are not pinned,
 #                  as lmbench does not pin them, unless PIN_ALL is set
 #   PIN_ALL        with PIN_CPU: run the rows with several processes, and
@@ -50,9 +50,12 @@
 #
 # Parameters are the suite's on both sides: lat_syscall stat/fstat/open and
 # lat_sig prot on an 8 MiB test file; lat_ctx -s 128|256 2|4; lat_select
-# -n 200 tcp; lat_fs DIR (sizes 0k 1k 4k 10k, create rate); bw_file_rd 1m
+# -n 200 tcp; lat_fs DIR (sizes 0k 1k 4k 10k, create and delete rates); bw_file_rd 1m
 # io_only|open2close, bw_mmap_rd 1m mmap_only|open2close, lat_mmap 1m and
 # lat_pagefault on the test file (size=8M for os.pagefault).
+#
+# Each row runs both tools once per run, the reference first on odd runs and
+# embperf first on even runs; pinning (PIN_CPU, PIN_ALL) applies to both.
 #
 # Output: one line per row: the median of each tool over its runs, the
 # spread of each (max - min in % of its median) and embperf / reference.
@@ -139,60 +142,98 @@ add() { # CASE TOOL VALUE
 	esac
 }
 
+# Run the functions REF and EMBPERF (one run of each tool) in the order of
+# the run number r: the reference first on odd runs, embperf first on even
+# ones, so that a machine that drifts during the comparison (other jobs,
+# warming caches, a clock) does not favour the tool that always runs first.
+in_turn() { # REF EMBPERF
+	if [ $((r % 2)) -eq 1 ]; then
+		"$1"
+		"$2"
+	else
+		"$2"
+		"$1"
+	fi
+}
+
 # One row, one run of each tool: CASE PIN 'LMBENCH ARGS' 'KERNEL PARAMS'.
 # The embperf result is the first of metric METRIC (default: the first).
 row() { # CASE PIN PROG_ARGS EMBPERF_ARGS [METRIC]
 	c=$1 pin=$2 prog=$3 ep=$4 metric=${5:-}
 	# Several processes under PIN_ALL: taskset on both sides (all of them).
-	all=0
-	[ "$pin" = 0 ] && [ -n "$PIN_ALL" ] && all=1 && pin=1
+	[ "$pin" = 0 ] && [ -n "$PIN_ALL" ] && pin=1
+	in_turn row_ref row_ep
+}
+
+row_ref() { # uses c, pin, prog
 	# shellcheck disable=SC2086 # the argument strings split on blanks
 	add "$c" reference "$(timed lmbench "$pin" "$LMBENCH_BIN"/$prog | lmb_value)"
+}
+
+row_ep() { # uses c, pin, prog, ep, metric
 	if [ -n "${FRONT_END:-}" ]; then
 		# shellcheck disable=SC2086
 		add "$c" embperf "$(timed embperf "$pin" "$tmp"/fe/$prog | lmb_value)"
 		return
 	fi
-	cpu=
-	[ "$pin" = 1 ] && [ "$all" = 0 ] && [ -n "$PIN_CPU" ] && cpu="--cpu=$PIN_CPU"
+	# Pinned as lmbench is: taskset on the whole process, not --cpu.
 	# shellcheck disable=SC2086
-	add "$c" embperf "$(timed embperf "$all" "$EMBPERF" -q --format=csv $cpu run $ep |
+	add "$c" embperf "$(timed embperf "$pin" "$EMBPERF" -q --format=csv run $ep |
 		csv_values | awk -v m="$metric" 'm == "" || $1 == m { print $3; exit }')"
 }
 
-ops_once() {
-	# lat_ops prints every op in one call: "integer add: 0.13 nanoseconds".
-	timed lmbench "${PIN_CPU:+1}" "$LMBENCH_BIN/lat_ops" | awk '
+# lat_ops prints every op in one call: "integer add: 0.13 nanoseconds".
+ops_lines() { # TOOL
+	awk -v tool="$1" '
 		{ t = $1; if (t == "integer") t = "int"; if (t == "uint64") t = "int64"
 		  op = $2; sub(/:$/, "", op)
-		  if (op != "bogomflops") print "lat_ops-" t "-" op, "reference", $3 }' >>"$samples"
+		  if (op != "bogomflops") print "lat_ops-" t "-" op, tool, $3 }' >>"$samples"
+}
+
+ops_ref() {
+	timed lmbench "${PIN_CPU:+1}" "$LMBENCH_BIN/lat_ops" | ops_lines reference
+}
+
+ops_ep() {
 	if [ -n "${FRONT_END:-}" ]; then
-		timed embperf "${PIN_CPU:+1}" "$tmp/fe/lat_ops" | awk '
-			{ t = $1; if (t == "integer") t = "int"; if (t == "uint64") t = "int64"
-			  op = $2; sub(/:$/, "", op)
-			  if (op != "bogomflops") print "lat_ops-" t "-" op, "embperf", $3 }' >>"$samples"
+		timed embperf "${PIN_CPU:+1}" "$tmp/fe/lat_ops" | ops_lines embperf
 		return
 	fi
-	timed embperf 0 "$EMBPERF" -q --format=csv ${PIN_CPU:+--cpu=$PIN_CPU} run cpu.ops |
+	timed embperf "${PIN_CPU:+1}" "$EMBPERF" -q --format=csv run cpu.ops |
 		csv_values | awk '{ split($2, a, "_"); sub(/^type=/, "", a[1]); sub(/^op=/, "", a[2])
 			if (a[2] != "bogo") print "lat_ops-" a[1] "-" a[2], "embperf", $3 }' >>"$samples"
 }
 
-fs_once() {
+ops_once() {
+	in_turn ops_ref ops_ep
+}
+
+fs_ref() { # uses fs_pin
 	# lat_fs prints "SIZE NUM_FILES CREATES/S DELETES/S" per size.
-	mkdir -p "$work/fs"
-	fs_pin=0
-	[ -n "$PIN_ALL" ] && fs_pin=1
-	timed lmbench "$fs_pin" "$LMBENCH_BIN/lat_fs" "$work/fs" |
-		awk 'NF == 4 && $1 ~ /k$/ { print "lat_fs-" $1, "reference", $3 }' >>"$samples"
+	timed lmbench "$fs_pin" "$LMBENCH_BIN/lat_fs" "$work/fs" | fs_lines reference
+}
+
+# lat_fs's lines on stdin: the create and the delete row of each size.
+fs_lines() { # TOOL
+	awk -v tool="$1" 'NF == 4 && $1 ~ /k$/ { print "lat_fs-" $1, tool, $3
+		print "lat_fs-" $1 "-delete", tool, $4 }' >>"$samples"
+}
+
+fs_ep() { # uses fs_pin
 	if [ -n "${FRONT_END:-}" ]; then
-		timed embperf "$fs_pin" "$tmp/fe/lat_fs" "$work/fs" |
-			awk 'NF == 4 && $1 ~ /k$/ { print "lat_fs-" $1, "embperf", $3 }' >>"$samples"
+		timed embperf "$fs_pin" "$tmp/fe/lat_fs" "$work/fs" | fs_lines embperf
 		return
 	fi
 	timed embperf "$fs_pin" "$EMBPERF" -q --format=csv run os.fs tmpdir="$work/fs" |
-		csv_values | awk '$1 == "create" { sub(/^size=/, "", $2)
-			print "lat_fs-" $2, "embperf", $3 }' >>"$samples"
+		csv_values | awk '$1 == "create" || $1 == "delete" { sub(/^size=/, "", $2)
+			print "lat_fs-" $2 ($1 == "delete" ? "-delete" : ""), "embperf", $3 }' >>"$samples"
+}
+
+fs_once() {
+	mkdir -p "$work/fs"
+	fs_pin=0
+	[ -n "$PIN_ALL" ] && fs_pin=1
+	in_turn fs_ref fs_ep
 }
 
 # Start or stop one of lmbench's servers; under PIN_ALL on PIN_CPU.

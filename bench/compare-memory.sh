@@ -26,8 +26,19 @@
 #                  DRAM on the machine of doc/benchmarks-memory.md); both tools
 #                  sweep 512 bytes up to the largest, which must be whole MiB
 #   LAT_STRIDE     default 128
+#   LAT_ORDER      stride (default) or random: lat_mem_rd -t against
+#                  mem.lat order=random
 #   STREAM_THREADS OMP_NUM_THREADS for stream, threads= for mem.stream (1)
-#   PIN_CPU        pin bw and lat runs of both tools to this CPU (taskset)
+#   STREAM_PARAMS  more mem.stream parameters, e.g. "copy=loop"
+#   PIN_CPU        pin both tools' bw and lat runs, and stream runs of one
+#                  thread, to this CPU: `taskset -c` on both sides alike
+#   STREAM_CPUS    CPU list for stream runs of several threads, both sides
+#                  under `taskset -c` (default: none, neither side pinned)
+#
+# Both sides are run the same way: one call of each tool per run, the
+# reference first on odd runs and embperf first on even runs, so that a
+# machine that slows down or speeds up during the comparison (another job,
+# memory that warms up) does not favour the tool that always runs first.
 #
 # Output: one line per case: the median of each tool over REPEATS runs, the
 # spread of each (max - min in % of its median) and embperf / reference.
@@ -40,6 +51,7 @@ BW_OPS=${BW_OPS:-"rd wr rdwr cp fcp frd fwr bzero bcopy"}
 BW_SIZES=${BW_SIZES:-"1M 64M"}
 LAT_SIZES=${LAT_SIZES:-"16k 512k 8M 256M"}
 LAT_STRIDE=${LAT_STRIDE:-128}
+LAT_ORDER=${LAT_ORDER:-stride}
 STREAM_THREADS=${STREAM_THREADS:-1}
 PIN_CPU=${PIN_CPU:-}
 
@@ -53,21 +65,46 @@ die() {
 	exit 2
 }
 
-# Run a reference tool, pinned when asked.
-run_ref() {
-	if [ -n "$PIN_CPU" ]; then
-		taskset -c "$PIN_CPU" "$@"
+# Run COMMAND... under `taskset -c CPUS` when CPUS is not empty.
+pinned() { # CPUS COMMAND...
+	cpus=$1
+	shift
+	if [ -n "$cpus" ]; then
+		taskset -c "$cpus" "$@"
 	else
 		"$@"
 	fi
 }
 
-# Run embperf; print the CSV report.
-run_embperf() {
-	if [ -n "$PIN_CPU" ]; then
-		"$EMBPERF" -q --format=csv --cpu="$PIN_CPU" "$@"
+# The CPUs of the current part: stream runs of several threads use
+# STREAM_CPUS, everything else PIN_CPU.
+pin_cpus() {
+	if [ "$part" = stream ] && [ "$STREAM_THREADS" -gt 1 ]; then
+		echo "${STREAM_CPUS:-}"
 	else
-		"$EMBPERF" -q --format=csv "$@"
+		echo "$PIN_CPU"
+	fi
+}
+
+# Run a reference tool, pinned as embperf is.
+run_ref() {
+	pinned "$(pin_cpus)" "$@"
+}
+
+# Run embperf, pinned as the reference is; print the CSV report.
+run_embperf() {
+	pinned "$(pin_cpus)" "$EMBPERF" -q --format=csv "$@"
+}
+
+# Run the functions REF and EMBPERF (one run of each tool) in the order of
+# run number RUN: the reference first on odd runs, embperf first on even.
+in_turn() { # RUN REF EMBPERF
+	if [ $(($1 % 2)) -eq 1 ]; then
+		"$2"
+		"$3"
+	else
+		"$3"
+		"$2"
 	fi
 }
 
@@ -88,14 +125,17 @@ to_bytes() {
 		printf "%.0f\n", n }'
 }
 
-bw_once() { # OP SIZE
+bw_ref() { # uses op, size
 	# bw_mem reads "1m" as 2^20 but "1M" as 10^6 bytes (lmbench's bytes()):
 	# give it the byte count so both tools get the same buffer.
-	lm=$(run_ref "$BW_MEM" "$(to_bytes "$2")" "$1" 2>&1 | awk 'NF == 2 { print $2 }')
-	[ -n "$lm" ] || die "bw_mem $2 $1 printed no result"
-	echo "bw_mem:$1:$2 reference $lm" >>"$samples"
-	run_embperf run mem.bw op="$1" size="$2" | csv_values |
-		awk -v c="bw_mem:$1:$2" '{ print c, "embperf", $3 }' >>"$samples"
+	lm=$(run_ref "$BW_MEM" "$(to_bytes "$size")" "$op" 2>&1 | awk 'NF == 2 { print $2 }')
+	[ -n "$lm" ] || die "bw_mem $size $op printed no result"
+	echo "bw_mem:$op:$size reference $lm" >>"$samples"
+}
+
+bw_ep() { # uses op, size
+	run_embperf run mem.bw op="$op" size="$size" | csv_values |
+		awk -v c="bw_mem:$op:$size" '{ print c, "embperf", $3 }' >>"$samples"
 }
 
 compare_bw() {
@@ -104,27 +144,36 @@ compare_bw() {
 		for op in $BW_OPS; do
 			r=1
 			while [ "$r" -le "$REPEATS" ]; do
-				bw_once "$op" "$size"
+				in_turn "$r" bw_ref bw_ep
 				r=$((r + 1))
 			done
 		done
 	done
 }
 
-lat_once() { # MAX_MB
-	run_ref "$LAT_MEM_RD" "$1" "$LAT_STRIDE" 2>&1 |
+lat_ref() { # uses max_mb
+	t=
+	[ "$LAT_ORDER" = random ] && t=-t
+	# shellcheck disable=SC2086 # $t is empty or one flag
+	run_ref "$LAT_MEM_RD" $t "$max_mb" "$LAT_STRIDE" 2>&1 |
 		awk 'NF == 2 && $1 + 0 > 0 { printf "%.0f %s\n", $1 * 1048576, $2 }' >"$tmp/lm"
-	run_embperf run mem.lat size="512..${1}M" stride="$LAT_STRIDE" | csv_values |
-		awk '$1 == "latency" { print $2, $3 }' >"$tmp/ep"
 	for s in $LAT_SIZES; do
 		b=$(to_bytes "$s")
 		# lat_mem_rd prints sizes in MB with 5 decimals: take the nearest.
-		awk -v b="$b" -v c="lat_mem_rd:$s:stride$LAT_STRIDE" '
+		awk -v b="$b" -v c="lat_mem_rd:$s:$LAT_ORDER$LAT_STRIDE" '
 			{ d = $1 - b; if (d < 0) d = -d
 			  if (best == "" || d < best) { best = d; v = $2 } }
 			END { if (best != "" && best <= b / 100) print c, "reference", v }' \
 			"$tmp/lm" >>"$samples"
-		awk -v l="size=$s" -v c="lat_mem_rd:$s:stride$LAT_STRIDE" \
+	done
+}
+
+lat_ep() { # uses max_mb
+	run_embperf run mem.lat size="512..${max_mb}M" stride="$LAT_STRIDE" order="$LAT_ORDER" |
+		csv_values |
+		awk '$1 == "latency" { print $2, $3 }' >"$tmp/ep"
+	for s in $LAT_SIZES; do
+		awk -v l="size=$s" -v c="lat_mem_rd:$s:$LAT_ORDER$LAT_STRIDE" \
 			'$1 == l { print c, "embperf", $2 }' "$tmp/ep" >>"$samples"
 	done
 }
@@ -137,20 +186,25 @@ compare_lat() {
 		[ "$b" -gt "$max" ] && max=$b
 	done
 	[ $((max % 1048576)) -eq 0 ] || die "the largest of LAT_SIZES must be whole MiB"
+	max_mb=$((max / 1048576))
 	r=1
 	while [ "$r" -le "$REPEATS" ]; do
-		lat_once $((max / 1048576))
+		in_turn "$r" lat_ref lat_ep
 		r=$((r + 1))
 	done
 }
 
-stream_once() { # ELEMENTS
-	OMP_NUM_THREADS=$STREAM_THREADS "$STREAM" |
-		awk -v t="$STREAM_THREADS" -v n="$1" '
+stream_ref() { # uses n
+	OMP_NUM_THREADS=$STREAM_THREADS run_ref "$STREAM" |
+		awk -v t="$STREAM_THREADS" -v n="$n" '
 			/^(Copy|Scale|Add|Triad):/ { k = tolower(substr($1, 1, length($1) - 1))
 				print "stream:" k ":" n ":threads" t, "reference", $2 }' >>"$samples"
-	run_embperf run mem.stream size="$1" threads="$STREAM_THREADS" | csv_values |
-		awk -v t="$STREAM_THREADS" -v n="$1" '
+}
+
+stream_ep() { # uses n
+	# shellcheck disable=SC2086 # STREAM_PARAMS splits on blanks
+	run_embperf run mem.stream size="$n" threads="$STREAM_THREADS" ${STREAM_PARAMS:-} |
+		csv_values | awk -v t="$STREAM_THREADS" -v n="$n" '
 			{ print "stream:" $1 ":" n ":threads" t, "embperf", $3 }' >>"$samples"
 }
 
@@ -160,7 +214,7 @@ compare_stream() {
 	[ -n "$n" ] || die "$STREAM printed no 'Array size' line"
 	r=1
 	while [ "$r" -le "$REPEATS" ]; do
-		stream_once "$n"
+		in_turn "$r" stream_ref stream_ep
 		r=$((r + 1))
 	done
 }
@@ -173,12 +227,12 @@ if [ -z "$parts" ]; then
 fi
 [ -n "$parts" ] || die "nothing to compare: set BW_MEM, LAT_MEM_RD or STREAM"
 start=$(date +%s)
-for p in $parts; do
-	case $p in
+for part in $parts; do
+	case $part in
 	bw) compare_bw ;;
 	lat) compare_lat ;;
 	stream) compare_stream ;;
-	*) die "unknown part '$p' (bw, lat, stream)" ;;
+	*) die "unknown part '$part' (bw, lat, stream)" ;;
 	esac
 done
 

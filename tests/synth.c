@@ -24,6 +24,17 @@ static int is_slow(const struct synth *s)
 	return s->slow_call && s->calls >= s->slow_call && s->calls < s->slow_call + n;
 }
 
+/* How much slower than @unit_ns this call is: 100 when slow, the ramp's factor, or 1. */
+static double slowdown(const struct synth *s)
+{
+	if (is_slow(s))
+		return 100.0;
+	if (s->ramp_factor > 0.0 && s->calls <= s->ramp_calls)
+		return 1.0 + (s->ramp_factor - 1.0) * (double)(s->ramp_calls - s->calls + 1) /
+				     (double)s->ramp_calls;
+	return 1.0;
+}
+
 static int synth_body(void *arg, uint64_t units)
 {
 	struct synth *s = arg;
@@ -31,7 +42,7 @@ static int synth_body(void *arg, uint64_t units)
 	s->calls++;
 	if (s->fail_after && s->calls > s->fail_after)
 		return s->fail_rc;
-	busy_ns(units * s->unit_ns * (is_slow(s) ? 100 : 1));
+	busy_ns((uint64_t)((double)(units * s->unit_ns) * slowdown(s)));
 	return 0;
 }
 
@@ -89,6 +100,7 @@ static int synth_setup(struct ep_run *run, void **state)
 			.arg = s,
 			.bytes_per_unit = 1000.0,
 			.max_units = s->max_units,
+			.min_units = s->min_units,
 		};
 
 		snprintf(labels, sizeof(labels), "case=%d", i);

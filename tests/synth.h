@@ -17,6 +17,10 @@
  * @unit_ns:       busy time per unit of the body.
  * @overhead_ns:   busy time per unit of the overhead body (0: none).
  * @max_units:     cap on units per sample (0: none).
+ * @ramp_calls:    the first so many body calls are slower, a warm-up that
+ *                 fades: call c busy-waits 1 + (@ramp_factor - 1) x
+ *                 (@ramp_calls - c + 1) / @ramp_calls times @unit_ns per unit.
+ * @ramp_factor:   how much slower the first call is (0: no ramp).
  * @fail_after:    body call after which the body returns @fail_rc (0: never).
  * @fail_rc:       error the body returns.
  * @metric:        metric index the case reports.
@@ -29,8 +33,11 @@ struct synth {
 	uint64_t overhead_ns;
 	uint64_t credit_ns;   /* the overhead's credited part: busy-wait per unit */
 	uint64_t max_units;
+	uint64_t min_units; /* floor on units per sample (0: none) */
 	int slow_call;     /* this call (1-based) busy-waits 100x longer; 0: none */
 	int slow_calls;    /* so many calls from slow_call on (0: one) */
+	int ramp_calls;
+	double ramp_factor;
 	int fail_after;
 	int fail_rc;
 	int metric;

@@ -124,6 +124,28 @@ Test(engine, a_warmup_far_below_the_sample_time_rescales_the_units)
 	cr_assert_eq(counter(embperf_bench_result(b, 0), "units") / 5, 1.0);
 }
 
+/* A case's min_units lengthens samples past the sample time, up to 20 of them. */
+Test(engine, min_units_lengthens_samples_up_to_20_sample_times)
+{
+	double units_per_sample;
+
+	embperf_bench_set(b, "sample_time", "1ms");
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "repetitions", "3");
+	embperf_bench_set(b, "counters", "0");
+	synth_cfg.min_units = 2000; /* 2 ms of 1 us units: within 20 ms */
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
+	cr_assert_eq(units_per_sample, 2000.0);
+
+	/* 1 s of units: cut to 20 ms (fewer if calibration was preempted). */
+	synth_cfg.min_units = 1000000;
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
+	cr_assert(units_per_sample <= 20000.0 && units_per_sample < 1000000.0, "units %g",
+		  units_per_sample);
+}
+
 Test(engine, overhead_is_subtracted)
 {
 	const embperf_result *r;
@@ -190,6 +212,95 @@ Test(engine, warmup_and_repetitions_count_calls)
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	cr_assert_eq(synth_cfg.calls, 1 + 3 + 4 + 1);
 	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 4);
+}
+
+/* Median of the first third of @r's samples, in the order measured. */
+static double first_third_median(const embperf_result *r)
+{
+	int h = embperf_result_sample_count(r) / 3;
+	double v[64];
+
+	cr_assert(h >= 1 && h <= 64);
+	for (int i = 0; i < h; i++)
+		v[i] = embperf_result_sample(r, i);
+	for (int i = 1; i < h; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return h % 2 ? v[h / 2] : 0.5 * (v[h / 2 - 1] + v[h / 2]);
+}
+
+/*
+ * A body that speeds up over its first 60 calls (3x slower at first, as
+ * freshly mapped memory is): the engine sees the samples trend and keeps
+ * warming up, so the kept samples are the steady ones. A unit busy-waits
+ * until the clock passes its end, so a preemption can only lengthen a
+ * sample: the medians below are robust to a few, and the minimum is exact.
+ */
+Test(engine, samples_that_still_trend_become_warmup)
+{
+	const embperf_result *r;
+
+	synth_cfg.unit_ns = 4000;
+	synth_cfg.ramp_calls = 60;
+	synth_cfg.ramp_factor = 3.0;
+	embperf_bench_set(b, "sample_time", "1ms");
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "counters", "0");
+
+	/* Without the extra warm-up the samples are taken inside the ramp. */
+	embperf_bench_set(b, "warmup_max", "0");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	r = embperf_bench_result(b, 0);
+	cr_assert_eq(embperf_result_sample_count(r), 11);
+	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MIN), 1.3 * 4000.0,
+		     "min %g: the kept samples are all in the ramp",
+		     embperf_result_stat(r, EMBPERF_STAT_MIN));
+
+	synth_cfg.calls = 0;
+	embperf_bench_set(b, "warmup_max", "100");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	r = embperf_bench_result(b, 0);
+	cr_assert_eq(embperf_result_sample_count(r), 11);
+	cr_assert_gt(synth_cfg.calls, 60, "calls %d: the engine stopped inside the ramp",
+		     synth_cfg.calls);
+	cr_assert_geq(embperf_result_stat(r, EMBPERF_STAT_MIN), 4000.0);
+	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MEDIAN), 1.1 * 4000.0, "median %g",
+		     embperf_result_stat(r, EMBPERF_STAT_MEDIAN));
+	cr_assert_lt(first_third_median(r), 1.1 * 4000.0, "first kept samples %g",
+		     first_third_median(r));
+}
+
+/* A steady body takes no extra warm-up; the cap bounds a trend that never
+ * ends. One sample is one unit here, so every call is counted. */
+Test(engine, steady_samples_take_no_extra_warmup)
+{
+	int extra = -1;
+
+	synth_cfg.unit_ns = 500000;
+	synth_cfg.max_units = 1;
+	embperf_bench_set(b, "spread", "0");
+	embperf_bench_set(b, "counters", "0");
+	/* Calibration (1 call), warm-up (1), 11 samples. A run on a loaded
+	 * machine may look trending by chance once; not twice in three. */
+	for (int i = 0; i < 3 && extra != 0; i++) {
+		synth_cfg.calls = 0;
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		extra = synth_cfg.calls - (1 + 1 + 11);
+	}
+	cr_assert_eq(extra, 0, "%d calls more than warm-up and samples", extra);
+
+	/* A ramp longer than the cap: 20 samples more warm-up, no more. */
+	synth_cfg.ramp_calls = 100;
+	synth_cfg.ramp_factor = 3.0;
+	synth_cfg.calls = 0;
+	embperf_bench_set(b, "warmup_max", "20");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(synth_cfg.calls, 1 + 1 + 11 + 20);
+	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 11);
 }
 
 Test(engine, spread_stops_early)

@@ -39,6 +39,8 @@ const struct ep_param_desc ep_engine_params[] = {
 	  "samples to take before 'spread' may stop the case" },
 	{ "warmup", EP_PT_INT, "1", 0, 1000, 0, 0, NULL, "",
 	  "samples run and discarded before measuring" },
+	{ "warmup_max", EP_PT_INT, "100", 0, 1000000, 0, 0, NULL, "",
+	  "most samples added to the warm-up while the samples still trend (0: only 'warmup')" },
 	{ "sample_time", EP_PT_DURATION, "5ms", 1000, 60000000000LL, 0, 0, NULL, "ns",
 	  "target duration of one sample; the engine calibrates the units per sample to it" },
 	{ "spread", EP_PT_DOUBLE, "0.01", 0, 0, 0.0, 1.0, NULL, "",
@@ -57,7 +59,7 @@ const int ep_engine_n_params = (int)EP_ARRAY_SIZE(ep_engine_params);
 
 /* Index ranges in ep_engine_params of the three blocks. */
 #define ENGINE_COMMON_END 5
-#define ENGINE_CALIBRATED_END 9
+#define ENGINE_CALIBRATED_END 10
 
 int ep_engine_param_count(const struct ep_kernel *k)
 {
@@ -142,6 +144,8 @@ struct case_state {
 	double *samples;
 	double *scratch; /* room for the samples, for ep_robust_spread() */
 	size_t n;
+	int64_t warmup_max;    /* 'warmup_max': most samples trend_warmup() may discard */
+	int64_t extra_warmup;  /* samples it discarded */
 	int truncated;
 };
 
@@ -203,6 +207,26 @@ static uint64_t units_cap(const struct case_state *cs)
 	return cs->c->max_units ? cs->c->max_units : UINT64_MAX / 4;
 }
 
+/* The longest a sample grows to reach the case's min_units, in sample times. */
+#define MIN_UNITS_MAX_TARGETS 20
+
+/*
+ * @units raised to the case's min_units, but not past MIN_UNITS_MAX_TARGETS
+ * sample times at @ns_per_unit: a whole walk of a random chain that a busy
+ * machine slowed 20x would otherwise take seconds per sample.
+ */
+static uint64_t at_least_min_units(const struct case_state *cs, uint64_t units,
+				   double ns_per_unit)
+{
+	double most = MIN_UNITS_MAX_TARGETS * (double)sample_target_ns(cs) /
+		      (ns_per_unit > 0.0 ? ns_per_unit : 1.0);
+	uint64_t floor = cs->c->min_units;
+
+	if ((double)floor > most)
+		floor = (uint64_t)most;
+	return units > floor ? units : floor;
+}
+
 static int calibrate(struct case_state *cs)
 {
 	uint64_t target = sample_target_ns(cs);
@@ -246,6 +270,7 @@ static int calibrate(struct case_state *cs)
 	if (fit < (double)below_units)
 		fit = (double)below_units;
 	cs->units = fit < 1.0 ? 1 : (uint64_t)fit;
+	cs->units = at_least_min_units(cs, cs->units, (double)elapsed / (double)units);
 	if (cs->units > cap)
 		cs->units = cap;
 	return 0;
@@ -321,6 +346,82 @@ static uint64_t rescale_short(struct case_state *cs, uint64_t elapsed)
 	return (uint64_t)((double)elapsed * (double)cs->units / (double)before);
 }
 
+/* Trend test's settings; see "Steady state" in doc/engine.md. */
+#define TREND_MIN_SAMPLES 6   /* fewer cannot tell a trend from noise */
+#define TREND_POINTS 64       /* longer series are thinned evenly (pairs: O(n^2)) */
+#define TREND_MIN_CHANGE 0.02 /* change along the trend line, relative to the median */
+#define TREND_NOISE 3.0       /* ... and in robust standard deviations of the residuals */
+
+/* Theil-Sen slope of the points (@x, @y): the median of the pairwise slopes. */
+static double theil_sen_slope(const double *x, const double *y, size_t m)
+{
+	double slopes[TREND_POINTS * (TREND_POINTS - 1) / 2];
+	size_t k = 0;
+
+	for (size_t i = 0; i + 1 < m; i++)
+		for (size_t j = i + 1; j < m; j++)
+			slopes[k++] = (y[j] - y[i]) / (x[j] - x[i]);
+	return sorted_median(slopes, k);
+}
+
+/* 1.4826 x the median absolute residual of (@x, @y) around @slope's line. */
+static double residual_sigma(const double *x, const double *y, size_t m, double slope)
+{
+	double r[TREND_POINTS], icpt;
+
+	for (size_t i = 0; i < m; i++)
+		r[i] = y[i] - slope * x[i];
+	icpt = sorted_median(r, m);
+	for (size_t i = 0; i < m; i++)
+		r[i] = fabs(y[i] - slope * x[i] - icpt);
+	return 1.4826 * sorted_median(r, m);
+}
+
+/*
+ * Whether the samples still trend: along their Theil-Sen line (robust to
+ * the odd preempted sample, up to 29 % of them) they change, from the first
+ * to the last, by more than TREND_MIN_CHANGE of their median and by more
+ * than TREND_NOISE robust standard deviations of the residuals.
+ */
+static int still_trending(struct case_state *cs)
+{
+	size_t n = cs->n, step = (n + TREND_POINTS - 1) / TREND_POINTS, m = 0;
+	double x[TREND_POINTS], y[TREND_POINTS], slope, change, level;
+
+	if (n < TREND_MIN_SAMPLES)
+		return 0;
+	for (size_t i = 0; i < n && m < TREND_POINTS; i += step, m++) {
+		x[m] = (double)i;
+		y[m] = cs->samples[i];
+	}
+	slope = theil_sen_slope(x, y, m);
+	change = fabs(slope) * (double)(n - 1);
+	memcpy(cs->scratch, cs->samples, n * sizeof(*cs->scratch));
+	level = sorted_median(cs->scratch, n);
+	return change > TREND_MIN_CHANGE * fabs(level) &&
+	       change > TREND_NOISE * residual_sigma(x, y, m, slope);
+}
+
+/*
+ * Called when the samples are complete. While they still trend (freshly
+ * mapped memory that speeds up, a clock ramping), the older half becomes
+ * warm-up and the case takes more samples, at most 'warmup_max' discarded
+ * in all. Return: 1 when samples were discarded (sample on), else 0.
+ */
+static int trend_warmup(struct case_state *cs)
+{
+	size_t drop = cs->n / 2;
+
+	if (cs->extra_warmup >= cs->warmup_max || !still_trending(cs))
+		return 0;
+	if ((int64_t)drop > cs->warmup_max - cs->extra_warmup)
+		drop = (size_t)(cs->warmup_max - cs->extra_warmup);
+	memmove(cs->samples, cs->samples + drop, (cs->n - drop) * sizeof(*cs->samples));
+	cs->n -= drop;
+	cs->extra_warmup += (int64_t)drop;
+	return 1;
+}
+
 static int take_samples(struct case_state *cs, int index)
 {
 	struct ep_run *run = cs->run;
@@ -354,6 +455,8 @@ static int take_samples(struct case_state *cs, int index)
 		if (cfg->spread > 0.0 && (int64_t)cs->n >= cfg->min_repetitions &&
 		    ep_robust_spread(cs->samples, cs->n, cs->scratch) <= cfg->spread)
 			break;
+		if ((int64_t)cs->n == cfg->repetitions)
+			trend_warmup(cs);
 	}
 	return 0;
 }
@@ -471,9 +574,11 @@ static int measure(struct case_state *cs, int index)
 		if (rc)
 			return rc;
 	}
-	ep_run_log(run, EMBPERF_LOG_DEBUG, "%s [%s]: %llu units/sample, %zu samples, overhead %.3g ns/unit",
+	ep_run_log(run, EMBPERF_LOG_DEBUG,
+		   "%s [%s]: %llu units/sample, %zu samples, overhead %.3g ns/unit, "
+		   "%lld samples more warm-up while trending",
 		   run->kernel->name, cs->c->labels, (unsigned long long)cs->units, cs->n,
-		   cs->overhead_ns);
+		   cs->overhead_ns, (long long)cs->extra_warmup);
 	return make_result(cs, counters, ok,
 			   run->cpu >= 0 ? run->cpu : (cpu_before == cpu_after ? cpu_after : -1),
 			   run->cpu < 0 && cpu_before != cpu_after);
@@ -485,6 +590,7 @@ int ep_engine_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 	int err;
 
 	cs.deadline_ns = case_deadline(run, ep_now_ns(), &cs.deadline_is_budget);
+	cs.warmup_max = ep_param_int(run, "warmup_max");
 	if (rc->c.metric < 0 || rc->c.metric >= run->kernel->n_metrics || !rc->c.body)
 		return ep_run_fail(run, -EINVAL, "kernel %s: case '%s' is malformed",
 				   run->kernel->name, rc->c.labels);

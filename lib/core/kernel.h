@@ -144,6 +144,9 @@ typedef int (*ep_body_fn)(void *arg, uint64_t units);
  * @bytes_per_unit: EP_METRIC_RATE: bytes one unit counts for.
  * @max_units:      optional cap on units per sample (0: none), for bodies
  *                  whose units cannot repeat without limit.
+ * @min_units:      optional floor on units per sample (0: none; at most
+ *                  @max_units), for bodies whose units differ from one
+ *                  another: mem.lat's walk of a whole random chain.
  */
 struct ep_case {
 	int metric;
@@ -155,6 +158,7 @@ struct ep_case {
 	void *arg;
 	double bytes_per_unit;
 	uint64_t max_units;
+	uint64_t min_units;
 };
 
 /*

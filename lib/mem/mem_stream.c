@@ -40,6 +40,9 @@ enum stream_kernel { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_COUNT };
 
 struct stream_state;
 
+typedef void (*stream_pass_fn)(double *restrict, double *restrict, double *restrict, size_t,
+			       size_t);
+
 /**
  * struct stream_case - one kernel's case.
  * @st:     the run's state.
@@ -57,6 +60,7 @@ struct stream_case {
  * @n:        elements per array.
  * @pool:     the thread team.
  * @expect:   value every element should hold, updated with each pass.
+ * @passes:   the kernels' passes (copy as the 'copy' parameter picks).
  * @cases:    the four cases.
  * @label:    "size=N threads=T", shared by the four results.
  */
@@ -66,6 +70,7 @@ struct stream_state {
 	size_t n;
 	struct ep_mem_pool *pool;
 	struct ep_stream_expect expect;
+	stream_pass_fn passes[K_COUNT];
 	struct stream_case cases[K_COUNT];
 	char label[STREAM_LABEL_MAX];
 };
@@ -75,6 +80,8 @@ static const struct ep_param_desc stream_params[] = {
 	  "elements (8-byte reals) per array, as STREAM_ARRAY_SIZE; 0: 4 x the last-level cache" },
 	{ "threads", EP_PT_INT, "1", 1, STREAM_MAX_THREADS, 0, 0, NULL, "",
 	  "threads sharing each pass (the OpenMP threads of STREAM)" },
+	{ "copy", EP_PT_ENUM, "memcpy", 0, 0, 0, 0, "loop|memcpy", "",
+	  "how copy moves the data: memcpy() as gcc -O2 compiles stream.c's copy, or a loop of loads and stores" },
 };
 
 static const struct ep_metric_desc stream_metrics[] = {
@@ -168,11 +175,13 @@ int ep_stream_validate(const double *a, const double *b, const double *c, size_t
 /*
  * The four kernels, over one thread's share. The arrays are restrict
  * parameters, which lets the compiler treat them as STREAM's distinct static
- * arrays. Copy stays a loop of loads and stores: gcc -O2 would otherwise
- * make it a memcpy() call, whose non-temporal stores for large sizes skip
- * the read-for-ownership of c and measured 5-10 % above stream.c (built
- * with gcc -O2 -fopenmp, where copy is the compiler's vector loop) on this
- * machine.
+ * arrays. Copy comes in two forms, as the 'copy' parameter picks: a loop of
+ * loads and stores (kept a loop: gcc -O2 would make it a memcpy() call), or
+ * memcpy(), which is what gcc 12 -O2 makes of stream.c's copy loop with and
+ * without -fopenmp (objdump: a call to memcpy in main, or in the outlined
+ * parallel region). glibc's memcpy() uses non-temporal stores at STREAM's
+ * sizes and so skips the read-for-ownership of c; see
+ * doc/methodology-memory.md for the figures of both on AMD and Intel.
  */
 #if defined(__clang__)
 __attribute__((no_builtin("memcpy")))
@@ -185,6 +194,14 @@ static void pass_copy(double *restrict a, double *restrict b, double *restrict c
 	(void)b;
 	for (size_t j = lo; j < hi; j++)
 		c[j] = a[j];
+}
+
+static void pass_copy_memcpy(double *restrict a, double *restrict b, double *restrict c,
+			     size_t lo, size_t hi)
+{
+	(void)b;
+	if (hi > lo)
+		memcpy(c + lo, a + lo, (hi - lo) * sizeof(*c));
 }
 
 static void pass_scale(double *restrict a, double *restrict b, double *restrict c, size_t lo,
@@ -209,9 +226,6 @@ static void pass_triad(double *restrict a, double *restrict b, double *restrict 
 		a[j] = b[j] + STREAM_SCALAR * c[j];
 }
 
-typedef void (*stream_pass_fn)(double *restrict, double *restrict, double *restrict, size_t,
-			       size_t);
-
 static const stream_pass_fn stream_passes[K_COUNT] = {
 	[K_COPY] = pass_copy, [K_SCALE] = pass_scale,
 	[K_ADD] = pass_add,   [K_TRIAD] = pass_triad,
@@ -224,7 +238,7 @@ static void thread_pass(void *arg, int thread, int n_threads)
 	size_t lo, hi;
 
 	ep_mem_pool_share(sc->st->n, thread, n_threads, &lo, &hi);
-	stream_passes[sc->kernel](sc->st->a, sc->st->b, sc->st->c, lo, hi);
+	sc->st->passes[sc->kernel](sc->st->a, sc->st->b, sc->st->c, lo, hi);
 }
 
 /*
@@ -352,6 +366,9 @@ static int stream_setup(struct ep_run *run, void **state)
 		return -ENOMEM;
 	*state = st;
 	st->n = n;
+	memcpy(st->passes, stream_passes, sizeof(st->passes));
+	if (!strcmp(ep_param_text(run, "copy"), "memcpy"))
+		st->passes[K_COPY] = pass_copy_memcpy;
 	snprintf(st->label, sizeof(st->label), "size=%zu threads=%d", n, threads);
 	rc = alloc_arrays(run, st, threads);
 	if (!rc) {
