@@ -361,7 +361,7 @@ static double theil_sen_slope(const double *x, const double *y, size_t m)
 	for (size_t i = 0; i + 1 < m; i++)
 		for (size_t j = i + 1; j < m; j++)
 			slopes[k++] = (y[j] - y[i]) / (x[j] - x[i]);
-	return sorted_median(slopes, k);
+	return ep_median_inplace(slopes, k);
 }
 
 /* 1.4826 x the median absolute residual of (@x, @y) around @slope's line. */
@@ -371,10 +371,10 @@ static double residual_sigma(const double *x, const double *y, size_t m, double 
 
 	for (size_t i = 0; i < m; i++)
 		r[i] = y[i] - slope * x[i];
-	icpt = sorted_median(r, m);
+	icpt = ep_median_inplace(r, m);
 	for (size_t i = 0; i < m; i++)
 		r[i] = fabs(y[i] - slope * x[i] - icpt);
-	return 1.4826 * sorted_median(r, m);
+	return 1.4826 * ep_median_inplace(r, m);
 }
 
 /*
@@ -397,7 +397,7 @@ static int still_trending(struct case_state *cs)
 	slope = theil_sen_slope(x, y, m);
 	change = fabs(slope) * (double)(n - 1);
 	memcpy(cs->scratch, cs->samples, n * sizeof(*cs->scratch));
-	level = sorted_median(cs->scratch, n);
+	level = ep_median_inplace(cs->scratch, n);
 	return change > TREND_MIN_CHANGE * fabs(level) &&
 	       change > TREND_NOISE * residual_sigma(x, y, m, slope);
 }
