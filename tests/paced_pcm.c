@@ -30,6 +30,7 @@
 
 static atomic_ulong paced_xruns_total;
 static atomic_ulong paced_stalls_total;
+static atomic_long paced_open_now;
 
 /**
  * struct paced - one paced PCM.
@@ -231,6 +232,7 @@ static int paced_close(snd_pcm_ioplug_t *io)
 
 	close(p->timer_fd);
 	free(p);
+	atomic_fetch_sub(&paced_open_now, 1);
 	return 0;
 }
 
@@ -342,6 +344,7 @@ int paced_pcm_open(snd_pcm_t **pcm, const char *name, snd_config_t *conf,
 		free(p);
 		return rc;
 	}
+	atomic_fetch_add(&paced_open_now, 1);
 	p->io.version = SND_PCM_IOPLUG_VERSION;
 	p->io.name = "paced: CLOCK_MONOTONIC-paced virtual PCM (tests)";
 	p->io.callback = &paced_callbacks;
@@ -371,4 +374,9 @@ unsigned long paced_pcm_xruns(void)
 unsigned long paced_pcm_stalls(void)
 {
 	return atomic_load(&paced_stalls_total);
+}
+
+long paced_pcm_open_now(void)
+{
+	return atomic_load(&paced_open_now);
 }

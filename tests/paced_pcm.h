@@ -24,4 +24,7 @@ unsigned long paced_pcm_xruns(void);
 /** paced_pcm_stalls() - stalls every paced PCM of this process has begun. */
 unsigned long paced_pcm_stalls(void);
 
+/** paced_pcm_open_now() - paced PCMs of this process open now. */
+long paced_pcm_open_now(void);
+
 #endif /* EMBPERF_TESTS_PACED_PCM_H */

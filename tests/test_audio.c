@@ -30,6 +30,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "embperf.h"
@@ -313,6 +314,16 @@ Test(audio, paced_playback_poll_mmap)
 	cr_assert_eq(value("xruns"), 0);
 }
 
+Test(audio, ramp_is_left_out_of_the_count)
+{
+	open_bench("audio.playback", "paced");
+	set("ramp", "100ms");
+	set("duration", "200ms");
+	run_clean();
+	check_paced_rate(1.0);
+	cr_assert_eq(value("xruns"), 0);
+}
+
 Test(audio, speed_factor_shows_as_rate_error)
 {
 	open_bench("audio.capture", "paced_2x");
@@ -357,6 +368,24 @@ Test(audio, negotiated_buffer_in_the_labels_and_the_log)
 	cr_assert(strstr(logged, "buffer=1000") && strstr(logged, buf), "log: %s", logged);
 }
 
+Test(audio, budget_ends_a_long_trial_within_100ms_with_the_pcm_closed)
+{
+	struct timespec t0, t1;
+	double late_ms;
+	int rc;
+
+	open_bench("audio.capture", "paced");
+	set("duration", "10s");
+	embperf_ctx_set_budget_ns(ctx, 300000000LL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = embperf_bench_run(b);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	late_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6 - 300;
+	cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
+	cr_assert_lt(late_ms, 100, "ended %.1f ms after the budget", late_ms);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+}
+
 /** check_refused() - @name=@value is refused at set() or run(), naming @name and @what. */
 static void check_refused(const char *kernel, const char *device, const char *name,
 			  const char *value, const char *what)
@@ -373,6 +402,7 @@ static void check_refused(const char *kernel, const char *device, const char *na
 	cr_assert_lt(rc, 0, "%s=%s accepted", name, value);
 	cr_assert(strstr(msg, name) && strstr(msg, what), "%s=%s: %s", name, value, msg);
 	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
 	embperf_bench_free(b);
 	b = NULL;
 }
