@@ -66,9 +66,9 @@ static const struct ep_metric_desc audio_metrics[] = {
 				 "the whole system's CPU load, % (TI's /proc/stat method)" },
 };
 
-static const char *const audio_counters[] = { [AUDIO_C_XRUNS] = "xruns" };
-
 #if EMBPERF_HAVE_ALSA
+
+static const char *const audio_counters[] = { [AUDIO_C_XRUNS] = "xruns" };
 
 /** audio_teardown() - close the PCM and free the state (also a partly built one). */
 static void audio_teardown(void *state)
