@@ -45,7 +45,7 @@
 static const char test_pcms[] =
 	"pcm.paced { type paced }\n"
 	"pcm.paced_2x { type paced speed 2.0 }\n"
-	"pcm.paced_stall { type paced stall_at 60 stall 40 stall_every 90 stall_count 2 }\n"
+	"pcm.paced_stall { type paced stall_at 60 stall 60 stall_every 110 stall_count 2 }\n"
 	"pcm.conf_null { type null }\n";
 
 /**
@@ -327,21 +327,38 @@ Test(audio, ramp_is_left_out_of_the_count)
 Test(audio, speed_factor_shows_as_rate_error)
 {
 	open_bench("audio.capture", "paced_2x");
+	set("buffer", "4096"); /* 43 ms at twice the rate */
 	run_clean();
 	check_paced_rate(2.0);
 	cr_assert(value("rate_error") > 0.97e6 && value("rate_error") < 1.03e6, "%.0f ppm",
 		  value("rate_error"));
 }
 
-/** check_stalls() - the two injected stalls give two xruns, counted exactly. */
+/**
+ * check_stalls() - the two injected stalls (60 ms, a 40 ms buffer) give two
+ * xruns each run, counted exactly: each run's xruns equal those the PCM
+ * reported, and are at least the stalls it began. A SCHED_OTHER body on a
+ * loaded VM may add a genuine xrun: up to three runs, one must have exactly
+ * the two injected ones.
+ */
 static void check_stalls(const char *kernel)
 {
 	open_bench(kernel, "paced_stall");
-	run_ok();
-	cr_assert_eq(paced_pcm_stalls(), 2, "stalls %lu", paced_pcm_stalls());
-	cr_assert_eq(value("xruns"), (double)paced_pcm_xruns(), "xruns %.0f, the PCM reported %lu",
-		     value("xruns"), paced_pcm_xruns());
-	cr_assert_eq(value("xruns"), 2, "xruns %.0f", value("xruns"));
+	set("buffer", "1920");
+	for (int i = 0; i < 3; i++) {
+		unsigned long xruns0 = paced_pcm_xruns(), stalls0 = paced_pcm_stalls();
+
+		run_ok();
+		cr_assert_eq(paced_pcm_stalls() - stalls0, 2, "stalls %lu",
+			     paced_pcm_stalls() - stalls0);
+		cr_assert_eq(value("xruns"), (double)(paced_pcm_xruns() - xruns0),
+			     "xruns %.0f, the PCM reported %lu", value("xruns"),
+			     paced_pcm_xruns() - xruns0);
+		cr_assert_geq(value("xruns"), 2, "xruns %.0f", value("xruns"));
+		if (value("xruns") == 2)
+			return;
+	}
+	cr_assert_fail("three runs with more xruns than the 2 injected stalls");
 }
 
 Test(audio, injected_stalls_counted_as_xruns_playback)
