@@ -30,7 +30,10 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "embperf.h"
@@ -433,6 +436,38 @@ Test(audio, bad_input_names_the_parameter_and_what_is_accepted)
 	check_refused("audio.playback", "paced", "format", "S8", "S16_LE|S24_LE");
 	check_refused("audio.capture", "paced", "buffer", "64", "period <= buffer / 2");
 	check_refused("audio.capture", "nosuch_pcm", "device", "nosuch_pcm", "accepted");
+}
+
+/**
+ * drop_rt_permission() - leave this (test) process without the right to use
+ * SCHED_FIFO: RLIMIT_RTPRIO 0 and, as root, the uid of nobody.
+ * Return: 1 when SCHED_FIFO is refused after it.
+ */
+static int drop_rt_permission(void)
+{
+	struct rlimit zero = { 0, 0 };
+
+	if (setrlimit(RLIMIT_RTPRIO, &zero))
+		return 0;
+	if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+		return 0;
+	prctl(PR_SET_DUMPABLE, 1); /* LeakSanitizer reads /proc/self at exit */
+	return !fifo_permitted();
+}
+
+Test(audio, priority_without_permission_is_refused_by_name_before_opening)
+{
+	const char *msg;
+
+	open_bench("audio.playback", "paced");
+	if (!drop_rt_permission())
+		cr_skip_test("could not drop the permission to use SCHED_FIFO");
+	set("priority", "50");
+	cr_assert_eq(embperf_bench_run(b), -EPERM, "%s", embperf_bench_errmsg(b));
+	msg = embperf_bench_errmsg(b);
+	cr_assert(strstr(msg, "'priority'") && strstr(msg, "'50'") && strstr(msg, "RLIMIT_RTPRIO"),
+		  "%s", msg);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
 }
 
 #else /* !EMBPERF_HAVE_ALSA */
