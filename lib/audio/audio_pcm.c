@@ -120,13 +120,14 @@ static unsigned long buffer_wanted(struct ep_run *run, unsigned int rate_hz,
 static int set_period_buffer(struct ep_run *run, struct audio_state *st, snd_pcm_hw_params_t *hw)
 {
 	snd_pcm_uframes_t period = (snd_pcm_uframes_t)ep_param_int(run, "period"), buffer;
+	snd_pcm_uframes_t asked_buffer = (snd_pcm_uframes_t)ep_param_int(run, "buffer");
 	snd_pcm_uframes_t lo = 0, hi = 0;
 	int dir = 0;
 
-	if ((unsigned long)ep_param_int(run, "buffer") && (unsigned long)ep_param_int(run, "buffer") < 2 * period)
+	if (asked_buffer && asked_buffer < 2 * period)
 		return ep_run_fail(run, -EINVAL, "parameter 'period': value '%lu' is above half of "
-				   "'buffer' (%lld frames); accepted: period <= buffer / 2",
-				   (unsigned long)period, (long long)ep_param_int(run, "buffer"));
+				   "'buffer' (%lu frames); accepted: period <= buffer / 2",
+				   (unsigned long)period, (unsigned long)asked_buffer);
 	if (snd_pcm_hw_params_set_period_size_near(st->pcm, hw, &period, &dir)) {
 		snd_pcm_hw_params_get_period_size_min(hw, &lo, &dir);
 		snd_pcm_hw_params_get_period_size_max(hw, &hi, &dir);
