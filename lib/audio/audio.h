@@ -16,13 +16,14 @@ enum {
 	AUDIO_M_FRAMES,
 	AUDIO_M_RATE_ERROR,
 	AUDIO_M_XRUNS,
+	AUDIO_M_XRUN_TIME,
 	AUDIO_M_LATENESS,
 	AUDIO_M_CPU_PROCESS,
 	AUDIO_M_CPU_SYSTEM,
 };
 
 /* Kernel counters of the trial case, in this order. */
-enum { AUDIO_C_XRUNS };
+enum { AUDIO_C_XRUNS, AUDIO_C_XRUN_TIME };
 
 enum audio_access { AUDIO_ACCESS_RW, AUDIO_ACCESS_MMAP };
 enum audio_mode { AUDIO_MODE_BLOCKING, AUDIO_MODE_POLL };

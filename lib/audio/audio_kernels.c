@@ -55,6 +55,9 @@ static const struct ep_metric_desc audio_metrics[] = {
 	[AUDIO_M_XRUNS] = { "xruns", "xruns", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
 			    "underruns (playback) or overruns (capture) seen by the kernel before "
 			    "it recovered, per trial" },
+	[AUDIO_M_XRUN_TIME] = { "xrun_time", "us", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
+				0, "per trial, over its xruns: last position read before the xrun to "
+				   "the restarted stream (at most the time the stream stood)" },
 	[AUDIO_M_LATENESS] = { "lateness", "us", EP_METRIC_TRIAL_LATENCY, 1000.0,
 			       EP_PRIMARY_MEDIAN, 0,
 			       "how long after a period was complete the thread woke for it "
@@ -68,7 +71,10 @@ static const struct ep_metric_desc audio_metrics[] = {
 
 #if EMBPERF_HAVE_ALSA
 
-static const char *const audio_counters[] = { [AUDIO_C_XRUNS] = "xruns" };
+static const char *const audio_counters[] = {
+	[AUDIO_C_XRUNS] = "xruns",
+	[AUDIO_C_XRUN_TIME] = "xrun_time",
+};
 
 /** audio_teardown() - close the PCM and free the state (also a partly built one). */
 static void audio_teardown(void *state)

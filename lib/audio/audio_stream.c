@@ -33,11 +33,13 @@
  * struct audio_pos - the stream's position within one start of the PCM.
  * @appl_frames: frames the body transferred since the (re)start.
  * @hw_frames:   the device's position when last counted.
+ * @read_ns:     ep_now_ns() of the last position read.
  * @counting:    the measured part has begun and @hw_frames is its baseline.
  */
 struct audio_pos {
 	uint64_t appl_frames;
 	uint64_t hw_frames;
+	uint64_t read_ns;
 	int counting;
 };
 
@@ -145,18 +147,21 @@ static void count_position(struct audio_state *st, struct ep_tally *ta, struct a
 	if (pos->counting && hw > pos->hw_frames)
 		ep_tally_add(ta, hw - pos->hw_frames, (hw - pos->hw_frames) * st->frame_bytes);
 	pos->hw_frames = hw;
+	pos->read_ns = ep_now_ns();
 	pos->counting = 1;
 	if (woke && avail_frames >= st->period_frames)
 		ep_tally_latency(ta, (avail_frames - st->period_frames) * 1000000000ULL / st->rate_hz);
 }
 
 /**
- * recover() - count an xrun (or suspend) and restart the stream.
+ * recover() - count an xrun (or suspend) and restart the stream; count the
+ * time from the last position read before it to the restart (xrun_time).
  * Return: 0 when @err was one and the stream runs again, else @err or the
  * recovery's error.
  */
 static int recover(struct audio_state *st, struct ep_tally *ta, struct audio_pos *pos, int err)
 {
+	uint64_t now_ns;
 	int rc;
 
 	if (err == -EAGAIN)
@@ -165,9 +170,12 @@ static int recover(struct audio_state *st, struct ep_tally *ta, struct audio_pos
 		return err;
 	ep_tally_count(ta, AUDIO_C_XRUNS, 1);
 	rc = snd_pcm_recover(st->pcm, err, 1);
-	if (rc < 0)
-		return rc;
-	return stream_start(st, pos);
+	if (rc >= 0)
+		rc = stream_start(st, pos);
+	now_ns = ep_now_ns();
+	ep_tally_count(ta, AUDIO_C_XRUN_TIME, (double)(now_ns - pos->read_ns) / 1000.0);
+	pos->read_ns = now_ns;
+	return rc < 0 ? rc : 0;
 }
 
 /**
@@ -255,6 +263,7 @@ static int stream_trial(struct audio_state *st, struct ep_trial *t)
 	struct audio_pos pos = { 0 };
 	int rc = stream_start(st, &pos);
 
+	pos.read_ns = ep_now_ns();
 	while (!rc && ep_trial_running(t)) {
 		if (!pos.counting && ep_trial_start_ns(t))
 			rc = resync(st, ta, &pos);
