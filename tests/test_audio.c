@@ -362,8 +362,13 @@ static void check_stalls(const char *kernel)
 		cr_assert_geq(value("xruns"), 2, "xruns %.0f", value("xruns"));
 		if (value("xruns") != 2)
 			continue;
-		/* Each stall stands the stream for 60 ms; the trial lasts 300. */
-		cr_assert(value("xrun_time") >= 2 * 60000 && value("xrun_time") <= 300000,
+		/*
+		 * Each stall stands the stream for 60 ms; xrun_time starts at the
+		 * last wake-up that saw the pointer move, which a late wake-up
+		 * may put inside the stall (seen up to 114 ms for two here as
+		 * nobody): at least 20 ms each. The trial lasts 300 ms.
+		 */
+		cr_assert(value("xrun_time") >= 2 * 20000 && value("xrun_time") <= 300000,
 			  "xrun_time %.0f us", value("xrun_time"));
 		return;
 	}

@@ -56,8 +56,8 @@ static const struct ep_metric_desc audio_metrics[] = {
 			    "underruns (playback) or overruns (capture) seen by the kernel before "
 			    "it recovered, per trial" },
 	[AUDIO_M_XRUN_TIME] = { "xrun_time", "us", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
-				0, "per trial, over its xruns: last position read before the xrun to "
-				   "the restarted stream (at most the time the stream stood)" },
+				0, "per trial, over its xruns: from the device last seen moving to the "
+				   "restarted stream (at most the time the stream stood)" },
 	[AUDIO_M_LATENESS] = { "lateness", "us", EP_METRIC_TRIAL_LATENCY, 1000.0,
 			       EP_PRIMARY_MEDIAN, 0,
 			       "how long after a period was complete the thread woke for it "

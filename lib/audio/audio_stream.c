@@ -33,7 +33,7 @@
  * struct audio_pos - the stream's position within one start of the PCM.
  * @appl_frames: frames the body transferred since the (re)start.
  * @hw_frames:   the device's position when last counted.
- * @read_ns:     ep_now_ns() of the last position read.
+ * @read_ns:     ep_now_ns() when the device was last seen moving (or started).
  * @counting:    the measured part has begun and @hw_frames is its baseline.
  */
 struct audio_pos {
@@ -144,10 +144,12 @@ static void count_position(struct audio_state *st, struct ep_tally *ta, struct a
 	uint64_t hw = st->capture ? pos->appl_frames + avail_frames
 				  : pos->appl_frames + avail_frames - st->buffer_frames;
 
-	if (pos->counting && hw > pos->hw_frames)
-		ep_tally_add(ta, hw - pos->hw_frames, (hw - pos->hw_frames) * st->frame_bytes);
+	if (hw > pos->hw_frames) {
+		if (pos->counting)
+			ep_tally_add(ta, hw - pos->hw_frames, (hw - pos->hw_frames) * st->frame_bytes);
+		pos->read_ns = ep_now_ns();
+	}
 	pos->hw_frames = hw;
-	pos->read_ns = ep_now_ns();
 	pos->counting = 1;
 	if (woke && avail_frames >= st->period_frames)
 		ep_tally_latency(ta, (avail_frames - st->period_frames) * 1000000000ULL / st->rate_hz);
@@ -155,7 +157,7 @@ static void count_position(struct audio_state *st, struct ep_tally *ta, struct a
 
 /**
  * recover() - count an xrun (or suspend) and restart the stream; count the
- * time from the last position read before it to the restart (xrun_time).
+ * time from when the device was last seen moving to the restart (xrun_time).
  * Return: 0 when @err was one and the stream runs again, else @err or the
  * recovery's error.
  */
