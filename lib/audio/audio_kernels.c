@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * audio_kernels.c - audio.playback and audio.capture: stream to or from an
+ * alsa-lib PCM for the engine's trial duration and report throughput (bit/s,
+ * TI's alsa_perf_tests form), frames/s, the rate error against the
+ * negotiated rate, xruns, each period's wake-up lateness and CPU load.
+ *
+ * This file holds what a build without ALSA keeps: the descriptions and the
+ * kernels (which the engine then refuses with -EOPNOTSUPP, from .feature).
+ * audio_pcm.c opens and configures the PCM, audio_stream.c is the trial
+ * body; doc/methodology-audio.md says what is timed and counted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "lib/audio/audio.h"
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+
+/* The format choices, in audio_pcm.c's order. */
+#define AUDIO_FORMATS "S16_LE|S24_LE|S32_LE|FLOAT_LE|S24_3LE|U8"
+
+static const struct ep_param_desc audio_params[] = {
+	{ "device", EP_PT_STRING, "default", 0, 0, 0, 0, NULL, "",
+	  "alsa-lib PCM name: hw:0,0, plughw:1, default, a name from the ALSA configuration" },
+	{ "rate", EP_PT_FREQ, "48000", 1, 1000000, 0, 0, NULL, "Hz",
+	  "sample rate asked for; the device's nearest one is used and labelled" },
+	{ "channels", EP_PT_INT, "2", 1, 256, 0, 0, NULL, "", "channels per frame" },
+	{ "format", EP_PT_ENUM, "S16_LE", 0, 0, 0, 0, AUDIO_FORMATS, "",
+	  "sample format" },
+	{ "period", EP_PT_INT, "64", 1, 1 << 20, 0, 0, NULL, "frames",
+	  "frames per period (one wake-up); the device's nearest one is used and labelled" },
+	{ "buffer", EP_PT_INT, "0", 0, 1 << 22, 0, 0, NULL, "frames",
+	  "ring buffer in frames; 0: the whole periods nearest 20 ms (at least 2)" },
+	{ "access", EP_PT_ENUM, "rw", 0, 0, 0, 0, "rw|mmap", "",
+	  "rw: snd_pcm_writei/readi; mmap: snd_pcm_mmap_writei/readi (interleaved)" },
+	{ "mode", EP_PT_ENUM, "blocking", 0, 0, 0, 0, "blocking|poll", "",
+	  "blocking: snd_pcm_wait() on a blocking PCM; poll: non-blocking PCM, poll() on its "
+	  "descriptors" },
+	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "",
+	  "0: the caller's scheduling; 1..99: SCHED_FIFO at that priority while streaming "
+	  "(needs CAP_SYS_NICE or RLIMIT_RTPRIO)" },
+};
+
+static const struct ep_metric_desc audio_metrics[] = {
+	[AUDIO_M_BITS] = { "throughput", "bit/s", EP_METRIC_TRIAL_BITS, 1.0, EP_PRIMARY_MEDIAN, 1,
+			   "frames the device moved x channels x sample bits / measured time "
+			   "(TI alsa_perf_tests)" },
+	[AUDIO_M_FRAMES] = { "frames", "frames/s", EP_METRIC_TRIAL_OPS, 1.0, EP_PRIMARY_MEDIAN, 1,
+			     "frames the device moved (hardware pointer) / measured time" },
+	[AUDIO_M_RATE_ERROR] = { "rate_error", "ppm", EP_METRIC_VALUE, 1.0, EP_PRIMARY_MEDIAN, 0,
+				 "(frames/s - negotiated rate) / negotiated rate x 10^6, from "
+				 "the frames metric's value" },
+	[AUDIO_M_XRUNS] = { "xruns", "xruns", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
+			    "underruns (playback) or overruns (capture) seen by the kernel before "
+			    "it recovered, per trial" },
+	[AUDIO_M_XRUN_TIME] = { "xrun_time", "us", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
+				0, "per trial, over its xruns: from the device last seen moving to the "
+				   "restarted stream (at most the time the stream stood)" },
+	[AUDIO_M_LATENESS] = { "lateness", "us", EP_METRIC_TRIAL_LATENCY, 1000.0,
+			       EP_PRIMARY_MEDIAN, 0,
+			       "how long after a period was complete the thread woke for it "
+			       "(frames past the period / rate); percentiles of every wake-up" },
+	[AUDIO_M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
+				  EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
+	[AUDIO_M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0,
+				 EP_PRIMARY_MEDIAN, 0,
+				 "the whole system's CPU load, % (TI's /proc/stat method)" },
+};
+
+#if EMBPERF_HAVE_ALSA
+
+static const char *const audio_counters[] = {
+	[AUDIO_C_XRUNS] = "xruns",
+	[AUDIO_C_XRUN_TIME] = "xrun_time",
+};
+
+/** audio_teardown() - close the PCM and free the state (also a partly built one). */
+static void audio_teardown(void *state)
+{
+	struct audio_state *st = state;
+
+	if (!st)
+		return;
+	audio_pcm_close(st);
+	free(st->buf);
+	free(st);
+}
+
+/**
+ * audio_setup() - open and configure the PCM, add the one trial case.
+ * @capture: 1 for audio.capture.
+ * Return: 0 or a negative errno with the run's message.
+ */
+static int audio_setup(struct ep_run *run, void **state, int capture)
+{
+	struct audio_state *st = calloc(1, sizeof(*st));
+	struct ep_trial_case tc = {
+		.body = audio_body,
+		.counters = audio_counters,
+		.n_counters = (int)EP_ARRAY_SIZE(audio_counters),
+	};
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	*state = st;
+	st->run = run;
+	st->capture = capture;
+	st->access = (enum audio_access)ep_param_int(run, "access");
+	st->mode = (enum audio_mode)ep_param_int(run, "mode");
+	st->priority = (int)ep_param_int(run, "priority");
+	rc = audio_check_priority(run, st);
+	if (!rc)
+		rc = audio_pcm_open(run, st);
+	if (rc)
+		return rc;
+	tc.labels = st->label;
+	tc.arg = st;
+	return ep_run_add_trial(run, &tc);
+}
+
+/** audio_setup_playback() - setup() of audio.playback. */
+static int audio_setup_playback(struct ep_run *run, void **state)
+{
+	return audio_setup(run, state, 0);
+}
+
+/** audio_setup_capture() - setup() of audio.capture. */
+static int audio_setup_capture(struct ep_run *run, void **state)
+{
+	return audio_setup(run, state, 1);
+}
+
+/**
+ * audio_finish() - the rate error, derived from the frames metric's value
+ * (the median of the trials' frames/s) and the negotiated rate.
+ * Return: 0 or -ENOMEM.
+ */
+static int audio_finish(struct ep_run *run, void *state)
+{
+	const struct audio_state *st = state;
+	const embperf_result *r = ep_run_find_result(run, AUDIO_M_FRAMES, st->label);
+	double ppm;
+
+	if (!r)
+		return 0;
+	ppm = (embperf_result_value(r) / st->rate_hz - 1.0) * 1e6;
+	return ep_run_add_value(run, AUDIO_M_RATE_ERROR, st->label, ppm);
+}
+
+#else /* !EMBPERF_HAVE_ALSA: the engine refuses the kernels before setup. */
+
+/** audio_setup_none() - never called (.feature "alsa" is missing). */
+static int audio_setup_none(struct ep_run *run, void **state)
+{
+	return -EOPNOTSUPP;
+}
+
+#define audio_setup_playback audio_setup_none
+#define audio_setup_capture audio_setup_none
+#define audio_finish NULL
+#define audio_teardown NULL
+
+#endif /* EMBPERF_HAVE_ALSA */
+
+static const struct ep_default audio_defaults[] = {
+	{ "repetitions", "3" },
+	{ NULL, NULL },
+};
+
+const struct ep_kernel ep_kernel_audio_playback = {
+	.name = "audio.playback",
+	.summary = "ALSA playback: bit/s, frames/s, rate error, xruns, wake-up lateness, CPU load",
+	.feature = "alsa",
+	.params = audio_params,
+	.n_params = (int)EP_ARRAY_SIZE(audio_params),
+	.metrics = audio_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(audio_metrics),
+	.engine_defaults = audio_defaults,
+	.setup = audio_setup_playback,
+	.finish = audio_finish,
+	.teardown = audio_teardown,
+	.trials = 1,
+};
+
+const struct ep_kernel ep_kernel_audio_capture = {
+	.name = "audio.capture",
+	.summary = "ALSA capture: bit/s, frames/s, rate error, xruns, wake-up lateness, CPU load",
+	.feature = "alsa",
+	.params = audio_params,
+	.n_params = (int)EP_ARRAY_SIZE(audio_params),
+	.metrics = audio_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(audio_metrics),
+	.engine_defaults = audio_defaults,
+	.setup = audio_setup_capture,
+	.finish = audio_finish,
+	.teardown = audio_teardown,
+	.trials = 1,
+};

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * audio_stream.c - the trial body of audio.playback and audio.capture.
+ *
+ * One trial: prepare the PCM, fill the buffer with silence (playback, which
+ * then starts on its own) or start it (capture), then, until the engine's
+ * deadline, wait for a period, read the device's position, count the frames
+ * it moved since the last wake-up and how late this wake-up is, and move
+ * every whole period available. The frames counted are the device's
+ * (hardware pointer) progress, not the application's transfers, so the
+ * initial fill is not counted as played.
+ *
+ * Xruns: every -EPIPE (underrun/overrun) or -ESTRPIPE (suspend) from a
+ * wait, a position read or a transfer is counted here, before
+ * snd_pcm_recover() hides it; then the stream is restarted as at the trial's
+ * start and the position count goes on from the restarted pointer.
+ */
+#include <alsa/asoundlib.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+
+#include "lib/audio/audio.h"
+#include "lib/core/kernel.h"
+#include "lib/core/util.h"
+
+#define AUDIO_WAIT_MAX_MS 50 /* longest wait: cancel and the deadline are seen within it */
+#define AUDIO_MAX_PFDS 16
+
+/**
+ * struct audio_pos - the stream's position within one start of the PCM.
+ * @appl_frames: frames the body transferred since the (re)start.
+ * @hw_frames:   the device's position when last counted.
+ * @read_ns:     ep_now_ns() when the device was last seen moving (or started).
+ * @counting:    the measured part has begun and @hw_frames is its baseline.
+ */
+struct audio_pos {
+	uint64_t appl_frames;
+	uint64_t hw_frames;
+	uint64_t read_ns;
+	int counting;
+};
+
+/**
+ * transfer() - move @frames frames between the state's buffer and the PCM.
+ * Return: frames moved, or a negative errno (-EAGAIN in poll mode).
+ */
+static snd_pcm_sframes_t transfer(struct audio_state *st, snd_pcm_uframes_t frames)
+{
+	if (st->capture)
+		return st->access == AUDIO_ACCESS_MMAP ? snd_pcm_mmap_readi(st->pcm, st->buf, frames)
+						       : snd_pcm_readi(st->pcm, st->buf, frames);
+	return st->access == AUDIO_ACCESS_MMAP ? snd_pcm_mmap_writei(st->pcm, st->buf, frames)
+					       : snd_pcm_writei(st->pcm, st->buf, frames);
+}
+
+/**
+ * stream_start() - prepare the PCM and start it: playback by filling the
+ * buffer with silence (the start threshold is the buffer), capture by
+ * snd_pcm_start().
+ * Return: 0 or a negative errno.
+ */
+static int stream_start(struct audio_state *st, struct audio_pos *pos)
+{
+	int rc = snd_pcm_prepare(st->pcm);
+
+	pos->appl_frames = 0;
+	pos->hw_frames = 0;
+	if (rc < 0)
+		return rc;
+	if (st->capture)
+		return snd_pcm_start(st->pcm);
+	while (pos->appl_frames < st->buffer_frames) {
+		snd_pcm_sframes_t n = transfer(st, st->buffer_frames - pos->appl_frames);
+
+		if (n < 0)
+			return (int)n;
+		pos->appl_frames += (uint64_t)n;
+	}
+	return 0;
+}
+
+/** wait_ms() - how long one wait may last: AUDIO_WAIT_MAX_MS, or up to the trial's end. */
+static int wait_ms(const struct ep_trial *t)
+{
+	uint64_t end_ns = ep_trial_end_ns(t), now_ns = ep_now_ns();
+	uint64_t left_ms = end_ns > now_ns ? (end_ns - now_ns) / 1000000 + 1 : 1;
+
+	return end_ns && left_ms < AUDIO_WAIT_MAX_MS ? (int)left_ms : AUDIO_WAIT_MAX_MS;
+}
+
+/**
+ * poll_period() - mode=poll: poll() the PCM's descriptors.
+ * Return: 1 when a period is ready, 0 on timeout, a negative errno (-EPIPE
+ * on an xrun).
+ */
+static int poll_period(struct audio_state *st, int timeout_ms)
+{
+	struct pollfd pfds[AUDIO_MAX_PFDS];
+	int n = snd_pcm_poll_descriptors(st->pcm, pfds, AUDIO_MAX_PFDS), rc;
+	unsigned short revents = 0;
+
+	if (n < 0)
+		return n;
+	rc = poll(pfds, (nfds_t)n, timeout_ms);
+	if (rc <= 0)
+		return rc < 0 && errno != EINTR ? -errno : 0;
+	rc = snd_pcm_poll_descriptors_revents(st->pcm, pfds, (unsigned int)n, &revents);
+	if (rc < 0)
+		return rc;
+	if (revents & POLLERR) {
+		snd_pcm_state_t s = snd_pcm_state(st->pcm);
+
+		return s == SND_PCM_STATE_XRUN ? -EPIPE
+		       : s == SND_PCM_STATE_SUSPENDED ? -ESTRPIPE : -EIO;
+	}
+	return (revents & (POLLIN | POLLOUT)) ? 1 : 0;
+}
+
+/**
+ * wait_period() - wait until a period can be moved, or the wait's limit.
+ * Return: 1 ready, 0 timeout, or a negative errno.
+ */
+static int wait_period(struct audio_state *st, const struct ep_trial *t)
+{
+	int timeout_ms = wait_ms(t);
+
+	if (st->mode == AUDIO_MODE_POLL)
+		return poll_period(st, timeout_ms);
+	return snd_pcm_wait(st->pcm, timeout_ms);
+}
+
+/**
+ * count_position() - count the frames the device moved since the last
+ * count, from @avail_frames (free room for playback, frames to read for
+ * capture), and this wake-up's lateness: how long ago the period was
+ * complete, from the frames beyond it.
+ */
+static void count_position(struct audio_state *st, struct ep_tally *ta, struct audio_pos *pos,
+			   uint64_t avail_frames, int woke)
+{
+	uint64_t hw = st->capture ? pos->appl_frames + avail_frames
+				  : pos->appl_frames + avail_frames - st->buffer_frames;
+
+	if (hw > pos->hw_frames) {
+		if (pos->counting)
+			ep_tally_add(ta, hw - pos->hw_frames, (hw - pos->hw_frames) * st->frame_bytes);
+		pos->read_ns = ep_now_ns();
+	}
+	pos->hw_frames = hw;
+	pos->counting = 1;
+	if (woke && avail_frames >= st->period_frames)
+		ep_tally_latency(ta, (avail_frames - st->period_frames) * 1000000000ULL / st->rate_hz);
+}
+
+/**
+ * recover() - count an xrun (or suspend) and restart the stream; count the
+ * time from when the device was last seen moving to the restart (xrun_time).
+ * Return: 0 when @err was one and the stream runs again, else @err or the
+ * recovery's error.
+ */
+static int recover(struct audio_state *st, struct ep_tally *ta, struct audio_pos *pos, int err)
+{
+	uint64_t now_ns;
+	int rc;
+
+	if (err == -EAGAIN)
+		return 0;
+	if (err != -EPIPE && err != -ESTRPIPE)
+		return err;
+	ep_tally_count(ta, AUDIO_C_XRUNS, 1);
+	rc = snd_pcm_recover(st->pcm, err, 1);
+	if (rc >= 0)
+		rc = stream_start(st, pos);
+	now_ns = ep_now_ns();
+	ep_tally_count(ta, AUDIO_C_XRUN_TIME, (double)(now_ns - pos->read_ns) / 1000.0);
+	pos->read_ns = now_ns;
+	return rc < 0 ? rc : 0;
+}
+
+/**
+ * stream_step() - one wake-up: wait, count the position, move every whole
+ * period available.
+ * Return: 0 or a negative errno that is not an xrun.
+ */
+static int stream_step(struct audio_state *st, const struct ep_trial *t, struct ep_tally *ta,
+		       struct audio_pos *pos)
+{
+	int woke = wait_period(st, t);
+	snd_pcm_sframes_t avail, n;
+
+	if (woke < 0)
+		return recover(st, ta, pos, woke);
+	avail = snd_pcm_avail(st->pcm);
+	if (avail < 0)
+		return recover(st, ta, pos, (int)avail);
+	count_position(st, ta, pos, (uint64_t)avail, woke);
+	avail -= avail % (snd_pcm_sframes_t)st->period_frames;
+	if (!avail)
+		return 0;
+	if ((snd_pcm_uframes_t)avail > st->buffer_frames)
+		avail = (snd_pcm_sframes_t)st->buffer_frames;
+	n = transfer(st, (snd_pcm_uframes_t)avail);
+	if (n < 0)
+		return recover(st, ta, pos, (int)n);
+	pos->appl_frames += (uint64_t)n;
+	return 0;
+}
+
+/**
+ * resync() - at the measured part's start (after a ramp): take the device's
+ * position as the baseline, counting nothing.
+ * Return: 0 or a negative errno that is not an xrun.
+ */
+static int resync(struct audio_state *st, struct ep_tally *ta, struct audio_pos *pos)
+{
+	snd_pcm_sframes_t avail = snd_pcm_avail(st->pcm);
+
+	pos->counting = 0;
+	if (avail < 0)
+		return recover(st, ta, pos, (int)avail);
+	count_position(st, ta, pos, (uint64_t)avail, 0);
+	return 0;
+}
+
+/**
+ * set_fifo() - SCHED_FIFO at @priority for the calling thread, saving what
+ * it had into @policy and @sp. Return: 0 or a positive errno.
+ */
+static int set_fifo(int priority, int *policy, struct sched_param *sp)
+{
+	struct sched_param fifo = { .sched_priority = priority };
+	int err = pthread_getschedparam(pthread_self(), policy, sp);
+
+	return err ? err : pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
+}
+
+int audio_check_priority(struct ep_run *run, const struct audio_state *st)
+{
+	struct sched_param sp;
+	int policy, err;
+
+	if (!st->priority)
+		return 0;
+	err = set_fifo(st->priority, &policy, &sp);
+	if (!err) {
+		pthread_setschedparam(pthread_self(), policy, &sp);
+		return 0;
+	}
+	return ep_run_fail(run, -err, "parameter 'priority': value '%d' needs SCHED_FIFO, which "
+			   "this thread may not use (%s); accepted: 0 (the caller's scheduling), "
+			   "or 1..99 as root, with CAP_SYS_NICE, or with an RLIMIT_RTPRIO (ulimit "
+			   "-r) of at least %d", st->priority, strerror(err), st->priority);
+}
+
+/**
+ * stream_trial() - start the stream and step it until the engine says stop.
+ * Return: 0 or a negative errno.
+ */
+static int stream_trial(struct audio_state *st, struct ep_trial *t)
+{
+	struct ep_tally *ta = ep_trial_tally(t);
+	struct audio_pos pos = { 0 };
+	int rc = stream_start(st, &pos);
+
+	pos.read_ns = ep_now_ns();
+	while (!rc && ep_trial_running(t)) {
+		if (!pos.counting && ep_trial_start_ns(t))
+			rc = resync(st, ta, &pos);
+		if (!rc)
+			rc = stream_step(st, t, ta, &pos);
+	}
+	snd_pcm_drop(st->pcm);
+	if (rc < 0)
+		return ep_run_fail(st->run, rc, "device '%s': streaming failed: %s",
+				   ep_param_text(st->run, "device"), snd_strerror(rc));
+	return 0;
+}
+
+int audio_body(void *arg, struct ep_trial *t)
+{
+	struct audio_state *st = arg;
+	struct sched_param sp;
+	int policy = SCHED_OTHER, rc, err = 0;
+
+	if (st->priority)
+		err = set_fifo(st->priority, &policy, &sp);
+	if (err)
+		return ep_run_fail(st->run, -err, "parameter 'priority': value '%d': %s",
+				   st->priority, strerror(err));
+	rc = stream_trial(st, t);
+	if (st->priority)
+		pthread_setschedparam(pthread_self(), policy, &sp);
+	return rc;
+}

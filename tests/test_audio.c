@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_audio.c - audio.playback and audio.capture.
+ *
+ * There is no sound card on the CI machines. alsa-lib's "null" PCM runs the
+ * code paths (it does not pace: only "it runs and counts" is asserted on
+ * it). The rates are checked on the paced virtual PCM of tests/paced_pcm.c,
+ * which this file reaches through the kernels' test seam,
+ * ep_audio_test_pcm_open() (lib/audio/audio.h): the PCMs below are defined
+ * in an in-memory ALSA configuration (snd_config_load() from a buffer); a
+ * node of type "paced" is created in this process by paced_pcm_open(), any
+ * other node is opened with snd_pcm_open_lconf(), and a name the
+ * configuration lacks goes to snd_pcm_open() ("null", "nosuch").
+ *
+ * The paced PCM moves exactly rate x speed frames per second of
+ * CLOCK_MONOTONIC, so frames/s is deterministic up to the edges of a trial
+ * (at most a period or two over 300 ms: 0.9 %); the bounds are 3 %. Xruns
+ * need the body to miss a 20 ms buffer: it runs at SCHED_FIFO when
+ * permitted (CI runs as root), as the probe on this 2-vCPU VM showed 0
+ * xruns then.
+ *
+ * alsa-lib keeps its parsed global configuration (for "null") cached until
+ * exit, reachable, so LeakSanitizer does not count it; the suite's fini
+ * frees it anyway with snd_config_update_free_global().
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "embperf.h"
+
+#if EMBPERF_HAVE_ALSA
+
+#include <alsa/asoundlib.h>
+
+#include "paced_pcm.h"
+
+/* The test PCMs: times in ms from the first start. */
+static const char test_pcms[] =
+	"pcm.paced { type paced }\n"
+	"pcm.paced_2x { type paced speed 2.0 }\n"
+	"pcm.paced_stall { type paced stall_at 60 stall 60 stall_every 110 stall_count 2 }\n"
+	"pcm.conf_null { type null }\n";
+
+/**
+ * load_test_pcms() - parse test_pcms into a new config tree.
+ * Return: 0 or a negative errno.
+ */
+static int load_test_pcms(snd_config_t **cfg)
+{
+	snd_input_t *in;
+	int rc = snd_config_top(cfg);
+
+	if (rc < 0)
+		return rc;
+	rc = snd_input_buffer_open(&in, test_pcms, (ssize_t)strlen(test_pcms));
+	if (!rc) {
+		rc = snd_config_load(*cfg, in);
+		snd_input_close(in);
+	}
+	if (rc < 0)
+		snd_config_delete(*cfg);
+	return rc;
+}
+
+/**
+ * open_node() - open @device, a node of @cfg: type "paced" in-process,
+ * anything else through snd_pcm_open_lconf().
+ */
+static int open_node(snd_pcm_t **pcm, const char *device, snd_config_t *cfg, snd_config_t *node,
+		     snd_pcm_stream_t stream, int mode)
+{
+	snd_config_t *type;
+	const char *name = NULL;
+
+	if (!snd_config_search(node, "type", &type) && !snd_config_get_string(type, &name) &&
+	    !strcmp(name, "paced"))
+		return paced_pcm_open(pcm, device, node, stream, mode);
+	return snd_pcm_open_lconf(pcm, device, stream, mode, cfg);
+}
+
+/**
+ * ep_audio_test_pcm_open() - the kernels' test seam (lib/audio/audio.h):
+ * open @device from test_pcms, -ENOENT for names it does not define.
+ */
+int ep_audio_test_pcm_open(snd_pcm_t **pcm, const char *device, int capture, int mode);
+int ep_audio_test_pcm_open(snd_pcm_t **pcm, const char *device, int capture, int mode)
+{
+	snd_pcm_stream_t stream = capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK;
+	snd_config_t *cfg, *pcms, *node;
+	int rc = load_test_pcms(&cfg);
+
+	if (rc < 0)
+		return rc;
+	if (snd_config_search(cfg, "pcm", &pcms) || snd_config_search(pcms, device, &node))
+		rc = -ENOENT;
+	else
+		rc = open_node(pcm, device, cfg, node, stream, mode);
+	snd_config_delete(cfg);
+	return rc;
+}
+
+static embperf_ctx *ctx;
+static embperf_bench *b;
+static char logged[512];
+
+/** log_fn() - keep the last warning the kernel logged. */
+static void log_fn(void *user_data, int level, const char *message)
+{
+	if (level <= EMBPERF_LOG_WARNING)
+		snprintf(logged, sizeof(logged), "%s", message);
+}
+
+/** fifo_permitted() - may this thread use SCHED_FIFO? */
+static int fifo_permitted(void)
+{
+	struct sched_param sp = { .sched_priority = 1 }, old;
+	int policy;
+
+	pthread_getschedparam(pthread_self(), &policy, &old);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		return 0;
+	pthread_setschedparam(pthread_self(), policy, &old);
+	return 1;
+}
+
+/** set() - set a parameter that must be accepted. */
+static void set(const char *name, const char *value)
+{
+	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s=%s: %s", name, value,
+		     embperf_bench_errmsg(b));
+}
+
+/**
+ * open_bench() - a bench of @kernel on @device: one trial of 300 ms at
+ * 48000 Hz, 2 ch, S16_LE, period 64, SCHED_FIFO when permitted.
+ */
+static void open_bench(const char *kernel, const char *device)
+{
+	b = embperf_bench_new(ctx, kernel);
+	cr_assert(b, "%s is registered", kernel);
+	set("device", device);
+	set("duration", "300ms");
+	set("repetitions", "1");
+	set("rate", "48000");
+	set("channels", "2");
+	set("format", "S16_LE");
+	set("period", "64");
+	if (fifo_permitted())
+		set("priority", "1");
+}
+
+/** setup() - a context that keeps the kernels' warnings. */
+static void setup(void)
+{
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+	embperf_ctx_set_log_fn(ctx, log_fn, NULL, EMBPERF_LOG_WARNING);
+}
+
+/** teardown() - free the bench, the context and alsa-lib's cached configuration. */
+static void teardown(void)
+{
+	embperf_bench_free(b);
+	b = NULL;
+	embperf_ctx_free(ctx);
+	snd_config_update_free_global();
+}
+
+TestSuite(audio, .init = setup, .fini = teardown, .timeout = 60);
+
+/** find() - the result of @metric from the last run (must be there). */
+static const embperf_result *find(const char *metric)
+{
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		if (!strcmp(embperf_result_metric(embperf_bench_result(b, i)), metric))
+			return embperf_bench_result(b, i);
+	cr_assert_fail("no result '%s'", metric);
+	return NULL;
+}
+
+/** value() - the value of @metric. */
+static double value(const char *metric)
+{
+	return embperf_result_value(find(metric));
+}
+
+/** counter() - a counter of @metric's result, NaN when absent. */
+static double counter(const char *metric, const char *name)
+{
+	double v = NAN;
+
+	embperf_result_counter(find(metric), name, &v);
+	return v;
+}
+
+/** run_ok() - run, which must succeed. */
+static void run_ok(void)
+{
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+}
+
+/**
+ * run_clean() - run up to three times until a run has no xrun: on a loaded
+ * 2-vCPU VM a SCHED_OTHER body can miss the 20 ms buffer, and an xrun
+ * loses frames. Every run's xruns must be the ones the PCM reported.
+ */
+static void run_clean(void)
+{
+	for (int i = 0; i < 3; i++) {
+		unsigned long before = paced_pcm_xruns();
+
+		run_ok();
+		cr_assert_eq(value("xruns"), (double)(paced_pcm_xruns() - before),
+			     "xruns %.0f, the PCM reported %lu", value("xruns"),
+			     paced_pcm_xruns() - before);
+		if (value("xruns") == 0)
+			return;
+	}
+}
+
+/**
+ * check_paced_rate() - after a run on the paced PCM at @speed: frames/s
+ * within 3 % of 48000 x @speed, bit/s exactly frames/s x 2 x 16, the rate
+ * error consistent with frames/s.
+ */
+static void check_paced_rate(double speed)
+{
+	double fps = value("frames"), want = 48000.0 * speed;
+
+	cr_assert(fabs(fps - want) <= 0.03 * want, "%.1f frames/s, want %.0f (%.0f xruns)", fps, want,
+		  value("xruns"));
+	cr_assert_float_eq(value("throughput"), fps * 2 * 16, 1e-6 * fps, "bit/s %.1f",
+			   value("throughput"));
+	cr_assert_float_eq(value("rate_error"), (fps / 48000.0 - 1) * 1e6, 1e-3, "ppm %.1f",
+			   value("rate_error"));
+}
+
+/** check_lateness() - one lateness per wake-up at most, percentiles ordered. */
+static void check_lateness(void)
+{
+	const embperf_result *lat = find("lateness");
+	double n = embperf_result_dist_stat(lat, EMBPERF_STAT_N), last = 0;
+
+	cr_assert(n >= 10 && n <= counter("frames", "units") / 64 + 1, "%.0f wake-ups", n);
+	for (int i = 0; i < embperf_result_percentile_count(lat); i++) {
+		double pct, v;
+
+		cr_assert_eq(embperf_result_percentile_at(lat, i, &pct, &v), 0);
+		cr_assert(v >= last, "p%g %.1f us below the one before", pct, v);
+		last = v;
+	}
+}
+
+Test(audio, null_playback_runs_and_counts)
+{
+	open_bench("audio.playback", "null");
+	set("duration", "50ms");
+	run_ok();
+	cr_assert_gt(counter("frames", "units"), 0);
+	cr_assert_float_eq(value("throughput"), value("frames") * 32, 1e-6 * value("throughput"));
+}
+
+Test(audio, null_capture_through_an_in_memory_config_runs_and_counts)
+{
+	open_bench("audio.capture", "conf_null");
+	set("duration", "50ms");
+	set("mode", "poll");
+	run_ok();
+	cr_assert_gt(counter("frames", "units"), 0);
+}
+
+Test(audio, paced_playback_48k_at_the_clock_rate)
+{
+	open_bench("audio.playback", "paced");
+	run_clean();
+	check_paced_rate(1.0);
+	cr_assert_eq(value("xruns"), 0);
+	cr_assert_eq(value("xrun_time"), 0);
+	check_lateness();
+}
+
+Test(audio, paced_capture_48k_at_the_clock_rate)
+{
+	open_bench("audio.capture", "paced");
+	run_clean();
+	check_paced_rate(1.0);
+	cr_assert_eq(value("xruns"), 0);
+	cr_assert_eq(value("xrun_time"), 0);
+	check_lateness();
+}
+
+Test(audio, paced_capture_poll_mmap)
+{
+	open_bench("audio.capture", "paced");
+	set("mode", "poll");
+	set("access", "mmap");
+	run_clean();
+	check_paced_rate(1.0);
+	cr_assert_eq(value("xruns"), 0);
+}
+
+Test(audio, paced_playback_poll_mmap)
+{
+	open_bench("audio.playback", "paced");
+	set("mode", "poll");
+	set("access", "mmap");
+	run_clean();
+	check_paced_rate(1.0);
+	cr_assert_eq(value("xruns"), 0);
+}
+
+Test(audio, ramp_is_left_out_of_the_count)
+{
+	open_bench("audio.playback", "paced");
+	set("ramp", "100ms");
+	set("duration", "200ms");
+	run_clean();
+	check_paced_rate(1.0);
+	cr_assert_eq(value("xruns"), 0);
+}
+
+Test(audio, speed_factor_shows_as_rate_error)
+{
+	open_bench("audio.capture", "paced_2x");
+	set("buffer", "4096"); /* 43 ms at twice the rate */
+	run_clean();
+	check_paced_rate(2.0);
+	cr_assert(value("rate_error") > 0.97e6 && value("rate_error") < 1.03e6, "%.0f ppm",
+		  value("rate_error"));
+}
+
+/**
+ * check_stalls() - the two injected stalls (60 ms, a 40 ms buffer) give two
+ * xruns each run, counted exactly: each run's xruns equal those the PCM
+ * reported, and are at least the stalls it began. A SCHED_OTHER body on a
+ * loaded VM may add a genuine xrun: up to three runs, one must have exactly
+ * the two injected ones.
+ */
+static void check_stalls(const char *kernel)
+{
+	open_bench(kernel, "paced_stall");
+	set("buffer", "1920");
+	for (int i = 0; i < 3; i++) {
+		unsigned long xruns0 = paced_pcm_xruns(), stalls0 = paced_pcm_stalls();
+
+		run_ok();
+		cr_assert_eq(paced_pcm_stalls() - stalls0, 2, "stalls %lu",
+			     paced_pcm_stalls() - stalls0);
+		cr_assert_eq(value("xruns"), (double)(paced_pcm_xruns() - xruns0),
+			     "xruns %.0f, the PCM reported %lu", value("xruns"),
+			     paced_pcm_xruns() - xruns0);
+		cr_assert_geq(value("xruns"), 2, "xruns %.0f", value("xruns"));
+		if (value("xruns") != 2)
+			continue;
+		/*
+		 * Each stall stands the stream for 60 ms; xrun_time starts at the
+		 * last wake-up that saw the pointer move, which a late wake-up
+		 * may put inside the stall (seen up to 114 ms for two here as
+		 * nobody): at least 20 ms each. The trial lasts 300 ms.
+		 */
+		cr_assert(value("xrun_time") >= 2 * 20000 && value("xrun_time") <= 300000,
+			  "xrun_time %.0f us", value("xrun_time"));
+		return;
+	}
+	cr_assert_fail("three runs with more xruns than the 2 injected stalls");
+}
+
+Test(audio, injected_stalls_counted_as_xruns_playback)
+{
+	check_stalls("audio.playback");
+}
+
+Test(audio, injected_stalls_counted_as_xruns_capture)
+{
+	check_stalls("audio.capture");
+}
+
+Test(audio, negotiated_buffer_in_the_labels_and_the_log)
+{
+	char buf[32];
+
+	open_bench("audio.playback", "paced");
+	set("duration", "50ms");
+	set("buffer", "1000");
+	run_ok();
+	cr_assert_gt(embperf_result_label(find("frames"), "buffer", buf, sizeof(buf)), 0);
+	cr_assert(strtoul(buf, NULL, 10) % 64 == 0, "buffer=%s: whole periods", buf);
+	cr_assert_str_neq(buf, "1000");
+	cr_assert(strstr(logged, "buffer=1000") && strstr(logged, buf), "log: %s", logged);
+}
+
+Test(audio, budget_ends_a_long_trial_within_100ms_with_the_pcm_closed)
+{
+	struct timespec t0, t1;
+	double late_ms;
+	int rc;
+
+	open_bench("audio.capture", "paced");
+	set("duration", "10s");
+	embperf_ctx_set_budget_ns(ctx, 300000000LL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = embperf_bench_run(b);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	late_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6 - 300;
+	cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
+	cr_assert_lt(late_ms, 100, "ended %.1f ms after the budget", late_ms);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+}
+
+/** check_refused() - @name=@value is refused at set() or run(), naming @name and @what. */
+static void check_refused(const char *kernel, const char *device, const char *name,
+			  const char *value, const char *what)
+{
+	const char *msg;
+	int rc;
+
+	open_bench(kernel, device);
+	set("duration", "50ms");
+	rc = embperf_bench_set(b, name, value);
+	if (!rc)
+		rc = embperf_bench_run(b);
+	msg = embperf_bench_errmsg(b);
+	cr_assert_lt(rc, 0, "%s=%s accepted", name, value);
+	cr_assert(strstr(msg, name) && strstr(msg, what), "%s=%s: %s", name, value, msg);
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+	embperf_bench_free(b);
+	b = NULL;
+}
+
+Test(audio, bad_input_names_the_parameter_and_what_is_accepted)
+{
+	check_refused("audio.playback", "paced", "rate", "0", "accepted");
+	check_refused("audio.playback", "paced", "rate", "1000", "8000..384000");
+	check_refused("audio.playback", "paced", "channels", "0", "accepted");
+	check_refused("audio.playback", "paced", "channels", "64", "1..32");
+	check_refused("audio.playback", "paced", "format", "S8", "S16_LE|S24_LE");
+	check_refused("audio.capture", "paced", "buffer", "64", "period <= buffer / 2");
+	check_refused("audio.capture", "nosuch_pcm", "device", "nosuch_pcm", "accepted");
+}
+
+/**
+ * drop_rt_permission() - leave this (test) process without the right to use
+ * SCHED_FIFO: RLIMIT_RTPRIO 0 and, as root, the uid of nobody.
+ * Return: 1 when SCHED_FIFO is refused after it.
+ */
+static int drop_rt_permission(void)
+{
+	struct rlimit zero = { 0, 0 };
+
+	if (setrlimit(RLIMIT_RTPRIO, &zero))
+		return 0;
+	if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+		return 0;
+	prctl(PR_SET_DUMPABLE, 1); /* LeakSanitizer reads /proc/self at exit */
+	return !fifo_permitted();
+}
+
+Test(audio, priority_without_permission_is_refused_by_name_before_opening)
+{
+	const char *msg;
+
+	open_bench("audio.playback", "paced");
+	if (!drop_rt_permission())
+		cr_skip_test("could not drop the permission to use SCHED_FIFO");
+	set("priority", "50");
+	cr_assert_eq(embperf_bench_run(b), -EPERM, "%s", embperf_bench_errmsg(b));
+	msg = embperf_bench_errmsg(b);
+	cr_assert(strstr(msg, "'priority'") && strstr(msg, "'50'") && strstr(msg, "RLIMIT_RTPRIO"),
+		  "%s", msg);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+}
+
+#else /* !EMBPERF_HAVE_ALSA */
+
+Test(audio, built_without_alsa)
+{
+	embperf_ctx *c = embperf_ctx_new();
+	embperf_bench *pb = embperf_bench_new(c, "audio.playback");
+
+	cr_assert(pb, "the kernel is registered without ALSA too");
+	cr_assert_eq(embperf_bench_run(pb), -EOPNOTSUPP);
+	cr_assert_eq(embperf_has_feature("alsa"), 0);
+	embperf_bench_free(pb);
+	embperf_ctx_free(c);
+	cr_skip_test("built without ALSA (alsa-lib not found or -Dalsa=disabled): the audio "
+		     "tests need it; checked only that the kernels answer -EOPNOTSUPP");
+}
+
+#endif /* EMBPERF_HAVE_ALSA */
