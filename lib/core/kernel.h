@@ -418,7 +418,9 @@ const struct embperf_result *ep_run_find_result(const struct ep_run *run, int me
 
 /**
  * ep_run_fail() - record the detail message of a failure and return @err.
- * The message names the parameter, the value and what is accepted.
+ * The message names the parameter, the value and what is accepted. Not for
+ * worker threads: it writes the bench's one message buffer without a lock;
+ * workers hand their error to the thread that runs the body.
  */
 int ep_run_fail(struct ep_run *run, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
