@@ -136,4 +136,5 @@ const struct ep_kernel synth_kernel = {
 	.setup = synth_setup,
 	.finish = synth_finish,
 	.teardown = synth_teardown,
+	.cpu_bound = 1,
 };

@@ -40,7 +40,7 @@ Test(assess, steady_samples_on_a_free_cpu_carry_no_mark)
 	const double v[] = { 100, 101, 99, 100, 100.5 };
 	struct embperf_result *r = made(v, 5, 0.3);
 
-	cr_assert_eq(ep_result_assess(r, 0), 0);
+	cr_assert_eq(ep_result_assess(r, 0, 1), 0);
 	cr_assert_eq(embperf_result_flags(r), 0);
 	cr_assert_str_eq(embperf_result_note(r), "");
 	ep_result_free(r);
@@ -51,7 +51,7 @@ Test(assess, waiting_for_a_cpu_marks_disturbed_with_the_evidence)
 	const double v[] = { 100, 101, 99, 100, 100.5 };
 	struct embperf_result *r = made(v, 5, 48.0), *d;
 
-	cr_assert_eq(ep_result_assess(r, 0), 0);
+	cr_assert_eq(ep_result_assess(r, 0, 1), 0);
 	cr_assert_eq(embperf_result_flags(r), EMBPERF_RESULT_DISTURBED);
 	cr_assert(strstr(embperf_result_note(r), "disturbed"), "%s", embperf_result_note(r));
 	cr_assert(strstr(embperf_result_note(r), "48 %"), "%s", embperf_result_note(r));
@@ -63,12 +63,22 @@ Test(assess, waiting_for_a_cpu_marks_disturbed_with_the_evidence)
 	ep_result_free(r);
 }
 
+Test(assess, a_kernel_whose_threads_take_turns_is_not_judged_by_its_wait)
+{
+	const double v[] = { 100, 101, 99, 100, 100.5 };
+	struct embperf_result *r = made(v, 5, 48.0);
+
+	cr_assert_eq(ep_result_assess(r, 0, 0), 0);
+	cr_assert_eq(embperf_result_flags(r), 0, "a pinned ping-pong waits for its partner");
+	ep_result_free(r);
+}
+
 Test(assess, samples_that_disagree_mark_unstable_and_moving_marks_migrated)
 {
 	const double v[] = { 6400, 13100, 9000, 12900, 7100, 13000, 6600 };
 	struct embperf_result *r = made(v, 7, NAN);
 
-	cr_assert_eq(ep_result_assess(r, 1), 0);
+	cr_assert_eq(ep_result_assess(r, 1, 1), 0);
 	cr_assert_eq(embperf_result_flags(r), EMBPERF_RESULT_UNSTABLE | EMBPERF_RESULT_MIGRATED);
 	cr_assert(strstr(embperf_result_note(r), "unstable"), "%s", embperf_result_note(r));
 	cr_assert(strstr(embperf_result_note(r), "migrated"), "%s", embperf_result_note(r));
@@ -81,7 +91,7 @@ Test(assess, two_samples_are_too_few_to_disagree)
 	const double v[] = { 1, 100 };
 	struct embperf_result *r = made(v, 2, 0.0);
 
-	cr_assert_eq(ep_result_assess(r, 0), 0);
+	cr_assert_eq(ep_result_assess(r, 0, 1), 0);
 	cr_assert_eq(embperf_result_flags(r), 0);
 	ep_result_free(r);
 }
@@ -153,7 +163,7 @@ static struct embperf_report *report_of(double value, double wait_pct, const cha
 	cr_assert(rep);
 	cr_assert_eq(ep_result_set_title(r, "row"), 0);
 	r->higher_better = 1;
-	cr_assert_eq(ep_result_assess(r, 0), 0);
+	cr_assert_eq(ep_result_assess(r, 0, 1), 0);
 	cr_assert_eq(ep_report_append(rep, r), 0);
 	cr_assert_eq(ep_report_set_sysinfo(rep, "cpu_model", cpu_model), 0);
 	return rep;

@@ -482,7 +482,7 @@ static int make_result(struct case_state *cs, const double *counters, const unsi
 	/* Unavailable for a case without an overhead body: nothing subtracted. */
 	r->counters[EP_CTR_OVERHEAD_NS] = cs->overhead_ns;
 	r->counter_ok[EP_CTR_OVERHEAD_NS] = cs->c->overhead != NULL;
-	if (ep_result_set_samples(r, cs->samples, cs->n) || ep_result_assess(r, moved) ||
+	if (ep_result_set_samples(r, cs->samples, cs->n) || ep_result_assess(r, moved, run->kernel->cpu_bound) ||
 	    ep_run_add_result(run, r)) {
 		ep_result_free(r);
 		return -ENOMEM;

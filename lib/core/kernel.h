@@ -360,6 +360,12 @@ extern const struct ep_default ep_lmbench_defaults[];
  *                   derived values). Not called when the run was cut short.
  * @teardown:        frees the state, also a partly built one; called
  *                   whenever setup succeeded or left *state non-NULL.
+ * @cpu_bound:       1 when the kernel's threads should never wait for a CPU
+ *                   (one process, at most one thread per CPU): a run-queue
+ *                   wait is then another task's doing and marks the result
+ *                   disturbed. 0 for kernels whose own processes or threads
+ *                   take turns on a CPU by design (a ping-pong pinned to one
+ *                   CPU waits for its partner 30 % of the time).
  * @trials:          1 for a kernel of trial cases (block, audio, network,
  *                   timers): the engine offers duration, ramp, settle and
  *                   percentiles instead of the calibration parameters.
@@ -376,6 +382,7 @@ struct ep_kernel {
 	int (*setup)(struct ep_run *run, void **state);
 	int (*finish)(struct ep_run *run, void *state);
 	void (*teardown)(void *state);
+	int cpu_bound;
 	int trials;
 };
 

@@ -178,7 +178,7 @@ static double sample_spread(const struct embperf_result *r)
 	return spread;
 }
 
-int ep_result_assess(struct embperf_result *r, int moved)
+int ep_result_assess(struct embperf_result *r, int moved, int judge_wait)
 {
 	double wait = r->counters[EP_CTR_CPU_WAIT_PCT], spread = sample_spread(r);
 	struct ep_buf note;
@@ -187,7 +187,7 @@ int ep_result_assess(struct embperf_result *r, int moved)
 
 	ep_buf_init(&note);
 	ep_buf_append(&note, "", 0);
-	if (r->counter_ok[EP_CTR_CPU_WAIT_PCT] && wait > EP_DISTURBED_WAIT_PCT) {
+	if (judge_wait && r->counter_ok[EP_CTR_CPU_WAIT_PCT] && wait > EP_DISTURBED_WAIT_PCT) {
 		flags |= EMBPERF_RESULT_DISTURBED;
 		ep_buf_printf(&note, "disturbed: its threads waited for a CPU %.0f %% of the time "
 			      "(cpu_wait_pct; %.0f involuntary switches), another task had its CPU",

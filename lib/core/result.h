@@ -178,11 +178,12 @@ int ep_result_set_trials(struct embperf_result *r, const char *config_name,
 /**
  * ep_result_assess() - mark a measured result whose own evidence says it
  * is not to be trusted as it stands: its threads waited for a CPU (another
- * task had it), its samples disagree, or it moved between CPUs (@moved).
- * Sets @r->flags and @r->note from the counters and samples.
+ * task had it; judged only when @judge_wait, for kernels whose threads never
+ * take turns by design), its samples disagree, or it moved between CPUs
+ * (@moved). Sets @r->flags and @r->note from the counters and samples.
  * Return: 0 or -ENOMEM.
  */
-int ep_result_assess(struct embperf_result *r, int moved);
+int ep_result_assess(struct embperf_result *r, int moved, int judge_wait);
 
 /** ep_result_flag_name() - "disturbed", "unstable", "migrated" for one bit; NULL otherwise. */
 const char *ep_result_flag_name(unsigned bit);

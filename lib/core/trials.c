@@ -436,7 +436,7 @@ static int add_metric_result(struct case_run *cr, int m, double *scratch)
 	if (!n)
 		return 0; /* no trial gave this metric (no latencies recorded) */
 	r = new_result(cr, d);
-	if (!r || ep_result_set_samples(r, scratch, n) || ep_result_assess(r, 0) ||
+	if (!r || ep_result_set_samples(r, scratch, n) || ep_result_assess(r, 0, cr->run->kernel->cpu_bound) ||
 	    (d->kind == EP_METRIC_TRIAL_LATENCY && set_distribution(cr, r, d)) ||
 	    ep_run_add_result(cr->run, r)) {
 		ep_result_free(r);

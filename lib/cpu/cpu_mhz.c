@@ -238,4 +238,5 @@ const struct ep_kernel ep_kernel_cpu_mhz = {
 	.setup = mhz_setup,
 	.finish = mhz_finish,
 	.teardown = mhz_teardown,
+	.cpu_bound = 1,
 };

@@ -230,4 +230,5 @@ const struct ep_kernel ep_kernel_cpu_ops = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = ops_setup,
 	.teardown = ops_teardown,
+	.cpu_bound = 1,
 };

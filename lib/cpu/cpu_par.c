@@ -238,4 +238,5 @@ const struct ep_kernel ep_kernel_cpu_par = {
 	.setup = par_setup,
 	.finish = par_finish,
 	.teardown = par_teardown,
+	.cpu_bound = 1,
 };

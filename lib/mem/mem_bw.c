@@ -327,4 +327,5 @@ const struct ep_kernel ep_kernel_mem_bw = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = bw_setup,
 	.teardown = bw_teardown,
+	.cpu_bound = 1,
 };

@@ -546,4 +546,5 @@ const struct ep_kernel ep_kernel_mem_lat = {
 	.setup = lat_setup,
 	.finish = lat_finish,
 	.teardown = lat_teardown,
+	.cpu_bound = 1,
 };

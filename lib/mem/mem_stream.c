@@ -402,4 +402,5 @@ const struct ep_kernel ep_kernel_mem_stream = {
 	.setup = stream_setup,
 	.finish = stream_finish,
 	.teardown = stream_teardown,
+	.cpu_bound = 1,
 };

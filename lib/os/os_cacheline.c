@@ -317,4 +317,5 @@ const struct ep_kernel ep_kernel_os_cacheline = {
 	.setup = line_setup,
 	.finish = line_finish,
 	.teardown = line_teardown,
+	.cpu_bound = 1,
 };

@@ -182,4 +182,5 @@ const struct ep_kernel ep_kernel_os_file_rd = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = rd_setup,
 	.teardown = rd_teardown,
+	.cpu_bound = 1,
 };

@@ -526,4 +526,5 @@ const struct ep_kernel ep_kernel_os_fs = {
 	.setup = fs_setup,
 	.finish = fs_finish,
 	.teardown = fs_teardown,
+	.cpu_bound = 1,
 };

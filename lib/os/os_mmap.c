@@ -139,4 +139,5 @@ const struct ep_kernel ep_kernel_os_mmap = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = map_setup,
 	.teardown = map_teardown,
+	.cpu_bound = 1,
 };

@@ -172,4 +172,5 @@ const struct ep_kernel ep_kernel_os_mmap_rd = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = mrd_setup,
 	.teardown = mrd_teardown,
+	.cpu_bound = 1,
 };

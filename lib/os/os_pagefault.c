@@ -224,4 +224,5 @@ const struct ep_kernel ep_kernel_os_pagefault = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = pf_setup,
 	.teardown = pf_teardown,
+	.cpu_bound = 1,
 };

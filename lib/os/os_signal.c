@@ -290,4 +290,5 @@ const struct ep_kernel ep_kernel_os_signal = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sig_setup,
 	.teardown = sig_teardown,
+	.cpu_bound = 1,
 };

@@ -278,4 +278,5 @@ const struct ep_kernel ep_kernel_os_syscall = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sys_setup,
 	.teardown = sys_teardown,
+	.cpu_bound = 1,
 };
