@@ -8,7 +8,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "proc_state.h"
@@ -105,4 +109,28 @@ double tp_counter(const embperf_result *r, const char *name)
 
 	embperf_result_counter(r, name, &v);
 	return v;
+}
+
+int tp_fifo_permitted(void)
+{
+	struct sched_param sp = { .sched_priority = 1 }, old;
+	int policy;
+
+	pthread_getschedparam(pthread_self(), &policy, &old);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		return 0;
+	pthread_setschedparam(pthread_self(), policy, &old);
+	return 1;
+}
+
+int tp_drop_rt_permission(void)
+{
+	struct rlimit zero = { 0, 0 };
+
+	if (setrlimit(RLIMIT_RTPRIO, &zero))
+		return 0;
+	if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+		return 0;
+	prctl(PR_SET_DUMPABLE, 1); /* LeakSanitizer reads /proc/self at exit */
+	return !tp_fifo_permitted();
 }

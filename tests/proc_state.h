@@ -50,4 +50,14 @@ const embperf_result *tp_find(const embperf_bench *b, const char *metric);
 /** tp_counter() - a result's counter (the engine's or the kernel's); NaN when absent. */
 double tp_counter(const embperf_result *r, const char *name);
 
+/** tp_fifo_permitted() - may the calling thread use SCHED_FIFO (tried and undone)? */
+int tp_fifo_permitted(void);
+
+/**
+ * tp_drop_rt_permission() - leave this (test) process without the right to
+ * use SCHED_FIFO: RLIMIT_RTPRIO 0 and, as root, the uid of nobody (which
+ * drops every capability). Return: 1 when SCHED_FIFO is refused after it.
+ */
+int tp_drop_rt_permission(void);
+
 #endif /* EMBPERF_TESTS_PROC_STATE_H */

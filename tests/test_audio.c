@@ -37,6 +37,7 @@
 
 #include "config.h"
 #include "embperf.h"
+#include "proc_state.h"
 
 #if EMBPERF_HAVE_ALSA
 
@@ -120,19 +121,6 @@ static void log_fn(void *user_data, int level, const char *message)
 		snprintf(logged, sizeof(logged), "%s", message);
 }
 
-/** fifo_permitted() - may this thread use SCHED_FIFO? */
-static int fifo_permitted(void)
-{
-	struct sched_param sp = { .sched_priority = 1 }, old;
-	int policy;
-
-	pthread_getschedparam(pthread_self(), &policy, &old);
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
-		return 0;
-	pthread_setschedparam(pthread_self(), policy, &old);
-	return 1;
-}
-
 /** set() - set a parameter that must be accepted. */
 static void set(const char *name, const char *value)
 {
@@ -155,7 +143,7 @@ static void open_bench(const char *kernel, const char *device)
 	set("channels", "2");
 	set("format", "S16_LE");
 	set("period", "64");
-	if (fifo_permitted())
+	if (tp_fifo_permitted())
 		set("priority", "1");
 }
 
@@ -449,29 +437,12 @@ Test(audio, bad_input_names_the_parameter_and_what_is_accepted)
 	check_refused("audio.capture", "nosuch_pcm", "device", "nosuch_pcm", "accepted");
 }
 
-/**
- * drop_rt_permission() - leave this (test) process without the right to use
- * SCHED_FIFO: RLIMIT_RTPRIO 0 and, as root, the uid of nobody.
- * Return: 1 when SCHED_FIFO is refused after it.
- */
-static int drop_rt_permission(void)
-{
-	struct rlimit zero = { 0, 0 };
-
-	if (setrlimit(RLIMIT_RTPRIO, &zero))
-		return 0;
-	if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
-		return 0;
-	prctl(PR_SET_DUMPABLE, 1); /* LeakSanitizer reads /proc/self at exit */
-	return !fifo_permitted();
-}
-
 Test(audio, priority_without_permission_is_refused_by_name_before_opening)
 {
 	const char *msg;
 
 	open_bench("audio.playback", "paced");
-	if (!drop_rt_permission())
+	if (!tp_drop_rt_permission())
 		cr_skip_test("could not drop the permission to use SCHED_FIFO");
 	set("priority", "50");
 	cr_assert_eq(embperf_bench_run(b), -EPERM, "%s", embperf_bench_errmsg(b));

@@ -17,30 +17,16 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/test_cli.XXXXXX") || exit 1
 BG_PID=
 trap 'if [ -n "$BG_PID" ]; then kill "$BG_PID" 2>/dev/null; fi; rm -rf "$T"' EXIT
 
-checks=0
-failures=0
 status=0
 # Files this script writes into $T; anything else found there at the end is
 # a file the command left behind.
 written=(out err)
 
-pass() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1"
-}
+. "$(dirname "$0")/tap.sh"
 
-fail() {
-	checks=$((checks + 1))
-	failures=$((failures + 1))
-	echo "not ok $checks - $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
+# After a failure, what the command printed.
+tap_fail_extra() {
 	echo "# stderr: $(head -c 600 "$T/err")"
-}
-
-skip() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1 # SKIP $2"
 }
 
 # ep ARGS...: run the command; stdout in $T/out, stderr in $T/err, code in $status.

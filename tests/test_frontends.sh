@@ -40,27 +40,13 @@ for n in $NAMES; do
 	ln -s "$LMBENCH" "$BIN/$n" || exit 1
 done
 
-checks=0
-failures=0
 status=0
 
-pass() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1"
-}
+. "$(dirname "$0")/tap.sh"
 
-fail() {
-	checks=$((checks + 1))
-	failures=$((failures + 1))
-	echo "not ok $checks - $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
+# After a failure, what the command printed.
+tap_fail_extra() {
 	echo "# output: $(head -c 800 "$T/out")"
-}
-
-skip() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1 # SKIP $2"
 }
 
 # fe NAME ARGS...: run a front end through its symlink; stdout and stderr

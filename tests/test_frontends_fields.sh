@@ -79,26 +79,8 @@ normalize() {
 kernels=$("$EMBPERF" list 2>/dev/null | awk '{ printf "%s ", $1 }')
 [ -n "$kernels" ] || { echo "Bail out! '$EMBPERF list' gave no kernel"; exit 1; }
 
-checks=0
-failures=0
 
-pass() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1"
-}
-
-fail() {
-	checks=$((checks + 1))
-	failures=$((failures + 1))
-	echo "not ok $checks - $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
-}
-
-skip() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1 # SKIP $2"
-}
+. "$(dirname "$0")/tap.sh"
 
 # The filter itself must tell a label or a size apart: a check that the
 # comparison can fail.

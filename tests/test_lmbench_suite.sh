@@ -23,27 +23,9 @@ HELLO=${2:-}
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_lmbench_suite.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 
-checks=0
-failures=0
 status=0
 
-pass() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1"
-}
-
-fail() {
-	checks=$((checks + 1))
-	failures=$((failures + 1))
-	echo "not ok $checks - $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
-}
-
-skip() {
-	checks=$((checks + 1))
-	echo "ok $checks - $1 # SKIP $2"
-}
+. "$(dirname "$0")/tap.sh"
 
 ep() {
 	"$EMBPERF" "$@" >"$T/out" 2>"$T/err"

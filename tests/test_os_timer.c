@@ -69,8 +69,6 @@ static void run_ok(void)
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 }
 
-static int fifo_permitted(void);
-
 /**
  * prefer_fifo() - count wake-ups at SCHED_FIFO priority 1 when permitted (CI
  * runs as root): a SCHED_OTHER thread on a 2-CPU VM with a load average of
@@ -79,7 +77,7 @@ static int fifo_permitted(void);
  */
 static void prefer_fifo(void)
 {
-	if (fifo_permitted())
+	if (tp_fifo_permitted())
 		set("priority", "1");
 }
 
@@ -256,20 +254,6 @@ Test(os_timer, cancel_is_seen_within_a_long_interval)
 
 /* Scheduling. */
 
-/** fifo_permitted() - may this process start a SCHED_FIFO thread? */
-static int fifo_permitted(void)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-	int old_policy;
-	struct sched_param old;
-
-	pthread_getschedparam(pthread_self(), &old_policy, &old);
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
-		return 0;
-	pthread_setschedparam(pthread_self(), old_policy, &old);
-	return 1;
-}
-
 /**
  * struct watch - a thread that looks for a task of this process running
  * SCHED_FIFO at @priority, in /proc/self/task/<tid>/stat.
@@ -329,7 +313,7 @@ Test(os_timer, priority_runs_the_measuring_thread_sched_fifo)
 	struct watch w = { .priority = 3 };
 	pthread_t tid;
 
-	if (!fifo_permitted())
+	if (!tp_fifo_permitted())
 		cr_skip_test("this process may not use SCHED_FIFO");
 	set("priority", "3");
 	cr_assert_eq(pthread_create(&tid, NULL, watch_main, &w), 0);
@@ -354,28 +338,11 @@ Test(os_timer, priority_zero_is_sched_other_and_says_so)
 	cr_assert(strstr(embperf_result_labels(find("latency")), "policy=other priority=0"));
 }
 
-/**
- * drop_rt_permission() - leave this (test) process without the right to
- * use SCHED_FIFO: RLIMIT_RTPRIO 0, and, as root, the uid of nobody (which
- * drops every capability). Return: 1 when SCHED_FIFO is refused after it.
- */
-static int drop_rt_permission(void)
-{
-	struct rlimit zero = { 0, 0 };
-
-	if (setrlimit(RLIMIT_RTPRIO, &zero))
-		return 0;
-	if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
-		return 0;
-	prctl(PR_SET_DUMPABLE, 1); /* LeakSanitizer reads /proc/self at exit */
-	return !fifo_permitted();
-}
-
 Test(os_timer, priority_without_permission_is_refused_by_name)
 {
 	const char *msg;
 
-	if (!drop_rt_permission())
+	if (!tp_drop_rt_permission())
 		cr_skip_test("could not drop the permission to use SCHED_FIFO");
 	set("priority", "99");
 	cr_assert_eq(embperf_bench_run(b), -EPERM, "%s", embperf_bench_errmsg(b));
