@@ -47,7 +47,7 @@ for _ in $(seq 50); do
 	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.2:5301 && break
 	sleep 0.1
 done
-echo "1..6"
+echo "1..7"
 
 # median of METRIC from the CSV of one run: run_metric METRIC ARGS...
 out=
@@ -96,4 +96,14 @@ above tx
 above rx
 run direction=rx rate=10Mbit
 check "rx at half the shaped rate: no loss" 0 0 "$(metric loss)"
+
+# A veth link says it runs at 10 Gbit/s: 20 million 64-byte frames a second
+# take 13.4 Gbit/s with preamble and gap (their payload, 2.9 Gbit/s, is within
+# the peer's limit): refused before anything is sent, naming the link.
+run frame=64 pps=20000000
+if [ -z "$(metric throughput)" ] && echo "$out" | grep -q "parameter 'rate'.*the link to peer 198.18.0.2:5301 runs at 10000000000 bit/s"; then
+	pass "a rate above the link's speed is refused"
+else
+	fail "a rate above the link's speed is refused"
+fi
 exit $((failures > 0))

@@ -506,3 +506,44 @@ Test(udp_stream, a_peer_that_disappears_mid_trial_ends_the_run_with_an_error)
 	cr_assert(strstr(embperf_bench_errmsg(b), "peer"), "%s", embperf_bench_errmsg(b));
 	cr_assert_lt(ep_now_ns() - t0, 10000000000ULL, "bounded, not a hang");
 }
+
+/* A "peer" that answers hello with a welcome of another protocol version. */
+static void *fake_peer(void *arg)
+{
+	int lfd = *(int *)arg, fd = accept(lfd, NULL, NULL);
+	struct ep_msg m;
+	char err[200];
+
+	if (fd < 0)
+		return NULL;
+	if (!ep_msg_recv(fd, &m, 3000000000ULL, err, sizeof(err))) {
+		m = (struct ep_msg){ .type = EP_MSG_WELCOME, .proto = EP_PROTO_VERSION + 1,
+				     .max_rate_bps = 1e9, .max_duration_ns = 1000000000,
+				     .max_size_bytes = 1000 };
+		ep_msg_send(fd, &m, 1000000000);
+	}
+	usleep(200000);
+	close(fd);
+	return NULL;
+}
+
+Test(udp_stream, a_peer_of_another_protocol_version_is_named)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	pthread_t th;
+	char spec[64];
+
+	cr_assert_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(lfd, 1), 0);
+	cr_assert_eq(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
+	cr_assert_eq(pthread_create(&th, NULL, fake_peer, &lfd), 0);
+	snprintf(spec, sizeof(spec), "127.0.0.1:%u", ntohs(a.sin_port));
+	tp_set(b, "peer", spec);
+	cr_assert_eq(embperf_bench_run(b), -EPROTO, "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "protocol"), "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), spec), "%s", embperf_bench_errmsg(b));
+	pthread_join(th, NULL);
+	close(lfd);
+}
