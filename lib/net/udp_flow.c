@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -207,7 +208,15 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
 	while (ep_trial_running(t) && (!f->count || tx.sent < f->count)) {
-		uint32_t n = ep_pacer_next(&pacer, ep_trial_end_ns(t));
+		uint32_t n;
+
+		if (f->idle_ramp && !ep_trial_start_ns(t)) {
+			struct timespec ms = { 0, 1000000 };
+
+			nanosleep(&ms, NULL);
+			continue;
+		}
+		n = ep_pacer_next(&pacer, ep_trial_end_ns(t));
 
 		if (f->count && n > f->count - tx.sent && ep_trial_start_ns(t))
 			n = (uint32_t)(f->count - tx.sent);

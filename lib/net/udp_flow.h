@@ -31,6 +31,7 @@
  * @count:        stop after this many counted datagrams (0: at the deadline).
  * @echo_every:   tx: the peer echoes every Nth datagram; the round trips go
  *                into the tally's latencies (0: none).
+ * @idle_ramp:    tx: send nothing during the ramp (a burst from an idle link).
  * @flow_cap_ns:  the peer stops a flow by itself after this.
  * @data_fd:      the trial's data socket (-1 between trials).
  * @req:          the running trial's request (its flow id).
@@ -50,6 +51,7 @@ struct ep_udp_flow {
 	uint32_t drop_every;
 	uint64_t count;
 	uint32_t echo_every;
+	int idle_ramp;
 	uint64_t flow_cap_ns;
 	int data_fd;
 	struct ep_start req;
