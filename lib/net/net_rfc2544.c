@@ -113,6 +113,9 @@ struct rfc_state;
  * @latency:   the latency step of test=latency (rate from @rate_case).
  * @rate_case: the throughput case whose found rate the latency step uses.
  * @config:    the configuration of the trial about to run.
+ * @sender_limited: a trial passed at a rate well below the one asked: the
+ *             sender, not the path, is the limit, and searching higher is
+ *             pointless.
  * @label:     the case's labels.
  */
 struct rfc_case {
@@ -124,6 +127,7 @@ struct rfc_case {
 	int latency;
 	struct rfc_case *rate_case;
 	double config;
+	int sender_limited;
 	char label[96];
 };
 
@@ -222,6 +226,12 @@ static int rate_next(void *arg, const struct ep_trial_row *log, size_t n, double
 		*config = 0.0; /* unpaced: the trial sets the rate it achieved */
 		configure(c, *config);
 		return 1;
+	}
+	if (c->sender_limited) {
+		ep_run_log(c->st->run, EMBPERF_LOG_INFO, "net.udp.rfc2544 [%s]: a trial passed at "
+			   "%.0f frames/s, well below the %.0f asked: the sender is the limit, the "
+			   "search stops", c->label, log[n - 1].config, c->config);
+		return 0;
 	}
 	c->bs.hi = c->top_fps;
 	c->bs.resolution = c->top_fps * c->st->resolution / 100.0;
@@ -322,7 +332,13 @@ static void count_figures(struct rfc_case *c, struct ep_trial *t, const struct e
 			c->top_fps = (double)o->sent / secs;
 		ep_trial_set_config(t, 100.0 * (double)o->sent / secs / c->top_fps);
 	} else {
-		ep_trial_set_config(t, (double)o->sent / secs);
+		double achieved = (double)o->sent / secs;
+
+		/* Passed far below the rate asked: the sender could offer no more. */
+		if (c->config > 0.0 && achieved < 0.95 * c->config && o->sent &&
+		    o->received == o->sent)
+			c->sender_limited = 1;
+		ep_trial_set_config(t, achieved);
 	}
 }
 
