@@ -361,7 +361,7 @@ static void put_trial_log(const struct embperf_result *r, int markdown, struct e
 		ep_buf_printf(b, "**\n\n| trial | %s | %s | pass | ms |\n|---|---|---|---|---|\n",
 			      r->trial_config_name, r->trial_outcome_name);
 	else
-		ep_buf_printf(b, "  %5s%s%12s%s%12s%s%4s%s%8s\n", "trial", sep, r->trial_config_name,
+		ep_buf_printf(b, "  %5s%s%14s%s%12s%s%4s%s%8s\n", "trial", sep, r->trial_config_name,
 			      sep, r->trial_outcome_name, sep, "pass", sep, "ms");
 	for (size_t i = 0; i < r->n_trials; i++) {
 		const struct ep_trial_row *t = &r->trials[i];
@@ -372,7 +372,7 @@ static void put_trial_log(const struct embperf_result *r, int markdown, struct e
 			ep_buf_printf(b, "| %zu | %s | %s | %s | %.1f |\n", i + 1, config, outcome,
 				      t->pass ? "yes" : "no", (double)t->duration_ns / 1e6);
 		else
-			ep_buf_printf(b, "  %5zu%s%12s%s%12s%s%4s%s%8.1f\n", i + 1, sep, config, sep,
+			ep_buf_printf(b, "  %5zu%s%14s%s%12s%s%4s%s%8.1f\n", i + 1, sep, config, sep,
 				      outcome, sep, t->pass ? "yes" : "no", sep,
 				      (double)t->duration_ns / 1e6);
 	}
