@@ -111,6 +111,9 @@ static void pair_up(int tbf)
 {
 	int pid = (int)getpid();
 
+	if (!EMBPERF_HAVE_LIBNL)
+		cr_skip_test("built without libnl-route-3 (-Dlibnl=disabled or not found): the link "
+			     "and qdisc counters cannot be read");
 	if (sh("command -v ip >/dev/null && command -v tc >/dev/null"))
 		cr_skip_test("the ip and tc commands (iproute2) are not installed");
 	snprintf(np.ns_a, sizeof(np.ns_a), "epls%da", pid);
