@@ -21,6 +21,7 @@ enum {
 	OPT_BASELINE = 1 << 1,  /* --baseline */
 	OPT_TOLERANCE = 1 << 2, /* --tolerance */
 	OPT_SESSION = 1 << 3,   /* --budget, --cpu */
+	OPT_PLOT = 1 << 4,      /* --plot */
 };
 
 /**
@@ -38,10 +39,11 @@ struct command {
 static const struct command commands[] = {
 	{ "list", cmd_list, 0 },
 	{ "describe", cmd_describe, 0 },
-	{ "run", cmd_run, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION },
-	{ "suite", cmd_suite, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION },
+	{ "run", cmd_run, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION | OPT_PLOT },
+	{ "suite", cmd_suite, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION | OPT_PLOT },
 	{ "suites", cmd_suites, 0 },
 	{ "compare", cmd_compare, OPT_OUTPUT | OPT_TOLERANCE },
+	{ "plot", cmd_plot, OPT_OUTPUT },
 };
 
 /* Long-only options get codes above the character range. */
@@ -52,6 +54,7 @@ enum {
 	LONG_BASELINE,
 	LONG_TOLERANCE,
 	LONG_VERSION,
+	LONG_PLOT,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +68,7 @@ static const struct option long_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, LONG_VERSION },
+	{ "plot", required_argument, NULL, LONG_PLOT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -120,6 +124,10 @@ static int apply_option(int code, const char *arg, struct cli_options *opt, stru
 		p->given |= OPT_SESSION;
 		if (cli_parse_cpu(arg, &opt->cpu) < 0)
 			return bad_value("--cpu", arg, "a CPU number, 0 or more");
+		return CLI_EXIT_OK;
+	case LONG_PLOT:
+		p->given |= OPT_PLOT;
+		opt->plot_path = arg;
 		return CLI_EXIT_OK;
 	case LONG_BASELINE:
 		p->given |= OPT_BASELINE;
@@ -192,6 +200,7 @@ static int check_options(const struct command *cmd, unsigned given)
 		{ OPT_BASELINE, "--baseline" },
 		{ OPT_TOLERANCE, "--tolerance" },
 		{ OPT_SESSION, "--budget/--cpu" },
+		{ OPT_PLOT, "--plot" },
 	};
 
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
@@ -267,6 +276,7 @@ int main(int argc, char **argv)
 	/* -o report.json without --format: the extension says what is wanted. */
 	if (opt.output_path && !p.format)
 		cli_format_from_path(opt.output_path, &opt.format);
+	opt.format_given = p.format;
 	opt.argc = argc - optind - 1;
 	opt.argv = argv + optind + 1;
 	status = dispatch(&opt, &p, argv[optind]);
