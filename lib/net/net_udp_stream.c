@@ -339,10 +339,16 @@ static int body_rx(struct udp_stream *st, struct ep_trial *t)
 static int udp_body(void *arg, struct ep_trial *t)
 {
 	struct udp_stream *st = arg;
+	int slack_ns = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+	int rc;
 
-	/* A sleeping sender wakes late by the timer slack (50 us by default). */
+	/* A sleeping sender wakes late by the timer slack (50 us by default);
+	 * the caller's thread gets its own back. */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	return st->tx ? body_tx(st, t) : body_rx(st, t);
+	rc = st->tx ? body_tx(st, t) : body_rx(st, t);
+	if (slack_ns > 0)
+		(void)prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0UL, 0UL, 0UL);
+	return rc;
 }
 
 /* size or frame; pps from rate or pps; burst from rate and wait. */

@@ -290,8 +290,9 @@ int ep_msg_parse(const char *text, size_t len, struct ep_msg *m, char *err, size
 		err[0] = '\0';
 	if (len == 0 || len > EP_MSG_MAX_BYTES)
 		return bad(err, err_len, "message of %s bytes%s", len ? "too many" : "0", "");
-	/* Nesting is never needed: depth 2 keeps a hostile message cheap. */
-	tok = json_tokener_new_ex(2);
+	/* The messages nest nothing; depth 3 leaves a newer client room for a
+	 * member of its own and keeps a hostile message cheap. */
+	tok = json_tokener_new_ex(3);
 	if (!tok)
 		return -ENOMEM;
 	obj = json_tokener_parse_ex(tok, text, (int)len);
