@@ -431,7 +431,7 @@ static void make_label(struct ep_run *run, struct udp_stream *st)
 	char rate[40];
 
 	if (st->pacing == EP_PACING_NONE)
-		snprintf(rate, sizeof(rate), "unpaced");
+		snprintf(rate, sizeof(rate), "pacing=none");
 	else if (st->pacing == EP_PACING_BURST)
 		snprintf(rate, sizeof(rate), "burst=%u wait=%s", st->burst,
 			 ep_param_text(run, "wait"));
