@@ -159,7 +159,7 @@ static void axes(struct svg *s, double x, double y, const struct axis *ax, const
 	out(s, "</text>\n<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
 	       "text-anchor=\"middle\">", x - 54, y + PANEL_H / 2);
 	out_text(s, ylabel);
-	out(s, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">", x, y - 10);
+	out(s, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">", x, y - 28);
 	out_text(s, title);
 	out(s, "</text>\n");
 }
