@@ -20,7 +20,25 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
+try:
+    import yaml
+except ImportError:  # the example test says what it lacks
+    yaml = None
+
 EMBPERF = os.environ.get("EMBPERF", "embperf")
+SRCDIR = os.environ.get("EMBPERF_SRCDIR",
+                        os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LAVA_EXAMPLE = os.path.join(SRCDIR, "examples", "lava", "embperf-suite.yaml")
+# A stand-in for LAVA's helper: one line per call, the arguments tab-separated.
+FAKE_LAVA_TEST_CASE = """#!/bin/sh
+out=$LAVA_CASES_FILE
+first=1
+for a in "$@"; do
+  if [ $first -eq 0 ]; then printf '\\t' >> "$out"; fi
+  printf '%s' "$a" >> "$out"; first=0
+done
+printf '\\n' >> "$out"
+"""
 LAVA_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 SUITE = ("lat-a mem.lat size=4k repetitions=3\n"
          "lat-b mem.lat size=8k repetitions=3\n")
@@ -241,6 +259,82 @@ class FarmOutput(unittest.TestCase):
         code, _, err = embperf("render", self.report_path, "-o", target, "-q")
         self.assertEqual(code, 0, err)
         self.assertEqual(ET.parse(target).getroot().tag, "testsuites")
+
+
+class LavaExample(unittest.TestCase):
+    """examples/lava/embperf-suite.yaml, its steps run by /bin/sh as LAVA would."""
+
+    def setUp(self):
+        if yaml is None:
+            self.skipTest("python3 lacks the yaml module (Debian: python3-yaml)")
+        self.dir = tempfile.TemporaryDirectory(prefix="test_lava_example.")
+        self.addCleanup(self.dir.cleanup)
+        bindir = os.path.join(self.dir.name, "bin")
+        os.mkdir(bindir)
+        os.symlink(os.path.abspath(EMBPERF), os.path.join(bindir, "embperf"))
+        helper = os.path.join(bindir, "lava-test-case")
+        with open(helper, "w") as f:
+            f.write(FAKE_LAVA_TEST_CASE)
+        os.chmod(helper, 0o755)
+        self.bindir = bindir
+        self.suite = os.path.join(self.dir.name, "farm.suite")
+        with open(self.suite, "w") as f:
+            f.write(SUITE)
+        with open(LAVA_EXAMPLE) as f:
+            self.definition = yaml.safe_load(f)
+
+    def run_definition(self, **params):
+        """Run the steps as one `set -e` script; return the recorded cases."""
+        env = dict(os.environ)
+        env.update({k: str(v) for k, v in self.definition["params"].items()})
+        env.update(params)
+        env["PATH"] = self.bindir + os.pathsep + env["PATH"]
+        env["LAVA_CASES_FILE"] = os.path.join(self.dir.name, "cases")
+        script = "set -e\n" + "\n".join(self.definition["run"]["steps"]) + "\n"
+        work = os.path.join(self.dir.name, "work")
+        os.makedirs(work, exist_ok=True)
+        p = subprocess.run(["/bin/sh", "-c", script], cwd=work, env=env,
+                           capture_output=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr.decode("utf-8", "replace"))
+        cases = {}
+        with open(env["LAVA_CASES_FILE"]) as f:
+            for line in f:
+                words = line.rstrip("\n").split("\t")
+                opts = dict(zip(words[1::2], words[2::2]))
+                cases[words[0]] = opts
+        os.unlink(env["LAVA_CASES_FILE"])
+        return cases
+
+    def test_metadata(self):
+        meta = self.definition["metadata"]
+        self.assertEqual(meta["format"], "Lava-Test Test Definition 1.0")
+        self.assertRegex(meta["name"], LAVA_NAME)
+        self.assertIn("version", meta)
+
+    def test_without_baseline_every_case_passes(self):
+        cases = self.run_definition(SUITE=self.suite)
+        self.assertEqual(set(cases), {"lat-a", "lat-b", "embperf-verdict"})
+        self.assertEqual(cases["lat-a"]["--result"], "pass")
+        self.assertEqual(cases["lat-a"]["--units"], "ns")
+        self.assertGreater(float(cases["lat-a"]["--measurement"]), 0.0)
+        self.assertEqual(cases["embperf-verdict"]["--result"], "pass")
+
+    def test_forced_regression_fails_its_case_and_the_verdict(self):
+        report = os.path.join(self.dir.name, "report.json")
+        code, _, err = embperf("suite", self.suite, "-q", "--format=json", "-o", report)
+        self.assertEqual(code, 0, err)
+        with open(report) as f:
+            doc = json.load(f)
+        for r in doc["results"]:
+            r["value"] *= 1e-3 if r["title"] == "lat-a" else 1e3
+        baseline = os.path.join(self.dir.name, "baseline.json")
+        with open(baseline, "w") as f:
+            json.dump(doc, f)
+        cases = self.run_definition(SUITE=self.suite, BASELINE=baseline, TOLERANCE="1000")
+        self.assertEqual(cases["lat-a"]["--result"], "fail")
+        self.assertEqual(cases["lat-b"]["--result"], "pass")
+        self.assertEqual(cases["embperf-verdict"],
+                         {"--result": "fail", "--measurement": "1", "--units": "exit-code"})
 
 
 if __name__ == "__main__":
