@@ -215,7 +215,11 @@ static void pipe_bw_teardown(void *state)
 static int pipe_bw_buffers(struct ep_run *run, struct pipe_bw *st)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	/* The writer's chunk and the reader's buffer. */
+	int rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)st->size);
 
+	if (rc)
+		return rc;
 	if (posix_memalign((void **)&st->wbuf, page, st->size) ||
 	    posix_memalign((void **)&st->rbuf_mem, page, st->size + page))
 		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",

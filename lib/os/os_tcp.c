@@ -117,6 +117,10 @@ static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 	};
 	int rc;
 
+	/* This buffer, and the echo process's copy of it once it writes there. */
+	rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)st->size);
+	if (rc)
+		return rc;
 	st->buf = calloc(1, st->size);
 	if (!st->buf)
 		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",

@@ -108,6 +108,14 @@ static struct unix_ipc *unix_new(struct ep_run *run)
 /* Page-aligned, touched: no page fault in a timed call. */
 static int unix_alloc(struct ep_run *run, char **buf, size_t size)
 {
+	/*
+	 * Each side holds one buffer of @size: the echo process writes into
+	 * its copy, the bandwidth kernels allocate one for each side.
+	 */
+	int rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)size);
+
+	if (rc)
+		return rc;
 	if (posix_memalign((void **)buf, (size_t)sysconf(_SC_PAGESIZE), size))
 		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory", size);
 	memset(*buf, 'u', size);
