@@ -220,7 +220,7 @@ Test(nofork, describe_says_which_need_fork)
 {
 	static const char *const forking[] = {
 		"os.pipe.lat", "os.pipe.bw", "os.unix.lat", "os.unix.bw", "os.tcp.lat",
-		"os.tcp.connect", "os.udp.lat", "os.sem", "os.proc",
+		"os.tcp.connect", "os.udp.lat", "os.sem", "os.proc", "os.ctx",
 	};
 
 	for (size_t i = 0; i < sizeof(forking) / sizeof(forking[0]); i++) {

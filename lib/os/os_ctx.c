@@ -694,7 +694,7 @@ static int ctx_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_ctx = {
 	.name = "os.ctx",
-	.summary = "context switch time through a ring of pipes (lmbench lat_ctx)",
+	.summary = "context switch time through a ring of pipes (lmbench lat_ctx); mode=process needs fork()",
 	.params = ctx_params,
 	.n_params = (int)EP_ARRAY_SIZE(ctx_params),
 	.metrics = ctx_metrics,
