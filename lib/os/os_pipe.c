@@ -149,6 +149,7 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 					     .buf = &st->echo_byte, .size = 1 };
 	cfg.keep[0] = st->to_partner[0];
 	cfg.keep[1] = st->from_partner[1];
+	cfg.wake[cfg.n_wake++] = st->to_partner[1]; /* a thread's read then ends */
 	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
@@ -253,6 +254,7 @@ static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
 	if (rc)
 		return rc;
 	cfg.keep[0] = st->fds[1];
+	cfg.wake[cfg.n_wake++] = st->fds[0]; /* a thread's write then fails */
 	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;

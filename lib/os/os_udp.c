@@ -75,11 +75,11 @@ static void udp_server(void *arg)
 		ssize_t n = recvfrom(st->server, st->srv_buf, UDP_SERVER_BUF, 0,
 				     (struct sockaddr *)&from, &len);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* Datagrams have 4 bytes at least: 0 is a shut socket (threads mode). */
+		if (n <= 0)
 			return;
-		}
 		if (sendto(st->server, st->srv_buf, (size_t)n, 0, (struct sockaddr *)&from, len) < 0 &&
 		    errno != EINTR && errno != ECONNREFUSED)
 			return;

@@ -22,7 +22,7 @@
 #define PARTNER_TICK_NS 50000000ULL   /* how often the watchdog looks: 50 ms */
 #define PARTNER_GRACE_NS 200000000ULL /* a stalled wait after a cancel or the budget's end */
 #define PARTNER_NS_PER_S 1000000000ULL
-#define PARTNER_LEAVE_NS 200000000ULL /* a thread's time to leave a shut socket's loop */
+#define PARTNER_LEAVE_NS 2000000000ULL /* a thread's time to leave its loop once woken */
 
 int ep_partner_read_full(int fd, void *buf, size_t len)
 {
@@ -98,20 +98,21 @@ static int stall_verdict(const struct ep_partner *partner, uint64_t stalled_ns)
 	return 0;
 }
 
-/* Shut down the stream sockets handed to the thread; return how many. */
-static int shut_streams(const struct ep_partner *partner)
+/*
+ * Point each of @fds at /dev/null. That drops the pipe or socket end the
+ * number held, as closing it would (a reader of the far end sees an end of
+ * file, a writer EPIPE), but keeps the number open for the teardown that
+ * closes it: closing it here could let another thread's open() take it.
+ */
+static void drop_fds(const int *fds, int n)
 {
-	int n = 0;
+	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	for (int i = 0; i < partner->n_owned; i++) {
-		int type = 0;
-		socklen_t len = sizeof(type);
-
-		if (!getsockopt(partner->owned[i], SOL_SOCKET, SO_TYPE, &type, &len) &&
-		    type == SOCK_STREAM && !shutdown(partner->owned[i], SHUT_RDWR))
-			n++;
-	}
-	return n;
+	for (int i = 0; null_fd >= 0 && i < n; i++)
+		if (fds[i] >= 0)
+			dup3(null_fd, fds[i], O_CLOEXEC);
+	if (null_fd >= 0)
+		close(null_fd);
 }
 
 /* Wait up to PARTNER_LEAVE_NS for the thread to end by itself. Return: 1 if it did. */
@@ -120,7 +121,8 @@ static int joined_in_time(struct ep_partner *partner)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts); /* pthread_timedjoin_np()'s clock */
-	ts.tv_nsec += (long)PARTNER_LEAVE_NS;
+	ts.tv_sec += (time_t)(PARTNER_LEAVE_NS / PARTNER_NS_PER_S);
+	ts.tv_nsec += (long)(PARTNER_LEAVE_NS % PARTNER_NS_PER_S);
 	if (ts.tv_nsec >= (long)PARTNER_NS_PER_S) {
 		ts.tv_sec++;
 		ts.tv_nsec -= (long)PARTNER_NS_PER_S;
@@ -129,44 +131,30 @@ static int joined_in_time(struct ep_partner *partner)
 }
 
 /*
- * Threads mode: end the helper thread. A loop on a stream socket ends by
- * itself once the socket is shut down (an end of file; accept() fails):
- * that is tried first, since a cancel that lands just as accept() returns
- * a connection would leak it (glibc before 2.41). Otherwise, and if that
- * does not end it, the thread is cancelled: its loop waits in read(),
- * write(), accept(), recvfrom() or semop(), cancellation points (or, for a
- * semaphore, a wait the kernel's unblock action ends), so the join returns.
+ * Threads mode: make the helper thread's loop end by itself, as a process's
+ * death would end the caller's waits: its sockets are shut down (a read
+ * sees an end of file, accept() and recvfrom() return), the caller's pipe
+ * ends it waits on are dropped (cfg.wake), and the kernel's unblock action
+ * ends a semaphore wait. The thread is not cancelled unless that fails
+ * within PARTNER_LEAVE_NS: a cancel that lands as accept() returns leaks
+ * the connection (glibc before 2.41), and AddressSanitizer mistakes the
+ * stack of a cancelled thread for an overflow.
  */
 static void end_helper(struct ep_partner *partner)
 {
 	if (!partner->helper_running)
 		return;
-	if (shut_streams(partner) && joined_in_time(partner)) {
-		partner->helper_running = 0;
-		return;
-	}
-	pthread_cancel(partner->helper);
+	for (int i = 0; i < partner->n_owned; i++)
+		shutdown(partner->owned[i], SHUT_RDWR); /* ENOTSOCK for a pipe: harmless */
+	drop_fds(partner->cfg.wake, partner->cfg.n_wake);
 	if (partner->cfg.unblock)
 		partner->cfg.unblock(partner->cfg.unblock_arg);
-	pthread_join(partner->helper, NULL);
+	if (!joined_in_time(partner)) {
+		/* The last resort: the loop waits only in cancellation points. */
+		pthread_cancel(partner->helper);
+		pthread_join(partner->helper, NULL);
+	}
 	partner->helper_running = 0;
-}
-
-/*
- * Threads mode, after a stall: drop the thread's pipe and socket ends as its
- * death would, so the body's read sees an end of file. dup2() keeps each
- * number open (on /dev/null) for the teardown that closes it: closing it
- * here could let another thread's open() take the number first.
- */
-static void drop_owned(struct ep_partner *partner)
-{
-	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	for (int i = 0; null_fd >= 0 && i < partner->n_owned; i++)
-		dup3(null_fd, partner->owned[i], O_CLOEXEC);
-	if (null_fd >= 0)
-		close(null_fd);
-	partner->n_owned = 0;
 }
 
 /* Kill the child (its death ends reads and writes on pipes and sockets),
@@ -175,8 +163,9 @@ static void fire(struct ep_partner *partner, int why)
 {
 	__atomic_store_n(&partner->fired, why, __ATOMIC_RELEASE);
 	if (partner->cfg.threads) {
+		/* The body waits on the thread's ends: dropping them frees it first. */
+		drop_fds(partner->owned, partner->n_owned);
 		end_helper(partner);
-		drop_owned(partner);
 		return;
 	}
 	kill(partner->pid, SIGKILL); /* not reaped before the watchdog is joined */
@@ -265,7 +254,16 @@ static int start_watchdog(struct ep_partner *partner)
 static void *helper_main(void *arg)
 {
 	const struct ep_partner_cfg *cfg = arg;
+	sigset_t pipe_signal;
 
+	/*
+	 * A write to a dropped pipe or socket must give EPIPE, not a SIGPIPE
+	 * that would end the caller's process: blocked in this thread only
+	 * (a pending one is discarded when the thread ends).
+	 */
+	sigemptyset(&pipe_signal);
+	sigaddset(&pipe_signal, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_signal, NULL);
 	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
 	cfg->fn(cfg->arg);
 	return NULL;

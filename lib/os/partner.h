@@ -16,11 +16,13 @@
  * With mode=threads (systems without fork(): noMMU kernels, some firmware
  * C libraries) the helper is a thread of the caller instead: the same
  * function on the same descriptors. The kernel hands the descriptors it
- * would close after a fork to the partner (ep_partner_release()). The
- * watchdog cancels the thread (its loop waits only in calls that are
- * cancellation points) and points those descriptor numbers at /dev/null
- * (dup2()), which drops the pipe or socket end and so ends the body's wait
- * as a dead process would; the kernel's teardown still closes the numbers.
+ * would close after a fork to the partner (ep_partner_release()). On a
+ * stall the watchdog points those descriptor numbers at /dev/null (dup3()),
+ * which drops the pipe or socket end and so ends the body's wait as a dead
+ * process would; the kernel's teardown still closes the numbers. The
+ * thread's own loop is ended by shutting its sockets down, dropping the
+ * caller's pipe ends it waits on (cfg.wake) and the unblock action; a
+ * cancel is only the last resort.
  *
  * The helper process:
  *   - is forked in setup, before the watchdog thread exists;
@@ -82,6 +84,11 @@ const char *ep_partner_mode_label(const struct ep_run *run);
  * @unblock_arg: passed to @unblock.
  * @threads:    run @fn in a thread of the caller, not in a forked process
  *              (enum ep_partner_mode; ep_param_int(run, "mode")).
+ * @wake:       threads mode: the caller's pipe ends whose far ends @fn waits
+ *              on (it reads what the caller writes there, or writes what
+ *              the caller reads); dropped at the end so that @fn's loop
+ *              ends (sockets need none: they are shut down).
+ * @n_wake:     entries of @wake.
  */
 struct ep_partner_cfg {
 	const char *name;
@@ -93,6 +100,8 @@ struct ep_partner_cfg {
 	void (*unblock)(void *arg);
 	void *unblock_arg;
 	int threads;
+	int wake[EP_PARTNER_MAX_KEEP];
+	int n_wake;
 };
 
 /**
@@ -112,7 +121,7 @@ struct ep_partner_cfg {
  * @helper:   the partner thread (threads mode).
  * @helper_running: @helper was started and not yet joined.
  * @owned:    descriptors handed over with ep_partner_release() (threads
- *            mode), dropped by the watchdog when it gives up on the thread.
+ *            mode): shut down at the end, dropped on a stall.
  * @n_owned:  entries of @owned.
  * @name:     @cfg.name, with "process" made "thread" in threads mode.
  */
@@ -170,7 +179,7 @@ void ep_partner_release(struct ep_partner *partner, int *fd);
  * @partner: a partner given to ep_partner_start(), or zero-initialised; may
  *           be called again (it then does nothing).
  *
- * In threads mode: cancel the thread and join it.
+ * In threads mode: end the thread's loop (see above) and join it.
  */
 void ep_partner_stop(struct ep_partner *partner);
 
