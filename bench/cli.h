@@ -75,9 +75,9 @@ struct cli_options {
 
 /* args.c: parsing of option values and operands. */
 
-/** cli_parse_format() - "table", "markdown", "json" or "csv". Return: 0 or -EINVAL. */
+/** cli_parse_format() - "table", "markdown", "json", "csv", "junit" or "lava". Return: 0 or -EINVAL. */
 int cli_parse_format(const char *text, enum embperf_format *format);
-/** cli_format_from_path() - format implied by .json, .csv, .md, .txt. Return: 0 or -ENOENT. */
+/** cli_format_from_path() - format implied by .json, .csv, .md, .txt, .xml. Return: 0 or -ENOENT. */
 int cli_format_from_path(const char *path, enum embperf_format *format);
 /** cli_parse_duration_ns() - "10s", "1.5ms", "2m", a bare number of seconds. Return: 0 or -EINVAL. */
 int cli_parse_duration_ns(const char *text, uint64_t *ns);
@@ -163,6 +163,7 @@ int cmd_suites(const struct cli_options *opt);
 int cmd_run(const struct cli_options *opt);
 int cmd_suite(const struct cli_options *opt);
 int cmd_compare(const struct cli_options *opt);
+int cmd_render(const struct cli_options *opt);
 int cmd_serve(const struct cli_options *opt);
 int cmd_plot(const struct cli_options *opt);
 

@@ -44,6 +44,7 @@ static const struct command commands[] = {
 	{ "suite", cmd_suite, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION | OPT_PLOT },
 	{ "suites", cmd_suites, 0 },
 	{ "compare", cmd_compare, OPT_OUTPUT | OPT_TOLERANCE },
+	{ "render", cmd_render, OPT_OUTPUT },
 	{ "serve", cmd_serve, OPT_SERVE },
 	{ "plot", cmd_plot, OPT_OUTPUT },
 };
@@ -145,7 +146,7 @@ static int apply_option(int code, const char *arg, struct cli_options *opt, stru
 		p->given |= OPT_OUTPUT;
 		p->format = 1;
 		if (cli_parse_format(arg, &opt->format) < 0)
-			return bad_value("--format", arg, "table, markdown, json, csv");
+			return bad_value("--format", arg, "table, markdown, json, csv, junit, lava");
 		return CLI_EXIT_OK;
 	case 'o':
 		p->given |= OPT_OUTPUT;

@@ -24,15 +24,17 @@ static const char usage_text[] =
 	"  suites [NAME]                 list the built-in suites, or print one\n"
 	"  compare BASELINE.json CURRENT.json\n"
 	"                                judge CURRENT against BASELINE\n"
+	"  render REPORT.json            print a saved report in another format\n"
 	"  serve [--listen ADDR[:PORT]] [--allow CIDR]...\n"
 	"                                the peer the net.* kernels measure against\n"
 	"  plot REPORT.json              SVG of the trial logs of its searches\n"
 	"  help [COMMAND]                this text, or the help of a command\n"
 	"\n"
 	"Options (before or after the command):\n"
-	"  --format=FMT       table (default), markdown, json or csv\n"
+	"  --format=FMT       table (default), markdown, json, csv, junit (JUnit XML)\n"
+	"                     or lava (lava-test-case lines)\n"
 	"  -o, --output=FILE  save the report to FILE (written atomically) instead of stdout;\n"
-	"                     without --format, .json/.csv/.md/.txt choose the format\n"
+	"                     without --format, .json/.csv/.md/.txt/.xml choose the format\n"
 	"  --budget=DURATION  stop measuring after DURATION (30s, 2m, 500ms); partial\n"
 	"                     results are still reported, exit code 5\n"
 	"  --cpu=N            pin the runs to CPU N\n"
@@ -148,6 +150,14 @@ static const struct command_help command_helps[] = {
 	  "draw the same with --plot=FILE.\n"
 	  "Exit codes: 0; 2 usage error; 4 the report cannot be read, has no trial log\n"
 	  "(nothing is written), or FILE cannot be written.\n" },
+	{ "render",
+	  "usage: embperf render REPORT.json [--format=FMT] [-o FILE]\n"
+	  "\n"
+	  "Print a report saved with --format=json in another format, with the\n"
+	  "verdicts of the comparison it carries (a run with --baseline saves them):\n"
+	  "e.g. JUnit XML for a CI server from a report a board wrote.\n"
+	  "Exit codes: 0 done; 3 nothing to render (JUnit or LAVA of a report\n"
+	  "without results); 4 the file cannot be read or is not a report.\n" },
 	{ "help", "usage: embperf help [COMMAND]\n" },
 };
 
