@@ -32,7 +32,6 @@
 	"file, or a block device with destructive=1"
 
 enum { M_BANDWIDTH, M_IOPS, M_LATENCY, M_SHORT_IOS, M_FSYNCS, M_CPU_PROCESS, M_CPU_SYSTEM };
-enum { ENGINE_PSYNC, ENGINE_IO_URING };
 
 static const struct ep_param_desc blk_params[] = {
 	{ "target", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
@@ -49,9 +48,9 @@ static const struct ep_param_desc blk_params[] = {
 	{ "sync", EP_PT_STRING, "none", 0, 0, 0, 0, NULL, "",
 	  "none, end (fsync when a job ends), every:N (fsync every N writes), dsync (O_DSYNC)" },
 	{ "engine", EP_PT_ENUM, "psync", 0, 0, 0, 0, "psync|io_uring", "",
-	  "psync (pread/pwrite)|io_uring (not in this build yet)" },
+	  "psync (pread/pwrite, one I/O at a time) or io_uring (liburing; 'iodepth' in flight)" },
 	{ "iodepth", EP_PT_INT, "1", 1, 1024, 0, 0, NULL, "",
-	  "I/Os in flight per job; above 1 needs engine=io_uring" },
+	  "I/Os in flight per job (fio's iodepth); above 1 needs engine=io_uring" },
 	{ "jobs", EP_PT_INT, "1", 1, BLK_MAX_JOBS, 0, 0, NULL, "",
 	  "threads, each on its own region of size/jobs (fio's numjobs)" },
 	{ "cache", EP_PT_ENUM, "drop", 0, 0, 0, 0, "drop|keep", "",
@@ -73,7 +72,7 @@ static const struct ep_metric_desc blk_metrics[] = {
 	[M_IOPS] = { "iops", "IO/s", EP_METRIC_TRIAL_OPS, 1.0, EP_PRIMARY_MEDIAN, 1,
 		     "completed I/Os of 'bs' per second, all jobs" },
 	[M_LATENCY] = { "latency", "us", EP_METRIC_TRIAL_LATENCY, 1000.0, EP_PRIMARY_MEDIAN, 0,
-			"completion latency of each I/O (fio's clat for psync)" },
+			"completion latency of each I/O (fio's clat)" },
 	[M_SHORT_IOS] = { "short_ios", "calls", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
 			  0, "short reads and writes finished by another call, per trial" },
 	[M_FSYNCS] = { "fsyncs", "calls", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
@@ -112,14 +111,18 @@ static int read_sync(struct ep_run *run, struct blk_job *job)
 
 /**
  * read_engine() - 'engine' and 'iodepth'.
- * Return: 0; -EOPNOTSUPP for io_uring; -EINVAL for iodepth > 1 with psync.
+ * Return: 0; -EOPNOTSUPP for io_uring in a build without it; -EINVAL for
+ * iodepth > 1 with psync.
  */
-static int read_engine(struct ep_run *run)
+static int read_engine(struct ep_run *run, struct blk_job *job)
 {
-	if (ep_param_int(run, "engine") == ENGINE_IO_URING)
+	job->engine = (int)ep_param_int(run, "engine");
+	job->iodepth = (int)ep_param_int(run, "iodepth");
+	if (job->engine == ENGINE_IO_URING && !embperf_has_feature("io_uring"))
 		return ep_run_fail(run, -EOPNOTSUPP, "parameter 'engine': value 'io_uring' is not "
-				   "in this build of blk.io yet; accepted: psync");
-	if (ep_param_int(run, "iodepth") > 1)
+				   "in this build (built without liburing: -Dio_uring=disabled or "
+				   "liburing-dev missing); accepted: psync");
+	if (job->engine == ENGINE_PSYNC && job->iodepth > 1)
 		return ep_run_fail(run, -EINVAL, "parameter 'iodepth': value '%s' needs "
 				   "engine=io_uring; accepted with engine=psync: 1",
 				   ep_param_text(run, "iodepth"));
@@ -162,7 +165,7 @@ static int read_params(struct ep_run *run, struct blk_job *job)
 	job->seed = (uint64_t)ep_param_int(run, "seed");
 	job->time_based = (int)ep_param_int(run, "time_based");
 	job->keep = (int)ep_param_int(run, "keep");
-	rc = read_engine(run);
+	rc = read_engine(run, job);
 	if (!rc)
 		rc = read_sync(run, job);
 	if (!rc)
@@ -372,8 +375,9 @@ static int set_direct(struct ep_run *run, struct blk_job *job)
 }
 
 /**
- * alloc_workers() - each job's region, generator and aligned buffer.
- * Return: 0 or -ENOMEM.
+ * alloc_workers() - each job's region, generator and aligned buffer, and
+ * with engine=io_uring its ring.
+ * Return: 0, -ENOMEM, or the ring's error with the run's message.
  */
 static int alloc_workers(struct blk_job *job)
 {
@@ -390,17 +394,30 @@ static int alloc_workers(struct blk_job *job)
 		if (posix_memalign(&w->buf, 4096, job->bs_bytes))
 			return -ENOMEM;
 		blk_pattern_fill(w->buf, job->bs_bytes, 0, job->seed);
+		if (job->engine == ENGINE_IO_URING) {
+			int rc = blk_uring_init(w);
+
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
 
-/** make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none engine=psync". */
+/**
+ * make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none
+ * engine=psync", and " iodepth=N" after engine=io_uring.
+ */
 static void make_label(struct ep_run *run, struct blk_job *job)
 {
-	snprintf(job->label, sizeof(job->label), "rw=%s bs=%s size=%s direct=%d jobs=%d sync=%s "
-		 "engine=%s", ep_param_text(run, "rw"), ep_param_text(run, "bs"),
-		 ep_param_text(run, "size"), job->direct, job->jobs, ep_param_text(run, "sync"),
-		 ep_param_text(run, "engine"));
+	int n = snprintf(job->label, sizeof(job->label), "rw=%s bs=%s size=%s direct=%d jobs=%d "
+			 "sync=%s engine=%s", ep_param_text(run, "rw"), ep_param_text(run, "bs"),
+			 ep_param_text(run, "size"), job->direct, job->jobs,
+			 ep_param_text(run, "sync"), ep_param_text(run, "engine"));
+
+	if (job->engine == ENGINE_IO_URING && n > 0 && (size_t)n < sizeof(job->label))
+		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d",
+			 job->iodepth);
 }
 
 /**
@@ -430,6 +447,8 @@ static void blk_teardown(void *state)
 
 	if (!job)
 		return;
+	for (int i = 0; i < BLK_MAX_JOBS; i++)
+		blk_uring_free(&job->workers[i]); /* before the descriptor it may hold */
 	if (job->fd >= 0)
 		close(job->fd);
 	if (job->created && !job->keep)
