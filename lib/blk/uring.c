@@ -214,8 +214,9 @@ static int complete(struct blk_worker *w, struct blk_slot *s, int res)
 }
 
 /**
- * reap() - wait for at least one completion (@wait) and account every one
- * that is there. After an error the rest are only collected.
+ * reap() - account completions: with @wait 1, wait for one and take the
+ * others that are there; with @wait 2, wait for every I/O in flight.
+ * After an error the rest are only collected.
  * Return: 0 or a negative errno (the first one, recorded in @w).
  */
 static int reap(struct blk_worker *w, int wait, int rc)
@@ -238,7 +239,7 @@ static int reap(struct blk_worker *w, int wait, int rc)
 		io_uring_cqe_seen(&u->ring, cqe);
 		u->idle[u->n_idle++] = (int)(s - u->slots);
 		u->inflight--;
-		wait = 0;
+		wait = wait == 2 ? 2 : 0;
 		if (!rc)
 			rc = complete(w, s, res);
 	}
@@ -273,7 +274,7 @@ static int fill(struct blk_worker *w, uint64_t *issued, uint64_t limit, uint64_t
  */
 static int drain(struct blk_worker *w, int rc)
 {
-	return w->uring->inflight ? reap(w, 1, rc) : rc;
+	return reap(w, 2, rc);
 }
 
 /** blk_uring_loop() - one trial of a worker with io_uring. */
