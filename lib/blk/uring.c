@@ -95,6 +95,31 @@ static int alloc_slots(struct blk_uring *u, uint64_t bs_bytes, uint64_t seed)
 	return 0;
 }
 
+/**
+ * ring_init() - set the ring up as fio 3.33's io_uring engine does: task
+ * work run when the task enters the kernel anyway (COOP_TASKRUN), and with
+ * one thread using the ring for its whole life (jobs=1: the run's own
+ * thread sets it up and runs every trial) completions processed only when
+ * it waits for them (SINGLE_ISSUER, DEFER_TASKRUN). A kernel that lacks
+ * the flags (before 5.19 / 6.1) gets a plain ring. The CQ is twice the SQ,
+ * so completions of a full ring always fit.
+ * Return: 0 or the negative errno of io_uring_queue_init().
+ */
+static int ring_init(struct blk_uring *u, int one_thread)
+{
+	unsigned int depth = (unsigned int)u->depth;
+	unsigned int flags[] = {
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
+	int rc = -EINVAL;
+
+	for (size_t i = one_thread ? 0 : 1; rc == -EINVAL && i < sizeof(flags) / sizeof(flags[0]); i++)
+		rc = io_uring_queue_init(depth, &u->ring, flags[i]);
+	return rc;
+}
+
 /** blk_uring_init() - the worker's ring of 'iodepth' entries and its buffers. */
 int blk_uring_init(struct blk_worker *w)
 {
@@ -109,8 +134,7 @@ int blk_uring_init(struct blk_worker *w)
 	rc = alloc_slots(u, job->bs_bytes, job->seed);
 	if (rc)
 		return rc;
-	/* Completions of a full ring must fit: the CQ is twice the SQ by default. */
-	rc = io_uring_queue_init((unsigned int)u->depth, &u->ring, 0);
+	rc = ring_init(u, job->jobs == 1);
 	if (rc < 0)
 		return ep_run_fail(job->run, rc, "parameter 'engine': value 'io_uring': the kernel "
 				   "refuses io_uring_setup (%s%s); accepted here: engine=psync",
