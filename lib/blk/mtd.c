@@ -277,6 +277,9 @@ static int open_target(struct mtd_state *st)
 		return ep_run_fail(st->run, -EBUSY, "parameter 'target': value '%s' is %s; refused "
 				   "even with destructive=1; accepted: an MTD device nothing uses "
 				   "(unmount it, or detach it from UBI, first)", target, why);
+	/* flash_speed and mtd_speedtest: "not NAND flash, assume page size is 512 bytes" */
+	if (st->info.page_bytes == 1 && st->info.eb_bytes % 512 == 0)
+		st->info.page_bytes = 512;
 	if (!st->info.eb_bytes || st->info.eb_bytes % st->info.page_bytes ||
 	    st->info.size_bytes < st->info.eb_bytes)
 		return ep_run_fail(st->run, -EINVAL, "target '%s': unusable geometry (size %"
