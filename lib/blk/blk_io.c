@@ -11,6 +11,7 @@
  * first trial (not timed). This file reads and checks the parameters and
  * opens the target; job.c does the I/O.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,9 +22,11 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/blk/job.h"
+#include "lib/blk/mounts.h"
 #include "lib/core/util.h"
 
 #define BLK_MAX_BS (64LL << 20)
@@ -261,14 +264,99 @@ static int open_file(struct ep_run *run, struct blk_job *job, const struct stat 
 						  (uint64_t)st->st_blocks * 512) : 0;
 }
 
+/** sysfs_line() - the first line of the file @dir/@name/@attr into @buf. Return: 0 or -1. */
+static int sysfs_line(const char *dir, const char *name, const char *attr, char *buf,
+		      size_t size)
+{
+	char path[600];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, name, attr);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	rc = fgets(buf, (int)size, f) ? 0 : -1;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return rc;
+}
+
+/** swap_on() - /dev/@name is an active swap area (/proc/swaps). */
+static int swap_on(const char *name)
+{
+	char line[512], want[300];
+	FILE *f = fopen("/proc/swaps", "re");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "/dev/%s ", name);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, want, strlen(want));
+	fclose(f);
+	return found;
+}
+
 /**
- * open_bdev() - a block device: only with destructive=1, exclusively (a
- * mounted device is busy), at least 'size' long.
+ * part_in_use() - a partition of the whole disk @st is mounted, a swap
+ * area, or held by another driver (dm, md). The exclusive open that
+ * follows refuses such a disk too (Linux 6.1 does), but says only EBUSY:
+ * this names the partition and where it is mounted.
+ * @why: receives what, e.g. "its partition loop0p1 is mounted on /mnt (ext4)".
+ * Return: 1 when one is in use, 0 when none is.
+ */
+static int part_in_use(const struct stat *st, char *why, size_t size)
+{
+	char dir[64], attr[64], devnum[32];
+	struct blk_mount m;
+	struct dirent *e;
+	int found = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(st->st_rdev), minor(st->st_rdev));
+	d = opendir(dir);
+	while (d && !found && (e = readdir(d))) {
+		char holders[400];
+		DIR *h;
+
+		if (e->d_name[0] == '.' || sysfs_line(dir, e->d_name, "partition", attr,
+						      sizeof(attr)))
+			continue; /* not a partition */
+		if (!sysfs_line(dir, e->d_name, "dev", devnum, sizeof(devnum)) &&
+		    blk_mount_by_devnum(devnum, &m) == 1) {
+			snprintf(why, size, "its partition %.64s is mounted on %.200s (%.32s)",
+				 e->d_name, m.point, m.fstype);
+			found = 1;
+		} else if (swap_on(e->d_name)) {
+			snprintf(why, size, "its partition %.64s is a swap area", e->d_name);
+			found = 1;
+		}
+		snprintf(holders, sizeof(holders), "%s/%s/holders", dir, e->d_name);
+		h = found ? NULL : opendir(holders);
+		while (h && !found && (e = readdir(h)))
+			if (e->d_name[0] != '.') {
+				snprintf(why, size, "a partition is held by %.64s", e->d_name);
+				found = 1;
+			}
+		if (h)
+			closedir(h);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/**
+ * open_bdev() - a block device: only with destructive=1, none of its
+ * partitions in use, exclusively (a mounted device is busy), at least
+ * 'size' long.
  * Return: 0, or an error naming 'destructive', 'target' or 'size'.
  */
-static int open_bdev(struct ep_run *run, struct blk_job *job)
+static int open_bdev(struct ep_run *run, struct blk_job *job, const struct stat *st)
 {
 	uint64_t dev_bytes = 0;
+	char why[400];
 	int rc;
 
 	job->existing = job->bdev = 1;
@@ -277,6 +365,10 @@ static int open_bdev(struct ep_run *run, struct blk_job *job)
 				   "device, used only with destructive=1 (write jobs overwrite "
 				   "it); accepted: destructive=1, or a folder or regular file as "
 				   "'target'", job->path);
+	if (part_in_use(st, why, sizeof(why)))
+		return ep_run_fail(run, -EBUSY, "parameter 'target': value '%s' is in use: %s; "
+				   "refused even with destructive=1; accepted: a block device none "
+				   "of whose partitions is mounted or in use", job->path, why);
 	job->fd = open(job->path, open_flags(job) | O_EXCL);
 	if (job->fd < 0) {
 		rc = -errno;
@@ -315,7 +407,7 @@ static int open_target(struct ep_run *run, struct blk_job *job)
 	if (S_ISREG(st.st_mode))
 		return open_file(run, job, &st);
 	if (S_ISBLK(st.st_mode))
-		return open_bdev(run, job);
+		return open_bdev(run, job, &st);
 	return ep_run_fail(run, -EINVAL, "parameter 'target': value '%s' is a %s; "
 			   BLK_ACCEPTED_TARGET, text,
 			   S_ISCHR(st.st_mode) ? "character device" : "special file");

@@ -46,6 +46,7 @@ static int parse_line(char *line, struct blk_mount *m)
 		tok[i++] = t;
 	if (i < 6)
 		return -EINVAL;
+	snprintf(m->devnum, sizeof(m->devnum), "%s", tok[2]);
 	unescape(m->point, sizeof(m->point), tok[4]);
 	snprintf(m->opts, sizeof(m->opts), "%s", tok[5]);
 	while (t && strcmp(t, "-")) /* optional fields end at "-" */
@@ -110,8 +111,12 @@ int blk_mount_of(const char *path, struct blk_mount *m)
 	return best < 0 ? -ENOENT : 0;
 }
 
-/** blk_mount_by_source() - the first mount whose source is @source. */
-int blk_mount_by_source(const char *source, struct blk_mount *m)
+/**
+ * find_mount() - the first mount whose source (@by_devnum 0) or device
+ * number (1) is @key.
+ * Return: 1 when found, 0 when not, a negative errno.
+ */
+static int find_mount(const char *key, int by_devnum, struct blk_mount *m)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -127,7 +132,7 @@ int blk_mount_by_source(const char *source, struct blk_mount *m)
 		return -errno;
 	}
 	while (!found && getline(&line, &cap, f) > 0) {
-		if (parse_line(line, cur) || strcmp(cur->source, source))
+		if (parse_line(line, cur) || strcmp(by_devnum ? cur->devnum : cur->source, key))
 			continue;
 		found = 1;
 		if (m)
@@ -137,6 +142,18 @@ int blk_mount_by_source(const char *source, struct blk_mount *m)
 	free(cur);
 	fclose(f);
 	return found;
+}
+
+/** blk_mount_by_source() - the first mount whose source is @source. */
+int blk_mount_by_source(const char *source, struct blk_mount *m)
+{
+	return find_mount(source, 0, m);
+}
+
+/** blk_mount_by_devnum() - the first mount of the device @devnum. */
+int blk_mount_by_devnum(const char *devnum, struct blk_mount *m)
+{
+	return find_mount(devnum, 1, m);
 }
 
 /** blk_mount_flags() - mount(2) flags and data to mount @m again as it was. */

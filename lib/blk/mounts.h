@@ -14,6 +14,7 @@
 
 /**
  * struct blk_mount - one line of /proc/self/mountinfo.
+ * @devnum:     "MAJOR:MINOR" of the mounted device (0:N for virtual ones).
  * @point:      mount point (unescaped).
  * @fstype:     file system type ("ext4", "vfat", "ubifs", "tmpfs").
  * @source:     mount source ("/dev/mmcblk1p1", "ubi0:rootfs", "tmpfs").
@@ -21,6 +22,7 @@
  * @super_opts: the file system's own options ("rw,errors=remount-ro").
  */
 struct blk_mount {
+	char devnum[24];
 	char point[BLK_MNT_PATH_MAX];
 	char fstype[64];
 	char source[BLK_MNT_PATH_MAX];
@@ -44,6 +46,13 @@ int blk_mount_of(const char *path, struct blk_mount *m);
  * Return: 1 when found, 0 when not, a negative errno when /proc cannot be read.
  */
 int blk_mount_by_source(const char *source, struct blk_mount *m);
+
+/**
+ * blk_mount_by_devnum() - the first mount of the device "MAJOR:MINOR" @devnum.
+ * @m: receives it; may be NULL.
+ * Return: 1 when found, 0 when not, a negative errno when /proc cannot be read.
+ */
+int blk_mount_by_devnum(const char *devnum, struct blk_mount *m);
 
 /**
  * blk_mount_flags() - mount(2) flags and data from @m's options, to mount

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tests/vm/blk-mtd.sh - blk.mtd against the kernel's own MTD drivers: boots
+# tests/vm/blk-mtd.sh - blk.mtd against the kernel's own MTD drivers, and
+# blk.fs and blk.io's partition check on VFAT, in a VM: boots
 # Debian's kernel (linux-image-*-amd64, taken apart, never installed) under
 # qemu-system-x86_64 (TCG) with a small initramfs holding busybox, the MTD
 # modules and the embperf command with its libraries, loads mtdram and
@@ -24,7 +25,12 @@
 #   - mtdram mounted as JFFS2 through mtdblock0: refused even with
 #     destructive=1;
 #   - /dev/null on a kernel with MTD: refused as a character device that is
-#     not MTD.
+#     not MTD;
+#   - a disk image with one VFAT partition (made here with mkfs.vfat, when
+#     dosfstools is installed) on a loop device: blk.io refuses the whole
+#     disk while the partition is mounted, even with destructive=1; blk.fs
+#     measures the VFAT file system (rows fs=vfat), also with remount=1,
+#     after which it is mounted again.
 set -u
 
 BUILD=${1:?usage: tests/vm/blk-mtd.sh BUILD_DIR}
@@ -58,7 +64,9 @@ trap 'rm -rf "$T"' EXIT
 # The kernel and the modules the checks need (dependencies first).
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$T" --wildcards './boot/vmlinuz-*' \
 	'./lib/modules/*/kernel/drivers/mtd/*' './lib/modules/*/kernel/lib/bch.ko' \
-	'./lib/modules/*/kernel/fs/jffs2/*' 2>/dev/null
+	'./lib/modules/*/kernel/fs/jffs2/*' './lib/modules/*/kernel/fs/fat/*' \
+	'./lib/modules/*/kernel/fs/nls/nls_cp437.ko' './lib/modules/*/kernel/fs/nls/nls_ascii.ko' \
+	'./lib/modules/*/kernel/drivers/block/loop.ko' 2>/dev/null
 kernel=$(ls "$T"/boot/vmlinuz-* 2>/dev/null | head -1)
 [ -n "$kernel" ] || skip_all "$deb holds no vmlinuz"
 R=$T/root
@@ -68,7 +76,25 @@ for m in mtd mtdram bch nandcore nand nandsim mtd_blkdevs mtdblock jffs2; do
 	[ -n "$f" ] || skip_all "$deb has no $m.ko"
 	cp "$f" "$R/mod/"
 done
+for m in loop fat vfat nls_cp437 nls_ascii; do
+	f=$(find "$T/lib/modules" -name "$m.ko" | head -1)
+	[ -n "$f" ] && cp "$f" "$R/mod/"
+done
 cp "$BUSYBOX" "$R/bin/busybox"
+
+# A 16 MiB disk image: an MBR with one FAT partition from sector 2048.
+if command -v mkfs.vfat >/dev/null && command -v python3 >/dev/null; then
+	truncate -s 16M "$R/disk.img"
+	python3 - "$R/disk.img" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(446)
+    f.write(struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x0c, b"\0\0\0", 2048, 30720))
+    f.seek(510)
+    f.write(b"\x55\xaa")
+PY
+	mkfs.vfat --offset=2048 "$R/disk.img" 15360 >/dev/null 2>&1 || rm -f "$R/disk.img"
+fi
 
 # embperf and every library it loads, at the same paths.
 copy_with_libs() {
@@ -106,6 +132,17 @@ run notmtd run blk.mtd target=/dev/null destructive=1
 insmod mtd_blkdevs.ko; insmod mtdblock.ko; insmod jffs2.ko
 mount -t jffs2 /dev/mtdblock0 /mnt && echo "@@ mounted"
 run mounted run blk.mtd target=/dev/mtd0 destructive=1 repetitions=1
+if [ -f /disk.img ]; then
+	insmod loop.ko; insmod fat.ko; insmod vfat.ko; insmod nls_cp437.ko; insmod nls_ascii.ko
+	losetup -P /dev/loop0 /disk.img
+	mkdir -p /vfat
+	mount -t vfat /dev/loop0p1 /vfat && echo "@@ vfat mounted"
+	run partmounted run blk.io target=/dev/loop0 destructive=1 rw=write size=1M duration=200ms repetitions=1
+	run vfat run blk.fs folder=/vfat size=2M bs=102400,1048576 repetitions=1 --format=csv
+	run vfatremount run blk.fs folder=/vfat size=2M bs=1M repetitions=2 remount=1 --format=csv
+	grep -q ' /vfat vfat ' /proc/mounts && echo "@@ vfat still mounted"
+	echo "@@ vfat files: $(ls -A /vfat | wc -l)"
+fi
 echo "@@ done"
 poweroff -f
 INIT
@@ -189,13 +226,40 @@ else
 	fail "mtdram mounted as JFFS2 is refused even with destructive=1"
 fi
 
+cur=partmounted
+if ! grep -q '^@@ vfat mounted' "$T/log"; then
+	skip "a disk with a mounted partition is refused" "no VFAT disk image (mkfs.vfat missing) or it did not mount"
+	skip "blk.fs on VFAT" "no VFAT disk image"
+else
+	if [ "$(rc partmounted)" != 0 ] && out partmounted | grep -q "its partition loop0p1 is mounted on /vfat (vfat)"; then
+		pass "a disk whose partition is mounted is refused even with destructive=1"
+	else
+		fail "a disk whose partition is mounted is refused even with destructive=1"
+	fi
+	cur=vfat
+	if [ "$(rc vfat)" = 0 ] && out vfat | grep -q ',op=write fs=vfat bs=102400 size=2M,' &&
+		out vfat | grep -q ',op=read fs=vfat bs=1048576 size=2M,'; then
+		pass "blk.fs on VFAT: rows labelled fs=vfat, both directions"
+	else
+		fail "blk.fs on VFAT: rows labelled fs=vfat, both directions"
+	fi
+	cur=vfatremount
+	if [ "$(rc vfatremount)" = 0 ] && grep -q '^@@ vfat still mounted' "$T/log" &&
+		grep -q '^@@ vfat files: 0' "$T/log"; then
+		pass "blk.fs remount=1 on VFAT: runs, the file system is mounted again, no file left"
+	else
+		fail "blk.fs remount=1 on VFAT: runs, the file system is mounted again, no file left" \
+			"$(grep '^@@ vfat' "$T/log")"
+	fi
+fi
+
 # The figures, for doc/benchmarks-blk.md.
-for n in mtdram nandsim; do
+for n in mtdram nandsim vfat; do
 	out "$n" | python3 -c 'import csv, sys
 rows = [r for r in csv.reader(sys.stdin) if len(r) > 8]
 h = rows[0]
 for r in rows[1:]:
-    if r[h.index("metric")] in ("bandwidth", "speed"):
+    if r[h.index("metric")] in ("bandwidth", "speed", "throughput"):
         print("# %s %s %s %s" % (sys.argv[1], r[h.index("labels")].split(" dev=")[0] +
               (" " + r[h.index("labels")].split(" ")[-1] if "blocks=" in r[h.index("labels")] else ""),
               r[h.index("value")][:9], r[h.index("unit")]))' "$n"
