@@ -673,3 +673,20 @@ Test(blk_io, io_uring_cancel_removes_the_file)
 	cr_assert_eq(rc, -ECANCELED, "%s", embperf_bench_errmsg(b));
 	assert_empty(dir);
 }
+
+Test(blk_io, io_uring_budget_removes_the_file)
+{
+	int rc;
+
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 200000000ULL), 0);
+	set("rw", "randread");
+	set("iodepth", "32");
+	set("time_based", "1");
+	set("duration", "20s");
+	set("engine", "io_uring");
+	rc = embperf_bench_run(b);
+	if (rc && strstr(embperf_bench_errmsg(b), "parameter 'engine'"))
+		skip_uring("io_uring not usable here: ", embperf_bench_errmsg(b));
+	cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
+	assert_empty(dir);
+}
