@@ -86,7 +86,8 @@ struct fs_case {
  * @remount:   'remount'.
  * @mnt:       the mount 'folder' is on.
  * @buf:       the buffer of the largest 'bs', holding the verify pattern
- *             (incompressible, for file systems that compress).
+ *             (incompressible, for file systems that compress), each
+ *             write's sectors stamped with their offset (blk_scramble()).
  * @n_cases:   number of @cases.
  * @cases:     one per direction and buffer size.
  */
@@ -266,7 +267,10 @@ static int write_file(struct fs_state *fs, uint64_t bs, struct ep_trial *t)
 
 	while (done < fs->size && (!t || ep_trial_running(t))) {
 		size_t n = (size_t)(fs->size - done < bs ? fs->size - done : bs);
-		ssize_t r = write(fs->fd, fs->buf, n);
+		ssize_t r;
+
+		blk_scramble(fs->buf, n, done);
+		r = write(fs->fd, fs->buf, n);
 
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -50,6 +50,16 @@ void blk_pattern_fill(void *buf, size_t len, uint64_t off_bytes, uint64_t seed)
 		w[i] = mix64((off_bytes / 8 + i) ^ seed);
 }
 
+/** blk_scramble() - the offset of each 512-byte sector into its first word. */
+void blk_scramble(void *buf, size_t len, uint64_t off_bytes)
+{
+	for (size_t i = 0; i + 8 <= len; i += 512) {
+		uint64_t word = mix64(off_bytes + i);
+
+		memcpy((char *)buf + i, &word, sizeof(word));
+	}
+}
+
 /** blk_pattern_check() - compare @buf with the pattern at @off_bytes. */
 int64_t blk_pattern_check(const void *buf, size_t len, uint64_t off_bytes, uint64_t seed)
 {
@@ -142,6 +152,8 @@ static int one_io(struct blk_worker *w, int is_read, uint64_t off_bytes)
 
 	if (!is_read && job->verify)
 		blk_pattern_fill(w->buf, job->bs_bytes, off_bytes, job->seed);
+	else if (!is_read)
+		blk_scramble(w->buf, job->bs_bytes, off_bytes);
 	start_ns = ep_now_ns();
 	rc = io_full(w, is_read, off_bytes);
 	end_ns = ep_now_ns();

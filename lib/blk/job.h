@@ -99,6 +99,16 @@ int blk_job_writes(const struct blk_job *job);
 void blk_pattern_fill(void *buf, size_t len, uint64_t off_bytes, uint64_t seed);
 
 /**
+ * blk_scramble() - make a write buffer of @len bytes unique to target
+ * offset @off_bytes at little cost: the first word of every 512 bytes
+ * becomes the offset of that sector (fio's scramble_buffers does the like).
+ * Without it every block of a job would hold the same bytes, which storage
+ * that deduplicates or compresses (a VM host, some flash controllers)
+ * writes and reads faster than real data.
+ */
+void blk_scramble(void *buf, size_t len, uint64_t off_bytes);
+
+/**
  * blk_pattern_check() - compare @buf with the pattern at @off_bytes.
  * Return: -1 when it matches, else the offset of the first wrong word.
  */

@@ -152,10 +152,14 @@ static int erase_all(struct mtd_state *st)
 static int timed_io(struct mtd_state *st, struct ep_tally *ta, int is_read, size_t len,
 		    uint64_t off_bytes, const void *data)
 {
-	uint64_t start_ns = ep_now_ns(), end_ns;
-	ssize_t n = is_read ? st->ops->read(st->dev, st->buf, len, off_bytes) :
-		    st->ops->write(st->dev, data, len, off_bytes);
+	uint64_t start_ns, end_ns;
+	ssize_t n;
 
+	if (!is_read) /* unique data per sector, outside the call's time */
+		blk_scramble((void *)data, len, off_bytes);
+	start_ns = ep_now_ns();
+	n = is_read ? st->ops->read(st->dev, st->buf, len, off_bytes) :
+	    st->ops->write(st->dev, data, len, off_bytes);
 	end_ns = ep_now_ns();
 	if (n < 0 || (size_t)n != len)
 		return op_fail(st, n < 0 ? (int)n : -EIO, is_read ? "read" : "write", off_bytes);
