@@ -8,11 +8,12 @@
 #   bench/compare-dd.sh [BUILD_DIR]
 #
 # Environment: DIR (/tmp: the folder measured), SIZE_MB (64), ROUNDS (3),
-# BS ("102400 1048576 5242880").
+# BS ("102400 1048576 5242880"), SRC (random: a file of random data on
+# /dev/shm; zero: /dev/zero, which costs dd no reading).
 #
 # Per buffer size and round, the tool order alternating:
-#   dd      write: dd if=SRC of=DIR/f bs=BS count=N conv=fsync (SRC: random
-#           data on /dev/shm, so the source costs no disk I/O);
+#   dd      write: dd if=SRC of=DIR/f bs=BS count=N conv=fsync (no disk I/O
+#           for the source);
 #           read:  dd if=DIR/f iflag=nocache count=0 (drops the file's cache,
 #           as blk.fs's posix_fadvise does), then dd if=DIR/f of=/dev/null bs=BS
 #   blk.fs  embperf run blk.fs folder=DIR size=SIZE_MBM bs=BS repetitions=1
@@ -29,11 +30,15 @@ sizes=${BS:-"102400 1048576 5242880"}
 embperf="$build/bench/embperf"
 tmp=$(mktemp -d)
 src=/dev/shm/compare-dd.src
-trap 'rm -rf "$tmp" "$src" "$dir/compare-dd.dat"' EXIT
+trap 'rm -rf "$tmp" "$dir/compare-dd.dat" /dev/shm/compare-dd.src' EXIT
 trap 'exit 130' INT TERM
 [ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
 
-head -c $((size_mb * 1048576)) /dev/urandom >"$src"
+if [ "${SRC:-random}" = zero ]; then
+	src=/dev/zero
+else
+	head -c $((size_mb * 1048576)) /dev/urandom >"$src"
+fi
 
 # dd_rate FILE: MB/s from dd's "N bytes ... copied, T s" line.
 dd_rate() {
@@ -62,7 +67,7 @@ PY
 }
 
 echo "# $(uptime)"
-echo "# file system of $dir: $(stat -f -c %T "$dir"), ${size_mb} MiB per file"
+echo "# file system of $dir: $(stat -f -c %T "$dir"), ${size_mb} MiB per file, dd from $src"
 echo "bs tool round write_MB/s read_MB/s"
 for r in $(seq 1 "$rounds"); do
 	for bs in $sizes; do
