@@ -46,7 +46,7 @@ static const struct ep_param_desc mtd_params[] = {
 	{ "start", EP_PT_INT, "0", 0, INT32_MAX, 0, 0, NULL, "",
 	  "first eraseblock used" },
 	{ "count", EP_PT_INT, "0", 0, INT32_MAX, 0, 0, NULL, "",
-	  "eraseblocks used from 'start' (0: to the end; flash_speed's -c)" },
+	  "eraseblocks used from 'start' (0: to the end; mtd_speedtest's count)" },
 	{ "multi", EP_PT_INT, "64", 0, 1024, 0, 0, NULL, "",
 	  "largest multi-block erase, eraseblocks (powers of two from 2; 0 or 1: none)" },
 };
