@@ -25,6 +25,9 @@
 #define EP_PEER_MAX_RATE_BPS 10e9
 #define EP_PEER_MAX_DURATION_NS (UINT64_C(300) * 1000000000)
 #define EP_PEER_MAX_SIZE_BYTES 65507
+/* The largest socket buffer a client may ask of the peer's data socket
+ * (the kernel caps it further at net.core.[rw]mem_max). */
+#define EP_PEER_MAX_SOCKBUF_BYTES (64u << 20)
 
 enum ep_msg_type {
 	EP_MSG_HELLO,
@@ -66,6 +69,8 @@ struct ep_start {
 	uint64_t duration_ns;    /* the peer stops by itself after this */
 	uint16_t port;           /* udp.source: the client's data port */
 	uint32_t drop_every;     /* udp.sink: discard every Nth datagram (tests) */
+	uint32_t nodelay;        /* tcp tests: 1 = TCP_NODELAY on the data socket */
+	uint32_t sockbuf_bytes;  /* tcp tests: SO_SNDBUF and SO_RCVBUF; 0 = the system's */
 };
 
 /** struct ep_report - what the peer counted in a trial (EP_MSG_REPORT). */
@@ -97,7 +102,8 @@ struct ep_msg {
 	struct ep_start start;  /* start */
 	uint16_t port;          /* ready: the peer's data port */
 	uint32_t flow;          /* ready, stop */
-	uint64_t sent;          /* stop: counted datagrams the client sent */
+	uint64_t sent;          /* stop: counted datagrams the client sent, or tcp bytes */
+	uint64_t ramp_sent;     /* stop, tcp.sink: bytes the client wrote before the measured part */
 	struct ep_report report;
 };
 
