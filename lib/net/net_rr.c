@@ -72,6 +72,8 @@ static const struct ep_param_desc udp_rr_params[] = {
 	{ "lost_after", EP_PT_DURATION, "200ms", 10000, 60000000000LL, 0, 0, NULL, "ns",
 	  "a response that has not come this long after its request is lost; the next "
 	  "request goes from a new port" },
+	{ "drop_every", EP_PT_INT, "0", 0, 1000000000, 0, 0, NULL, "",
+	  "test of the loss count: the peer leaves every Nth request unanswered; 0: none" },
 	TIMEOUT_PARAM,
 };
 
@@ -123,6 +125,7 @@ struct rr {
 	int nodelay;
 	uint64_t timeout_ns;
 	uint64_t lost_after_ns;
+	uint32_t drop_every;
 	uint64_t flow_cap_ns;
 	uint16_t port;
 	int data_fd;
@@ -214,6 +217,7 @@ static int rr_before_trial(void *arg, int index)
 	st->start.response_bytes = st->response_bytes;
 	st->start.duration_ns = st->flow_cap_ns;
 	st->start.nodelay = (uint32_t)st->nodelay;
+	st->start.drop_every = st->drop_every;
 	rc = ep_peer_start(&st->peer, &st->start, &st->port, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "%s: %s", st->name, err);
@@ -406,6 +410,7 @@ static int rr_setup(struct ep_run *run, void **state, enum ep_net_test test, con
 	st->nodelay = test != EP_TEST_UDP_RR && ep_param_int(run, "nodelay");
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
 	st->lost_after_ns = test == EP_TEST_UDP_RR ? (uint64_t)ep_param_int(run, "lost_after") : 0;
+	st->drop_every = test == EP_TEST_UDP_RR ? (uint32_t)ep_param_int(run, "drop_every") : 0;
 	st->flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
 			  (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
 	st->req = calloc(1, st->request_bytes);

@@ -309,9 +309,14 @@ static int run_crr(struct ep_peer_trial *t, char *req, char *resp, uint64_t end_
 	}
 }
 
-/* udp.rr: each request from the client's address gets one response. */
+/*
+ * udp.rr: each request from the client's address gets one response, but for
+ * every drop_every'th (a test of the client's loss count).
+ */
 static int run_udp_rr(struct ep_peer_trial *t, char *req, char *resp, uint64_t end_ns)
 {
+	uint64_t seen = 0;
+
 	while (!done(t, end_ns)) {
 		struct sockaddr_storage a;
 		socklen_t len = sizeof(a);
@@ -326,6 +331,10 @@ static int run_udp_rr(struct ep_peer_trial *t, char *req, char *resp, uint64_t e
 		}
 		if (!ep_addr_same_host(&a, &t->client)) {
 			t->report.dropped++; /* never answered: no reflection to a third address */
+			continue;
+		}
+		if (t->req.drop_every && ++seen % t->req.drop_every == 0) {
+			t->report.dropped++;
 			continue;
 		}
 		if (sendto(t->data_fd, resp, t->req.response_bytes, 0, (struct sockaddr *)&a,
