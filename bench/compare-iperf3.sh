@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# compare-iperf3.sh - the TCP and request/response kernels next to the
+# tools people use for them, on loopback, interleaved. Not run by the tests
+# (it takes minutes); doc/benchmarks-net.md holds its figures.
+#
+#   bench/compare-iperf3.sh [BUILD_DIR]
+#
+# Environment: SECONDS_PER_RUN (5), ROUNDS (5), SIZE (16k: TCP write size,
+# netperf's default), MSG (64: request and response bytes of the rr cases;
+# sockperf's default message size).
+#
+# Servers, each its own process on 127.0.0.1, started once:
+#   embperf serve --listen 127.0.0.1:15301
+#   iperf3 -s -p 15201
+#   sockperf server --tcp -p 15401, and a UDP one on 15402
+# Cases, each run by both tools per round, the order alternating by round:
+#   tcp_tx   iperf3 -c 127.0.0.1 -l SIZE -O 1 -t S -J (receiver's bits/s)
+#            embperf run net.tcp.stream direction=tx size=SIZE ramp=1s duration=Ss
+#            (both leave out their first second: slow start, buffer growth)
+#   tcp_rx   the same with iperf3 -R / direction=rx
+#   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max
+#            embperf run net.tcp.rr request=MSG response=MSG duration=Ss
+#   udp_rr   sockperf ping-pong -m MSG -t S --mps=max
+#            embperf run net.udp.rr request=MSG response=MSG duration=Ss
+# Figures: Mbit/s (10^6; iperf3's end.sum_received); transactions/s
+# (sockperf: ReceivedMessages / RunTime of its valid duration) and the
+# median round trip in us (sockperf reports half the round trip: x 2).
+# Each run starts in a session of its own (setsid -w), as in compare-fio.sh.
+set -eu
+
+build=${1:-build}
+secs=${SECONDS_PER_RUN:-5}
+rounds=${ROUNDS:-5}
+size=${SIZE:-16k}
+msg=${MSG:-64}
+embperf="$build/bench/embperf"
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for t in iperf3 sockperf setsid python3; do
+	command -v $t >/dev/null || { echo "$t not found (apt-get install $t)" >&2; exit 1; }
+done
+[ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
+
+"$embperf" serve -q --listen 127.0.0.1:15301 & pids="$pids $!"
+iperf3 -s -p 15201 >/dev/null 2>&1 & pids="$pids $!"
+sockperf server --tcp -i 127.0.0.1 -p 15401 >/dev/null 2>&1 & pids="$pids $!"
+sockperf server -i 127.0.0.1 -p 15402 >/dev/null 2>&1 & pids="$pids $!"
+sleep 1
+
+# embperf_value JSON METRIC [PCT]: a metric's value, or its percentile PCT.
+embperf_value() {
+	python3 - "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["metric"]: x for x in d["results"]}[sys.argv[2]]
+if len(sys.argv) > 3:
+    print({p["pct"]: p["value"] for p in r["percentiles"]}[float(sys.argv[3])])
+else:
+    print(r["value"])
+EOF
+}
+
+# sockperf_summary LOG: "transactions/s p50_rtt_us" from sockperf's output.
+sockperf_summary() {
+	sed 's/\x1b\[[0-9;]*m//g' "$1" | awk '
+	/\[Valid Duration\]/ { for (i = 1; i <= NF; i++) {
+		if ($i ~ /^RunTime=/) { sub("RunTime=", "", $i); t = $i }
+		if ($i ~ /^ReceivedMessages=/) { sub("ReceivedMessages=", "", $i); n = $i } } }
+	/percentile 50.000/ { p50 = $NF }
+	END { printf "%.0f %.2f\n", n / t, 2 * p50 }'
+}
+
+run_case() { # CASE TOOL ROUND
+	out="$tmp/$1.$2.$3"
+	case "$1.$2" in
+	tcp_tx.ref | tcp_rx.ref)
+		rev=""; [ "$1" = tcp_rx ] && rev="-R"
+		setsid -w iperf3 -c 127.0.0.1 -p 15201 -l "$size" -O 1 -t "$secs" $rev -J >"$out"
+		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6)' "$out" |
+			sed "s/^/$1_Mbit\/s reference /" ;;
+	tcp_tx.emb | tcp_rx.emb)
+		dir=tx; [ "$1" = tcp_rx ] && dir=rx
+		setsid -w "$embperf" run net.tcp.stream peer=127.0.0.1:15301 direction=$dir \
+			size="$size" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
+		echo "$1_Mbit/s embperf $(embperf_value "$out" throughput)" ;;
+	tcp_rr.ref | udp_rr.ref)
+		if [ "$1" = tcp_rr ]; then opt="--tcp"; port=15401; else opt=""; port=15402; fi
+		setsid -w sockperf ping-pong $opt -i 127.0.0.1 -p $port -m "$msg" -t "$secs" \
+			--mps=max >"$out" 2>&1
+		set -- "$1" $(sockperf_summary "$out")
+		echo "$1_trans/s reference $2"
+		echo "$1_p50_rtt_us reference $3" ;;
+	tcp_rr.emb | udp_rr.emb)
+		k=net.tcp.rr; [ "$1" = udp_rr ] && k=net.udp.rr
+		setsid -w "$embperf" run $k peer=127.0.0.1:15301 request="$msg" response="$msg" \
+			duration="${secs}s" repetitions=1 --format=json >"$out"
+		echo "$1_trans/s embperf $(embperf_value "$out" transactions)"
+		echo "$1_p50_rtt_us embperf $(embperf_value "$out" latency 50)" ;;
+	esac
+}
+
+echo "# $(uptime)"
+echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r)"
+echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | grep -o 'version #[^ ]*' | head -1)"
+for r in $(seq 1 "$rounds"); do
+	for c in tcp_tx tcp_rx tcp_rr udp_rr; do
+		order="ref emb"
+		[ $((r % 2)) -eq 0 ] && order="emb ref"
+		for tool in $order; do
+			run_case "$c" "$tool" "$r" | tee -a "$tmp/all"
+		done
+	done
+done
+echo "# $(uptime)"
+echo "# median of $rounds rounds (reference: iperf3 for tcp_tx/tcp_rx, sockperf for *_rr)"
+sort -k1,1 -k2,2 -k3,3g "$tmp/all" |
+	awk -v keyname=case -v refname=reference -v keywidth=22 -v numfmt=%12.2f \
+		-v spreadwidth=7 -f "$(dirname "$0")/median-table.awk"
