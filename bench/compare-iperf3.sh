@@ -17,7 +17,8 @@
 #   sockperf server --tcp -p 15401, and a UDP one on 15402
 # Cases, each run by both tools per round, the order alternating by round:
 #   tcp_tx   iperf3 -c 127.0.0.1 -l SIZE -O 1 -t S -J (receiver's bits/s)
-#            embperf run net.tcp.stream direction=tx size=SIZE ramp=1s duration=Ss
+#            embperf run net.tcp.stream direction=tx size=SIZE rsize=SIZE ramp=1s
+#            duration=Ss (iperf3 -l sets the reads' size too)
 #            (both leave out their first second: slow start, buffer growth)
 #   tcp_rx   the same with iperf3 -R / direction=rx
 #   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max
@@ -90,7 +91,7 @@ run_case() { # CASE TOOL ROUND
 	tcp_tx.emb | tcp_rx.emb)
 		dir=tx; [ "$1" = tcp_rx ] && dir=rx
 		setsid -w "$embperf" run net.tcp.stream peer=127.0.0.1:15301 direction=$dir \
-			size="$size" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
+			size="$size" rsize="$size" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
 		echo "$1_Mbit/s embperf $(embperf_value "$out" throughput)" ;;
 	tcp_rr.ref | udp_rr.ref)
 		if [ "$1" = tcp_rr ]; then opt="--tcp"; port=15401; else opt=""; port=15402; fi
@@ -110,7 +111,7 @@ run_case() { # CASE TOOL ROUND
 
 echo "# $(uptime)"
 echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r)"
-echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | grep -o 'version #[^ ]*' | head -1)"
+echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | head -1 | sed 's/.*version //')"
 for r in $(seq 1 "$rounds"); do
 	for c in tcp_tx tcp_rx tcp_rr udp_rr; do
 		order="ref emb"

@@ -26,8 +26,6 @@
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 
-/* rx: read this much at a time. */
-#define RX_READ_BYTES (128 * 1024)
 
 enum { M_THROUGHPUT, M_CPU_PROCESS, M_CPU_SYSTEM, M_PEER_CPU_PROCESS, M_PEER_CPU_SYSTEM };
 
@@ -47,6 +45,9 @@ static const struct ep_param_desc stream_params[] = {
 	{ "size", EP_PT_SIZE, "16k", 1, EP_PEER_MAX_SIZE_BYTES, 0, 0, NULL, "bytes",
 	  "bytes per send() of the sender (netperf's default on Linux: 16384, the initial "
 	  "SO_SNDBUF)" },
+	{ "rsize", EP_PT_SIZE, "128k", 1, EP_PEER_MAX_RECV_BYTES, 0, 0, NULL, "bytes",
+	  "bytes per recv() of the receiver (netperf -M; its default on Linux: 131072, the "
+	  "initial SO_RCVBUF)" },
 	{ "nodelay", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
 	  "TCP_NODELAY on both ends' data sockets (netperf -D)" },
 	{ "sockbuf", EP_PT_SIZE, "0", 0, EP_PEER_MAX_SOCKBUF_BYTES, 0, 0, NULL, "bytes",
@@ -78,6 +79,7 @@ static const struct ep_metric_desc stream_metrics[] = {
  * struct tcp_stream - the kernel's state.
  * @tx:          direction=tx.
  * @size_bytes:  bytes per send() (this host's for tx, the peer's for rx).
+ * @rsize_bytes: bytes per recv() (the peer's for tx, this host's for rx).
  * @timeout_ns:  the longest wait for the peer, also for a stalled connection.
  * @flow_cap_ns: the peer ends the flow by itself a little after this.
  * @data_fd:     the trial's connection (-1 between trials).
@@ -89,6 +91,7 @@ struct tcp_stream {
 	struct ep_peer_conn peer;
 	int tx;
 	uint32_t size_bytes;
+	uint32_t rsize_bytes;
 	int nodelay;
 	uint32_t sockbuf_bytes;
 	uint64_t timeout_ns;
@@ -125,6 +128,7 @@ static int stream_before_trial(void *arg, int index)
 	memset(&st->req, 0, sizeof(st->req));
 	st->req.test = st->tx ? EP_TEST_TCP_SINK : EP_TEST_TCP_SOURCE;
 	st->req.size_bytes = st->size_bytes;
+	st->req.recv_bytes = st->rsize_bytes;
 	st->req.duration_ns = st->flow_cap_ns;
 	st->req.nodelay = (uint32_t)st->nodelay;
 	st->req.sockbuf_bytes = st->sockbuf_bytes;
@@ -258,7 +262,7 @@ static int body_rx(struct tcp_stream *st, struct ep_trial *t)
 	int rc, moved = 0;
 
 	while (ep_trial_running(t)) {
-		ssize_t n = recv(st->data_fd, st->buf, RX_READ_BYTES, 0);
+		ssize_t n = recv(st->data_fd, st->buf, st->rsize_bytes, 0);
 
 		if (n > 0) {
 			ep_tally_add(ta, 1, (uint64_t)n);
@@ -336,12 +340,13 @@ static int stream_setup(struct ep_run *run, void **state)
 	*state = st;
 	st->tx = ep_param_int(run, "direction") == 0;
 	st->size_bytes = (uint32_t)ep_param_int(run, "size");
+	st->rsize_bytes = (uint32_t)ep_param_int(run, "rsize");
 	st->nodelay = (int)ep_param_int(run, "nodelay");
 	st->sockbuf_bytes = (uint32_t)ep_param_int(run, "sockbuf");
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
 	st->flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
 			  (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
-	st->buf = calloc(1, st->size_bytes > RX_READ_BYTES ? st->size_bytes : RX_READ_BYTES);
+	st->buf = calloc(1, st->size_bytes > st->rsize_bytes ? st->size_bytes : st->rsize_bytes);
 	if (!st->buf)
 		return -ENOMEM;
 	rc = ep_netk_open(run, "net.tcp.stream", &st->peer);
@@ -349,8 +354,9 @@ static int stream_setup(struct ep_run *run, void **state)
 		rc = check_peer_limits(run, st);
 	if (rc)
 		return rc;
-	snprintf(st->label, sizeof(st->label), "direction=%s size=%u%s",
-		 ep_param_text(run, "direction"), st->size_bytes, st->nodelay ? " nodelay=1" : "");
+	snprintf(st->label, sizeof(st->label), "direction=%s size=%u rsize=%u%s",
+		 ep_param_text(run, "direction"), st->size_bytes, st->rsize_bytes,
+		 st->nodelay ? " nodelay=1" : "");
 	tc.labels = st->label;
 	tc.arg = st;
 	return ep_run_add_trial(run, &tc);

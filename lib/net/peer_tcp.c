@@ -36,7 +36,7 @@
 
 /* How long any one wait of a worker lasts before it looks at stop and the clock. */
 #define SLICE_MS 10
-/* tcp.sink: read this much at a time (whatever the client's write size). */
+/* tcp.sink: read this much at a time unless the client says (its recv_size). */
 #define SINK_READ_BYTES (128 * 1024)
 /* tcp.sink: the arrival log keeps a point at most every SAMPLE_STEP_NS, and
  * at most MAX_SAMPLES of them (the step grows for very long trials). */
@@ -153,8 +153,8 @@ static void sink_window(struct ep_report *r, const struct arrival *log, size_t n
 }
 
 /* Read until the client's end of data (then answer it with ours), stop, or the hard end. */
-static int sink_read(struct ep_peer_trial *t, int fd, char *buf, struct arrival *log, size_t *n,
-		     uint64_t end_ns)
+static int sink_read(struct ep_peer_trial *t, int fd, char *buf, size_t buf_len,
+		     struct arrival *log, size_t *n, uint64_t end_ns)
 {
 	/* Half the log covers the whole flow (its duration and the worker's margin). */
 	uint64_t step = (t->req.duration_ns + 1000000000) / (MAX_SAMPLES / 2);
@@ -173,7 +173,7 @@ static int sink_read(struct ep_peer_trial *t, int fd, char *buf, struct arrival 
 		} else if (ep_now_ns() >= end_ns) {
 			break;
 		}
-		got = recv(fd, buf, SINK_READ_BYTES, 0);
+		got = recv(fd, buf, buf_len, 0);
 		if (got > 0) {
 			bytes += (uint64_t)got;
 			last_ns = ep_now_ns();
@@ -200,13 +200,14 @@ static int sink_read(struct ep_peer_trial *t, int fd, char *buf, struct arrival 
 
 static int run_sink(struct ep_peer_trial *t, int fd, uint64_t end_ns)
 {
+	size_t len = t->req.recv_bytes ? t->req.recv_bytes : SINK_READ_BYTES;
 	struct arrival *log = calloc(MAX_SAMPLES, sizeof(*log));
-	char *buf = malloc(SINK_READ_BYTES);
+	char *buf = malloc(len);
 	size_t n = 0;
 	int rc = -ENOMEM;
 
 	if (log && buf)
-		rc = sink_read(t, fd, buf, log, &n, end_ns);
+		rc = sink_read(t, fd, buf, len, log, &n, end_ns);
 	if (!rc && ep_peer_trial_stopping(t))
 		sink_window(&t->report, log, n, t->ramp_sent_by_client,
 			    t->ramp_sent_by_client + t->sent_by_client);

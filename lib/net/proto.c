@@ -97,6 +97,7 @@ static const struct field start_fields[] = {
 	{ "drop_every", FK_U32, S(drop_every), 0, 0, U32MAX, 0 },
 	{ "nodelay", FK_U32, S(nodelay), 0, 0, 1, 0 },
 	{ "sockbuf", FK_U32, S(sockbuf_bytes), 0, 0, EP_PEER_MAX_SOCKBUF_BYTES, 0 },
+	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_RECV_BYTES, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -341,6 +342,7 @@ static void encode_start(struct json_object *o, const struct ep_start *s)
 	add_u64(o, "drop_every", s->drop_every);
 	add_u64(o, "nodelay", s->nodelay);
 	add_u64(o, "sockbuf", s->sockbuf_bytes);
+	add_u64(o, "recv_size", s->recv_bytes);
 }
 
 static void encode_report(struct json_object *o, const struct ep_report *r)

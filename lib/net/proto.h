@@ -28,6 +28,8 @@
 /* The largest socket buffer a client may ask of the peer's data socket
  * (the kernel caps it further at net.core.[rw]mem_max). */
 #define EP_PEER_MAX_SOCKBUF_BYTES (64u << 20)
+/* The largest read a client may ask the peer to make (its buffer). */
+#define EP_PEER_MAX_RECV_BYTES (1u << 20)
 
 enum ep_msg_type {
 	EP_MSG_HELLO,
@@ -71,6 +73,7 @@ struct ep_start {
 	uint32_t drop_every;     /* udp.sink: discard every Nth datagram (tests) */
 	uint32_t nodelay;        /* tcp tests: 1 = TCP_NODELAY on the data socket */
 	uint32_t sockbuf_bytes;  /* tcp tests: SO_SNDBUF and SO_RCVBUF; 0 = the system's */
+	uint32_t recv_bytes;     /* tcp.sink: bytes per recv(); 0 = 128 KiB */
 };
 
 /** struct ep_report - what the peer counted in a trial (EP_MSG_REPORT). */
