@@ -2,17 +2,23 @@
 # SPDX-License-Identifier: MIT
 #
 # compare-iperf3.sh - the TCP and request/response kernels next to the
-# tools people use for them, on loopback, interleaved. Not run by the tests
-# (it takes minutes); doc/benchmarks-net.md holds its figures.
+# tools people use for them, interleaved, on loopback or across a veth pair
+# with a known bottleneck. Not run by the tests (it takes minutes);
+# doc/benchmarks-net.md holds its figures.
 #
 #   bench/compare-iperf3.sh [BUILD_DIR]
 #
 # Environment: SECONDS_PER_RUN (5), ROUNDS (5), SIZE (16k: TCP write size,
 # netperf's default), MSG (64: request and response bytes of the rr cases;
-# sockperf's default message size).
+# sockperf's default message size), LINK (loopback, or veth: two network
+# namespaces ep-nettcp-a and ep-nettcp-b joined by a veth pair,
+# 198.18.0.1/30 and 198.18.0.2/30 (the benchmarking range), each end's
+# egress shaped by tbf at RATE (500mbit); needs root; the namespaces are
+# removed at the end).
 #
-# Servers, each its own process on 127.0.0.1, started once:
-#   embperf serve --listen 127.0.0.1:15301
+# Servers, each its own process on the server's address (127.0.0.1, or
+# 198.18.0.2 in ep-nettcp-b; the clients then run in ep-nettcp-a), started once:
+#   embperf serve --listen ADDR:15301
 #   iperf3 -s -p 15201
 #   sockperf server --tcp -p 15401, and a UDP one on 15402
 # Cases, each run by both tools per round, the order alternating by round:
@@ -36,11 +42,17 @@ secs=${SECONDS_PER_RUN:-5}
 rounds=${ROUNDS:-5}
 size=${SIZE:-16k}
 msg=${MSG:-64}
+link=${LINK:-loopback}
+rate=${RATE:-500mbit}
 embperf="$build/bench/embperf"
 tmp=$(mktemp -d)
 pids=""
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	if [ "$link" = veth ]; then
+		ip netns del ep-nettcp-a 2>/dev/null || true
+		ip netns del ep-nettcp-b 2>/dev/null || true
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -51,10 +63,31 @@ for t in iperf3 sockperf setsid python3; do
 done
 [ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
 
-"$embperf" serve -q --listen 127.0.0.1:15301 & pids="$pids $!"
-iperf3 -s -p 15201 >/dev/null 2>&1 & pids="$pids $!"
-sockperf server --tcp -i 127.0.0.1 -p 15401 >/dev/null 2>&1 & pids="$pids $!"
-sockperf server -i 127.0.0.1 -p 15402 >/dev/null 2>&1 & pids="$pids $!"
+# The two ends: where the servers listen, and how a command runs on each side.
+if [ "$link" = veth ]; then
+	srv=198.18.0.2
+	on_server="ip netns exec ep-nettcp-b"
+	on_client="ip netns exec ep-nettcp-a"
+	ip netns add ep-nettcp-a
+	ip netns add ep-nettcp-b
+	ip link add ep-nt-a netns ep-nettcp-a type veth peer name ep-nt-b netns ep-nettcp-b
+	ip -n ep-nettcp-a addr add 198.18.0.1/30 dev ep-nt-a
+	ip -n ep-nettcp-b addr add 198.18.0.2/30 dev ep-nt-b
+	for n in a b; do
+		ip -n ep-nettcp-$n link set lo up
+		ip -n ep-nettcp-$n link set ep-nt-$n up
+		ip netns exec ep-nettcp-$n tc qdisc add dev ep-nt-$n root tbf rate "$rate" \
+			burst 64kb latency 20ms
+	done
+else
+	srv=127.0.0.1
+	on_server=""
+	on_client=""
+fi
+$on_server "$embperf" serve -q --listen $srv:15301 & pids="$pids $!"
+$on_server iperf3 -s -B $srv -p 15201 >/dev/null 2>&1 & pids="$pids $!"
+$on_server sockperf server --tcp -i $srv -p 15401 >/dev/null 2>&1 & pids="$pids $!"
+$on_server sockperf server -i $srv -p 15402 >/dev/null 2>&1 & pids="$pids $!"
 sleep 1
 
 # embperf_value JSON METRIC [PCT]: a metric's value, or its percentile PCT.
@@ -85,24 +118,24 @@ run_case() { # CASE TOOL ROUND
 	case "$1.$2" in
 	tcp_tx.ref | tcp_rx.ref)
 		rev=""; [ "$1" = tcp_rx ] && rev="-R"
-		setsid -w iperf3 -c 127.0.0.1 -p 15201 -l "$size" -O 1 -t "$secs" $rev -J >"$out"
+		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$size" -O 1 -t "$secs" $rev -J >"$out"
 		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6)' "$out" |
 			sed "s/^/$1_Mbit\/s reference /" ;;
 	tcp_tx.emb | tcp_rx.emb)
 		dir=tx; [ "$1" = tcp_rx ] && dir=rx
-		setsid -w "$embperf" run net.tcp.stream peer=127.0.0.1:15301 direction=$dir \
+		$on_client setsid -w "$embperf" run net.tcp.stream peer=$srv:15301 direction=$dir \
 			size="$size" rsize="$size" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
 		echo "$1_Mbit/s embperf $(embperf_value "$out" throughput)" ;;
 	tcp_rr.ref | udp_rr.ref)
 		if [ "$1" = tcp_rr ]; then opt="--tcp"; port=15401; else opt=""; port=15402; fi
-		setsid -w sockperf ping-pong $opt -i 127.0.0.1 -p $port -m "$msg" -t "$secs" \
+		$on_client setsid -w sockperf ping-pong $opt -i $srv -p $port -m "$msg" -t "$secs" \
 			--mps=max >"$out" 2>&1
 		set -- "$1" $(sockperf_summary "$out")
 		echo "$1_trans/s reference $2"
 		echo "$1_p50_rtt_us reference $3" ;;
 	tcp_rr.emb | udp_rr.emb)
 		k=net.tcp.rr; [ "$1" = udp_rr ] && k=net.udp.rr
-		setsid -w "$embperf" run $k peer=127.0.0.1:15301 request="$msg" response="$msg" \
+		$on_client setsid -w "$embperf" run $k peer=$srv:15301 request="$msg" response="$msg" \
 			duration="${secs}s" repetitions=1 --format=json >"$out"
 		echo "$1_trans/s embperf $(embperf_value "$out" transactions)"
 		echo "$1_p50_rtt_us embperf $(embperf_value "$out" latency 50)" ;;
@@ -110,7 +143,7 @@ run_case() { # CASE TOOL ROUND
 }
 
 echo "# $(uptime)"
-echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r)"
+echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate")"
 echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | head -1 | sed 's/.*version //')"
 for r in $(seq 1 "$rounds"); do
 	for c in tcp_tx tcp_rx tcp_rr udp_rr; do
