@@ -31,6 +31,15 @@
 #            embperf run net.tcp.rr request=MSG response=MSG duration=Ss
 #   udp_rr   sockperf ping-pong -m MSG -t S --mps=max
 #            embperf run net.udp.rr request=MSG response=MSG duration=Ss
+# With NETPERF_DIR (a folder holding netperf and netserver, built outside
+# the tree from https://github.com/HewlettPackard/netperf: ./autogen.sh &&
+# ./configure && make), netserver runs too (port 15501) and the cases
+#   np_tcp_tx, np_tcp_rx  netperf -t TCP_STREAM / TCP_MAERTS -l S -- -m SIZE
+#                         next to net.tcp.stream size=SIZE (rsize: its default,
+#                         128k = netperf's receive size here)
+#   np_tcp_rr, np_udp_rr  netperf -t TCP_RR / UDP_RR -l S -- -r MSG,MSG
+#                         next to net.tcp.rr / net.udp.rr
+# are added, with netperf as their reference.
 # Figures: Mbit/s (10^6; iperf3's end.sum_received); transactions/s
 # (sockperf: ReceivedMessages / RunTime of its valid duration) and the
 # median round trip in us (sockperf reports half the round trip: x 2).
@@ -88,6 +97,10 @@ $on_server "$embperf" serve -q --listen $srv:15301 & pids="$pids $!"
 $on_server iperf3 -s -B $srv -p 15201 >/dev/null 2>&1 & pids="$pids $!"
 $on_server sockperf server --tcp -i $srv -p 15401 >/dev/null 2>&1 & pids="$pids $!"
 $on_server sockperf server -i $srv -p 15402 >/dev/null 2>&1 & pids="$pids $!"
+if [ -n "${NETPERF_DIR:-}" ]; then
+	[ -x "$NETPERF_DIR/netperf" ] || { echo "$NETPERF_DIR/netperf not found" >&2; exit 1; }
+	$on_server "$NETPERF_DIR/netserver" -D -L $srv -p 15501 >/dev/null 2>&1 & pids="$pids $!"
+fi
 sleep 1
 
 # embperf_value JSON METRIC [PCT]: a metric's value, or its percentile PCT.
@@ -133,8 +146,27 @@ run_case() { # CASE TOOL ROUND
 		set -- "$1" $(sockperf_summary "$out")
 		echo "$1_trans/s reference $2"
 		echo "$1_p50_rtt_us reference $3" ;;
-	tcp_rr.emb | udp_rr.emb)
-		k=net.tcp.rr; [ "$1" = udp_rr ] && k=net.udp.rr
+	np_tcp_tx.ref | np_tcp_rx.ref)
+		t=TCP_STREAM; [ "$1" = np_tcp_rx ] && t=TCP_MAERTS
+		$on_client setsid -w "$NETPERF_DIR/netperf" -H $srv -p 15501 -t $t -l "$secs" -- \
+			-m "$size" -o THROUGHPUT >"$out"
+		echo "$1_Mbit/s reference $(tail -1 "$out")" ;;
+	np_tcp_tx.emb | np_tcp_rx.emb)
+		dir=tx; [ "$1" = np_tcp_rx ] && dir=rx
+		$on_client setsid -w "$embperf" run net.tcp.stream peer=$srv:15301 direction=$dir \
+			size="$size" duration="${secs}s" repetitions=1 --format=json >"$out"
+		echo "$1_Mbit/s embperf $(embperf_value "$out" throughput)" ;;
+	np_tcp_rr.ref | np_udp_rr.ref)
+		t=TCP_RR; [ "$1" = np_udp_rr ] && t=UDP_RR
+		$on_client setsid -w "$NETPERF_DIR/netperf" -H $srv -p 15501 -t $t -l "$secs" -- \
+			-r "$msg,$msg" -o THROUGHPUT,P50_LATENCY >"$out"
+		tail -1 "$out" | tr ',' ' ' | {
+			read -r tps p50
+			echo "$1_trans/s reference $tps"
+			echo "$1_p50_rtt_us reference $p50"
+		} ;;
+	tcp_rr.emb | udp_rr.emb | np_tcp_rr.emb | np_udp_rr.emb)
+		k=net.tcp.rr; case "$1" in *udp_rr) k=net.udp.rr ;; esac
 		$on_client setsid -w "$embperf" run $k peer=$srv:15301 request="$msg" response="$msg" \
 			duration="${secs}s" repetitions=1 --format=json >"$out"
 		echo "$1_trans/s embperf $(embperf_value "$out" transactions)"
@@ -142,11 +174,13 @@ run_case() { # CASE TOOL ROUND
 	esac
 }
 
+cases="tcp_tx tcp_rx tcp_rr udp_rr"
+[ -n "${NETPERF_DIR:-}" ] && cases="$cases np_tcp_tx np_tcp_rx np_tcp_rr np_udp_rr"
 echo "# $(uptime)"
 echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate")"
 echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | head -1 | sed 's/.*version //')"
 for r in $(seq 1 "$rounds"); do
-	for c in tcp_tx tcp_rx tcp_rr udp_rr; do
+	for c in $cases; do
 		order="ref emb"
 		[ $((r % 2)) -eq 0 ] && order="emb ref"
 		for tool in $order; do
@@ -155,7 +189,7 @@ for r in $(seq 1 "$rounds"); do
 	done
 done
 echo "# $(uptime)"
-echo "# median of $rounds rounds (reference: iperf3 for tcp_tx/tcp_rx, sockperf for *_rr)"
+echo "# median of $rounds rounds (reference: iperf3 for tcp_tx/tcp_rx, sockperf for tcp_rr/udp_rr, netperf for np_*)"
 sort -k1,1 -k2,2 -k3,3g "$tmp/all" |
 	awk -v keyname=case -v refname=reference -v keywidth=22 -v numfmt=%12.2f \
 		-v spreadwidth=7 -f "$(dirname "$0")/median-table.awk"
