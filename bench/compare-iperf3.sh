@@ -93,7 +93,9 @@ else
 	on_server=""
 	on_client=""
 fi
-$on_server "$embperf" serve -q --listen $srv:15301 & pids="$pids $!"
+# A peer that ends says how (exit status; 128 + N: killed by signal N).
+$on_server sh -c 'trap "kill \$c; exit 0" TERM; "$0" serve -q --listen "$1" & c=$!; wait $c
+	echo "# embperf serve ended: status $?" >&2' "$embperf" $srv:15301 & pids="$pids $!"
 $on_server iperf3 -s -B $srv -p 15201 >/dev/null 2>&1 & pids="$pids $!"
 $on_server sockperf server --tcp -i $srv -p 15401 >/dev/null 2>&1 & pids="$pids $!"
 $on_server sockperf server -i $srv -p 15402 >/dev/null 2>&1 & pids="$pids $!"
