@@ -6,11 +6,12 @@
  * One thread, the caller's, runs the control loop in embperf_server_run():
  * it accepts connections, reads framed messages without blocking, answers
  * them, and keeps every connection on a deadline (hello within
- * HELLO_TIMEOUT_NS, then the idle limit). One client at a time holds the
- * peer (a session, from its hello to its bye or disconnect); another gets
- * error "busy" and is closed. A trial's data runs in a worker thread
- * (peer_trial.c) and goes only to, or is counted only from, the address of
- * the client that asked on the control connection.
+ * HELLO_TIMEOUT_NS, or the idle limit when shorter, then the idle limit).
+ * One client at a time holds the peer (a session, from its hello to its
+ * bye or disconnect); another gets error "busy" and is closed. A trial's
+ * data runs in a worker thread (peer_trial.c) and goes only to, or is
+ * counted only from, the address of the client that asked on the control
+ * connection.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -313,7 +314,8 @@ static void accept_one(embperf_server *s)
 	s->conns[i] = (struct conn){ .state = CONN_NEW, .fd = fd, .addr = a, .addr_len = len };
 	s->conns[i].local_len = sizeof(s->conns[i].local);
 	getsockname(fd, (struct sockaddr *)&s->conns[i].local, &s->conns[i].local_len);
-	s->conns[i].deadline_ns = ep_now_ns() + HELLO_TIMEOUT_NS;
+	s->conns[i].deadline_ns = ep_now_ns() + (s->idle_ns < HELLO_TIMEOUT_NS ? s->idle_ns
+									  : HELLO_TIMEOUT_NS);
 	s->stats[EMBPERF_SERVER_STAT_CONNECTIONS]++;
 }
 

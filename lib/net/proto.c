@@ -95,6 +95,8 @@ static const struct field start_fields[] = {
 	{ "duration_ns", FK_U64, S(duration_ns), 0, 1, U64MAX, 1 },
 	{ "port", FK_U16, S(port), 0, 0, 65535, 0 },
 	{ "drop_every", FK_U32, S(drop_every), 0, 0, U32MAX, 0 },
+	{ "count", FK_U64, S(count), 0, 0, U64MAX, 0 },
+	{ "echo_every", FK_U32, S(echo_every), 0, 0, U32MAX, 0 },
 	{ "nodelay", FK_U32, S(nodelay), 0, 0, 1, 0 },
 	{ "sockbuf", FK_U32, S(sockbuf_bytes), 0, 0, EP_PEER_MAX_SOCKBUF_BYTES, 0 },
 	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_RECV_BYTES, 0 },
@@ -294,8 +296,9 @@ int ep_msg_parse(const char *text, size_t len, struct ep_msg *m, char *err, size
 		err[0] = '\0';
 	if (len == 0 || len > EP_MSG_MAX_BYTES)
 		return bad(err, err_len, "message of %s bytes%s", len ? "too many" : "0", "");
-	/* Nesting is never needed: depth 2 keeps a hostile message cheap. */
-	tok = json_tokener_new_ex(2);
+	/* The messages nest nothing; depth 3 leaves a newer client room for a
+	 * member of its own and keeps a hostile message cheap. */
+	tok = json_tokener_new_ex(3);
 	if (!tok)
 		return -ENOMEM;
 	obj = json_tokener_parse_ex(tok, text, (int)len);
@@ -340,6 +343,8 @@ static void encode_start(struct json_object *o, const struct ep_start *s)
 	add_u64(o, "duration_ns", s->duration_ns);
 	add_u64(o, "port", s->port);
 	add_u64(o, "drop_every", s->drop_every);
+	add_u64(o, "count", s->count);
+	add_u64(o, "echo_every", s->echo_every);
 	add_u64(o, "nodelay", s->nodelay);
 	add_u64(o, "sockbuf", s->sockbuf_bytes);
 	add_u64(o, "recv_size", s->recv_bytes);

@@ -71,6 +71,8 @@ struct ep_start {
 	uint64_t duration_ns;    /* the peer stops by itself after this */
 	uint16_t port;           /* udp.source: the client's data port */
 	uint32_t drop_every;     /* udp.sink: discard every Nth datagram (tests) */
+	uint64_t count;          /* udp.source: stop after this many datagrams (0: none) */
+	uint32_t echo_every;     /* udp.sink: send back the header of every Nth datagram */
 	uint32_t nodelay;        /* tcp tests: 1 = TCP_NODELAY on the data socket */
 	uint32_t sockbuf_bytes;  /* tcp tests: SO_SNDBUF and SO_RCVBUF; 0 = the system's */
 	uint32_t recv_bytes;     /* tcp.sink: bytes per recv(); 0 = 128 KiB */
