@@ -365,7 +365,7 @@ static int check_peer_limits(struct ep_run *run, struct rr *st)
 
 	if (larger > st->peer.welcome.max_size_bytes)
 		return ep_run_fail(run, -ERANGE, "parameter '%s': %u bytes is above the limit of "
-				   "peer %s (%u bytes; `embperf serve --max-size`)", name, larger,
+				   "peer %s (%u bytes)", name, larger,
 				   st->peer.name, st->peer.welcome.max_size_bytes);
 	return 0;
 }

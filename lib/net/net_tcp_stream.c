@@ -302,7 +302,7 @@ static int check_peer_limits(struct ep_run *run, struct tcp_stream *st)
 {
 	if (st->size_bytes > st->peer.welcome.max_size_bytes)
 		return ep_run_fail(run, -ERANGE, "parameter 'size': %u bytes is above the limit of "
-				   "peer %s (%u bytes; `embperf serve --max-size`)", st->size_bytes,
+				   "peer %s (%u bytes)", st->size_bytes,
 				   st->peer.name, st->peer.welcome.max_size_bytes);
 	return 0;
 }
