@@ -303,10 +303,8 @@ static int run_crr(struct ep_peer_trial *t, char *req, char *resp, uint64_t end_
 			return fd == -ECANCELED ? 0 : fd;
 		rc = answer(t, fd, req, resp, end_ns);
 		close(fd); /* this side closes first: TIME_WAIT stays here, not on the client */
-		if (rc < 0 && rc != -ECANCELED)
-			return rc;
-		if (rc == -ECANCELED)
-			return 0;
+		if (rc < 0)
+			return rc == -ECANCELED ? 0 : rc;
 	}
 }
 
