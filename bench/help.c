@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"                                judge CURRENT against BASELINE\n"
 	"  serve [--listen ADDR[:PORT]] [--allow CIDR]...\n"
 	"                                the peer the net.* kernels measure against\n"
+	"  plot REPORT.json              SVG of the trial logs of its searches\n"
 	"  help [COMMAND]                this text, or the help of a command\n"
 	"\n"
 	"Options (before or after the command):\n"
@@ -38,6 +39,7 @@ static const char usage_text[] =
 	"  --baseline=FILE    with run/suite: compare with a JSON report; the exit\n"
 	"                     code becomes the verdict\n"
 	"  --tolerance=PCT    allowed change before a metric counts as regressed (10)\n"
+	"  --plot=FILE        with run/suite: also draw the searches' trial logs as SVG\n"
 	"  -q, --quiet        no notes, progress or log messages on stderr\n"
 	"  -v, --verbose      log messages on stderr (-vv: debug)\n"
 	"  -h, --help         help; `embperf COMMAND --help` for a command\n"
@@ -95,6 +97,7 @@ static const struct command_help command_helps[] = {
 	{ "run",
 	  "usage: embperf run KERNEL [key=value ...] [--format=FMT] [-o FILE]\n"
 	  "                  [--budget=DURATION] [--cpu=N] [--baseline=FILE [--tolerance=PCT]]\n"
+	  "                  [--plot=FILE.svg]\n"
 	  "\n"
 	  "Run one kernel with the given parameters (see `embperf describe KERNEL`)\n"
 	  "and print its results, one row per metric: value (min X, max Y).\n"
@@ -105,6 +108,7 @@ static const struct command_help command_helps[] = {
 	{ "suite",
 	  "usage: embperf suite NAME|FILE [key=value ...] [--format=FMT] [-o FILE]\n"
 	  "                    [--budget=DURATION] [--cpu=N] [--baseline=FILE [--tolerance=PCT]]\n"
+	  "                    [--plot=FILE.svg]\n"
 	  "\n"
 	  "Run every entry of a built-in suite (see `embperf suites`) or of a suite\n"
 	  "file, and print one report. Each key=value applies to every entry whose\n"
@@ -133,6 +137,17 @@ static const struct command_help command_helps[] = {
 	  "stderr.\n"
 	  "Exit codes: 0 pass; 1 a metric regressed or is missing from CURRENT;\n"
 	  "2 usage error; 4 a file cannot be read or is not a report.\n" },
+	{ "plot",
+	  "usage: embperf plot REPORT.json [-o FILE.svg]\n"
+	  "\n"
+	  "Draw, for every result of a JSON report that carries a trial log (a searched\n"
+	  "value such as a zero-loss rate), the configuration each trial offered in the\n"
+	  "order run with pass (green) and fail (red) markers and the value found as a\n"
+	  "dashed line, and beside it the outcome against the configuration (e.g. the\n"
+	  "loss curve). Writes SVG to FILE (atomically) or to stdout. `run` and `suite`\n"
+	  "draw the same with --plot=FILE.\n"
+	  "Exit codes: 0; 2 usage error; 4 the report cannot be read, has no trial log\n"
+	  "(nothing is written), or FILE cannot be written.\n" },
 	{ "help", "usage: embperf help [COMMAND]\n" },
 };
 
