@@ -16,6 +16,13 @@
 #define PACE_SPIN_NS 100000
 /* Sleep at most this long at once, so the caller sees its deadline and cancel. */
 #define PACE_MAX_SLEEP_NS 10000000
+/* Catching up: at most this many times the asked rate... */
+#define CATCH_UP_FACTOR 1.4
+/* ...from a bucket this many milliseconds' worth deep: 1 ms then holds at
+ * most (1.4 + 0.1) x the rate. */
+#define CATCH_UP_DEPTH_MS 0.1
+/* Debt kept owing, in milliseconds' worth; beyond it is forgiven. */
+#define MAX_DEBT_MS 100.0
 
 void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
 		   uint64_t wait_ns, uint32_t batch, uint64_t start_ns)
@@ -25,14 +32,17 @@ void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t
 	p->burst = burst ? burst : 1;
 	p->wait_ns = wait_ns;
 	p->batch = batch ? batch : 1;
-	/* Half a millisecond's worth, and at least one batch's worth at high rates. */
-	p->max_debt = pps > 0.0 ? (uint64_t)(pps * 0.0005) : 1;
+	p->max_debt = pps > 0.0 ? (uint64_t)(pps * MAX_DEBT_MS / 1000.0) : 1;
 	if (p->max_debt < 1)
 		p->max_debt = 1;
 	p->spin_ns = PACE_SPIN_NS;
 	p->start_ns = start_ns;
 	p->scheduled = 0;
 	p->forgiven = 0;
+	p->token_rate = pps * CATCH_UP_FACTOR / 1e9;
+	p->token_depth = fmax(1.0, pps * CATCH_UP_DEPTH_MS / 1000.0);
+	p->tokens = p->token_depth;
+	p->tokens_ns = start_ns;
 }
 
 /* Datagrams due by @now since the start (the one due exactly now included). */
@@ -74,6 +84,7 @@ static uint64_t overdue(struct ep_pacer *p, uint64_t now)
 	uint64_t debt = due > p->scheduled ? due - p->scheduled : 0;
 
 	if (p->mode == EP_PACING_PRECISE && debt > p->max_debt) {
+		/* Owing more than can sensibly be repaid: the rest is lost. */
 		p->forgiven += debt - p->max_debt;
 		p->scheduled += debt - p->max_debt;
 		debt = p->max_debt;
@@ -87,6 +98,34 @@ static uint64_t overdue(struct ep_pacer *p, uint64_t now)
 	return debt;
 }
 
+/* Bring the catch-up bucket to @now. */
+static void refill(struct ep_pacer *p, uint64_t now)
+{
+	if (now > p->tokens_ns) {
+		p->tokens = fmin(p->token_depth,
+				 p->tokens + (double)(now - p->tokens_ns) * p->token_rate);
+		p->tokens_ns = now;
+	}
+}
+
+/* Datagrams the bucket lets go now, of @debt owed (0: wait for a token). */
+static uint64_t allowed(struct ep_pacer *p, uint64_t debt, uint64_t now)
+{
+	uint64_t n;
+
+	if (p->mode != EP_PACING_PRECISE)
+		return debt;
+	refill(p, now);
+	n = (uint64_t)p->tokens;
+	return n < debt ? n : debt;
+}
+
+/* When the bucket holds its next whole token. */
+static uint64_t next_token_ns(const struct ep_pacer *p)
+{
+	return p->tokens_ns + (uint64_t)ceil((1.0 - (p->tokens - floor(p->tokens))) / p->token_rate);
+}
+
 uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 {
 	uint64_t limit = ep_now_ns() + PACE_MAX_SLEEP_NS;
@@ -98,11 +137,12 @@ uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 	for (;;) {
 		uint64_t now = ep_now_ns();
 		uint64_t debt = overdue(p, now);
+		uint64_t n = debt ? allowed(p, debt, now) : 0;
 		uint64_t due;
 
-		if (debt)
-			return debt < p->batch ? (uint32_t)debt : p->batch;
-		due = next_due_ns(p);
+		if (n)
+			return n < p->batch ? (uint32_t)n : p->batch;
+		due = debt ? next_token_ns(p) : next_due_ns(p);
 		if (now >= limit || due >= limit + p->spin_ns)
 			return 0;
 		if (due > now + p->spin_ns)
@@ -114,4 +154,6 @@ uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 void ep_pacer_sent(struct ep_pacer *p, uint32_t n)
 {
 	p->scheduled += n;
+	if (p->mode == EP_PACING_PRECISE)
+		p->tokens = p->tokens > n ? p->tokens - n : 0.0;
 }

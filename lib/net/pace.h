@@ -6,11 +6,13 @@
  * precise: datagram k is due at start + k x interval, from the intended
  *          start time, so that errors never accumulate. The sender sleeps
  *          (clock_nanosleep) until shortly before a datagram is due and
- *          spins the rest. Behind schedule (preempted), it catches up in
- *          batches, but never by more than half a millisecond's worth: any
- *          1 ms holds at most 1.5x the asked rate. Debt beyond that is
- *          forgiven and counted (the offered rate then falls short, and the
- *          result says so).
+ *          spins the rest. Behind schedule (preempted), it catches up, but
+ *          never faster than 1.4x the asked rate (a token bucket of 1.4x
+ *          the rate, a tenth of a millisecond's worth deep): whatever 1 ms
+ *          one looks at holds at most 1.5x the asked rate, and a short
+ *          stall costs nothing in the long run. Debt beyond 100 ms' worth
+ *          is forgiven and counted (the offered rate then falls short, and
+ *          the result says so).
  * burst:   netperf's -b/-w: `burst` datagrams back to back every `wait`.
  * none:    as fast as the socket takes them.
  */
@@ -28,11 +30,15 @@
  * @burst:         burst: datagrams per burst.
  * @wait_ns:       burst: time between bursts.
  * @batch:         most datagrams handed out at once.
- * @max_debt:      precise: most overdue datagrams caught up at once.
+ * @max_debt:      precise: most overdue datagrams kept owing; beyond, forgiven.
  * @spin_ns:       how long before a due time sleeping stops and spinning starts.
  * @start_ns:      the schedule's origin.
  * @scheduled:     datagrams accounted for: sent + forgiven.
  * @forgiven:      datagrams the schedule gave up on (sender too slow).
+ * @tokens:        precise: the catch-up bucket's tokens (datagrams).
+ * @token_rate:    precise: its rate, datagrams per ns (1.4x the schedule's).
+ * @token_depth:   precise: its depth (at least one datagram).
+ * @tokens_ns:     when @tokens was last brought up to date.
  */
 struct ep_pacer {
 	enum ep_pacing mode;
@@ -45,6 +51,10 @@ struct ep_pacer {
 	uint64_t start_ns;
 	uint64_t scheduled;
 	uint64_t forgiven;
+	double tokens;
+	double token_rate;
+	double token_depth;
+	uint64_t tokens_ns;
 };
 
 /**
