@@ -151,6 +151,15 @@ uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 	}
 }
 
+void ep_pacer_restart(struct ep_pacer *p, uint64_t start_ns)
+{
+	p->start_ns = start_ns;
+	p->scheduled = 0;
+	p->forgiven = 0;
+	p->tokens = p->token_depth;
+	p->tokens_ns = start_ns;
+}
+
 void ep_pacer_sent(struct ep_pacer *p, uint32_t n)
 {
 	p->scheduled += n;

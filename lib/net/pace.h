@@ -71,6 +71,12 @@ void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t
  */
 uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns);
 
+/**
+ * ep_pacer_restart() - a new origin at @start_ns, nothing owed (a trial's
+ * measured part starts on schedule, whatever its ramp still owed).
+ */
+void ep_pacer_restart(struct ep_pacer *p, uint64_t start_ns);
+
 /** ep_pacer_sent() - @n of the datagrams handed out were sent. */
 void ep_pacer_sent(struct ep_pacer *p, uint32_t n);
 

@@ -203,23 +203,30 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	struct ep_udp_tx tx;
 	struct ep_pacer pacer;
 	uint64_t checked_ns = ep_now_ns();
+	int restarted = 0;
 	int rc = ep_udp_tx_init(&tx, f->data_fd, f->size_bytes, f->req.flow);
 
 	if (rc)
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
 	while (ep_trial_running(t) && (!f->count || tx.sent < f->count)) {
+		uint64_t measured_ns = ep_trial_start_ns(t);
 		uint32_t n;
 
-		if (f->idle_ramp && !ep_trial_start_ns(t)) {
+		if (f->idle_ramp && !measured_ns) {
 			struct timespec ms = { 0, 1000000 };
 
 			nanosleep(&ms, NULL);
 			continue;
 		}
+		/* The measured part starts on schedule: what the ramp still owes is
+		 * not repaid in it (its rate would read above the one asked). */
+		if (measured_ns && !restarted) {
+			ep_pacer_restart(&pacer, measured_ns);
+			restarted = 1;
+		}
 		n = ep_pacer_next(&pacer, ep_trial_end_ns(t));
-
-		if (f->count && n > f->count - tx.sent && ep_trial_start_ns(t))
+		if (f->count && n > f->count - tx.sent && measured_ns)
 			n = (uint32_t)(f->count - tx.sent);
 		if (n)
 			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, ep_trial_start_ns(t) != 0));
