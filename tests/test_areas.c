@@ -21,7 +21,7 @@ struct area {
 static const struct area areas[] = {
 	{ "mem", EMBPERF_AREA_MEM, "mem.lat" },	      { "cpu", EMBPERF_AREA_CPU, "cpu.ops" },
 	{ "os", EMBPERF_AREA_OS, "os.syscall" },      { "blk", EMBPERF_AREA_BLK, "blk.io" },
-	{ "audio", EMBPERF_AREA_AUDIO, "audio.playback" }, { "net", EMBPERF_AREA_NET, NULL },
+	{ "audio", EMBPERF_AREA_AUDIO, "audio.playback" }, { "net", EMBPERF_AREA_NET, "net.udp.stream" },
 };
 
 static const struct area *area_of(const char *kernel)
@@ -95,4 +95,27 @@ Test(areas, built_list_starts_with_core)
 	for (size_t i = 0; i < sizeof(areas) / sizeof(areas[0]); i++)
 		cr_assert_eq(strstr(ep_areas_built(), areas[i].name) != NULL, areas[i].built, "%s",
 			     areas[i].name);
+}
+
+/* A left-out area keeps its public functions (lib/<area>/absent.c). */
+Test(areas, server_without_net_says_so)
+{
+	embperf_ctx *ctx = embperf_ctx_new();
+	embperf_server *srv;
+
+	cr_assert_not_null(ctx);
+	errno = 0;
+	srv = embperf_server_new(ctx);
+	if (EMBPERF_AREA_NET) {
+		cr_assert_not_null(srv, "%s", embperf_ctx_errmsg(ctx));
+		embperf_server_free(srv);
+	} else {
+		cr_assert_null(srv);
+		cr_assert_eq(errno, EOPNOTSUPP);
+		cr_assert(strstr(embperf_ctx_errmsg(ctx), "network area was left out"), "%s",
+			  embperf_ctx_errmsg(ctx));
+		cr_assert_eq(embperf_server_start(NULL), -EOPNOTSUPP);
+		cr_assert_eq(embperf_server_run(NULL, 0), -EOPNOTSUPP);
+	}
+	embperf_ctx_free(ctx);
 }

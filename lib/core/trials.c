@@ -114,9 +114,9 @@ static double metric_value(const struct case_run *cr, const struct ep_metric_des
 	case EP_METRIC_TRIAL_MBPS:
 		return (double)ta->bytes / elapsed * 1000.0;
 	case EP_METRIC_TRIAL_BITS:
-		return (double)ta->bytes * 8.0 / elapsed * 1e9;
+		return (double)ta->bytes * 8.0 / elapsed * 1e9 / scale;
 	case EP_METRIC_TRIAL_OPS:
-		return (double)ta->ops / elapsed * 1e9;
+		return (double)ta->ops / elapsed * 1e9 / scale;
 	case EP_METRIC_TRIAL_LATENCY:
 		if (!ta->has_latency)
 			return NAN;
@@ -336,6 +336,7 @@ static int search_trials(struct case_run *cr)
 			return rc;
 		if (rc)
 			break; /* a cut trial judges nothing */
+		config = cr->trial->config; /* as the body says it ran */
 		rc = keep_trial(cr, ctr, ok);
 		row = rc ? NULL : &cr->log[cr->n - 1];
 		if (!rc)
