@@ -18,7 +18,7 @@ areas=(mem cpu os blk audio net)
 lib_bytes() {
 	local dir=$1 list=$2
 	meson configure "$dir" "-Dareas=$list" >/dev/null
-	ninja -C "$dir" lib/libembperf.so >/dev/null
+	meson compile -C "$dir" embperf:shared_library >/dev/null
 	strip -o "$dir/libembperf.stripped.so" "$(readlink -f "$dir/lib/libembperf.so")"
 	stat -c %s "$dir/libembperf.stripped.so"
 }
