@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "flow_drops.h"
 #include "lib/core/core.h"
 #include "lib/core/measure.h"
 #include "pace.h"
@@ -29,19 +30,19 @@
 /* A worker stops by itself this long after the duration the client asked for. */
 #define OVERRUN_NS 1000000000
 
-static int stopping(const struct ep_peer_trial *t)
+int ep_peer_trial_stopping(const struct ep_peer_trial *t)
 {
 	return __atomic_load_n(&t->stop, __ATOMIC_ACQUIRE);
 }
 
-static uint64_t hard_end_ns(const struct ep_peer_trial *t, uint64_t start_ns)
+uint64_t ep_peer_trial_hard_end_ns(const struct ep_peer_trial *t, uint64_t start_ns)
 {
 	uint64_t d = t->req.duration_ns;
 
 	return d > UINT64_MAX - start_ns - OVERRUN_NS ? UINT64_MAX : start_ns + d + OVERRUN_NS;
 }
 
-static void load_into(struct ep_report *r, const struct ep_cpuload *load)
+void ep_peer_trial_load_into(struct ep_report *r, const struct ep_cpuload *load)
 {
 	double v[EP_CTR_COUNT] = { 0 };
 	unsigned char ok[EP_CTR_COUNT] = { 0 };
@@ -69,8 +70,10 @@ static void drain(struct ep_peer_trial *t, struct ep_udp_rx *rx)
 static int run_sink(struct ep_peer_trial *t)
 {
 	struct ep_udp_rx rx;
-	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
+	uint64_t start = ep_now_ns(), end = ep_peer_trial_hard_end_ns(t, start);
 	struct ep_cpuload load;
+	struct ep_flow_drops drops;
+	struct ep_linkstats delta;
 	int rc = ep_udp_rx_init(&rx, t->data_fd, t->req.flow, t->req.size_bytes);
 
 	if (rc)
@@ -79,8 +82,9 @@ static int run_sink(struct ep_peer_trial *t)
 	rx.from_len = t->client_len;
 	rx.drop_every = t->req.drop_every;
 	rx.echo_every = t->req.echo_every;
+	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
-	while (!stopping(t) && ep_now_ns() < end) {
+	while (!ep_peer_trial_stopping(t) && ep_now_ns() < end) {
 		rc = ep_udp_rx_poll(&rx, 10, 1);
 		if (rc < 0)
 			break;
@@ -89,7 +93,9 @@ static int run_sink(struct ep_peer_trial *t)
 		drain(t, &rx);
 		rc = 0;
 	}
-	load_into(&t->report, &load);
+	ep_peer_trial_load_into(&t->report, &load);
+	ep_flow_drops_stop(&drops, &delta);
+	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
 	t->report.received = rx.count->received;
 	t->report.bytes = rx.count->bytes;
@@ -113,7 +119,9 @@ static int run_source(struct ep_peer_trial *t)
 	struct ep_udp_tx tx;
 	struct ep_pacer pacer;
 	struct ep_cpuload load;
-	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
+	struct ep_flow_drops drops;
+	struct ep_linkstats delta;
+	uint64_t start = ep_now_ns(), end = ep_peer_trial_hard_end_ns(t, start);
 	enum ep_pacing mode = t->req.rate_bps > 0.0 || t->req.pacing == EP_PACING_BURST
 				      ? t->req.pacing
 				      : EP_PACING_NONE;
@@ -125,8 +133,9 @@ static int run_source(struct ep_peer_trial *t)
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	ep_pacer_init(&pacer, mode, source_pps(&t->req), t->req.burst, t->req.wait_ns,
 		      t->req.batch ? t->req.batch : 16, start);
+	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
-	while (!stopping(t) && (!t->req.count || tx.sent < t->req.count)) {
+	while (!ep_peer_trial_stopping(t) && (!t->req.count || tx.sent < t->req.count)) {
 		uint64_t now = ep_now_ns();
 		uint32_t n;
 
@@ -138,7 +147,9 @@ static int run_source(struct ep_peer_trial *t)
 		if (n)
 			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, 1));
 	}
-	load_into(&t->report, &load);
+	ep_peer_trial_load_into(&t->report, &load);
+	ep_flow_drops_stop(&drops, &delta);
+	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
 	t->report.sent = tx.sent;
 	t->report.bytes = tx.sent * t->req.size_bytes;
@@ -160,7 +171,7 @@ static void *worker(void *arg)
 		t->rc = run_source(t);
 		break;
 	default:
-		t->rc = -EOPNOTSUPP;
+		t->rc = ep_peer_tcp_run(t);
 	}
 	if (t->rc && !t->text[0])
 		snprintf(t->text, sizeof(t->text), "%s trial failed: %s", ep_net_test_name(t->req.test),
@@ -230,9 +241,12 @@ int ep_peer_trial_open(struct ep_peer_trial *t)
 		rc = open_source(t);
 		break;
 	default:
-		snprintf(t->text, sizeof(t->text), "test '%s' is not served by this peer",
-			 ep_net_test_name(t->req.test));
-		return -EOPNOTSUPP;
+		rc = ep_peer_tcp_open(t);
+		if (rc == -EOPNOTSUPP) {
+			snprintf(t->text, sizeof(t->text), "test '%s' is not served by this peer",
+				 ep_net_test_name(t->req.test));
+			return rc;
+		}
 	}
 	if (rc)
 		snprintf(t->text, sizeof(t->text), "data socket: %s", strerror(-rc));

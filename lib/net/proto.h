@@ -25,6 +25,11 @@
 #define EP_PEER_MAX_RATE_BPS 10e9
 #define EP_PEER_MAX_DURATION_NS (UINT64_C(300) * 1000000000)
 #define EP_PEER_MAX_SIZE_BYTES 65507
+/* The largest socket buffer a client may ask of the peer's data socket
+ * (the kernel caps it further at net.core.[rw]mem_max). */
+#define EP_PEER_MAX_SOCKBUF_BYTES (64u << 20)
+/* The largest read a client may ask the peer to make (its buffer). */
+#define EP_PEER_MAX_RECV_BYTES (1u << 20)
 
 enum ep_msg_type {
 	EP_MSG_HELLO,
@@ -68,6 +73,9 @@ struct ep_start {
 	uint32_t drop_every;     /* udp.sink: discard every Nth datagram (tests) */
 	uint64_t count;          /* udp.source: stop after this many datagrams (0: none) */
 	uint32_t echo_every;     /* udp.sink: send back the header of every Nth datagram */
+	uint32_t nodelay;        /* tcp tests: 1 = TCP_NODELAY on the data socket */
+	uint32_t sockbuf_bytes;  /* tcp tests: SO_SNDBUF and SO_RCVBUF; 0 = the system's */
+	uint32_t recv_bytes;     /* tcp.sink: bytes per recv(); 0 = 128 KiB */
 };
 
 /** struct ep_report - what the peer counted in a trial (EP_MSG_REPORT). */
@@ -84,6 +92,14 @@ struct ep_report {
 	double cpu_process_pct; /* the peer process's CPU load, % of one CPU */
 	double cpu_system_pct;  /* the peer host's CPU load, % */
 	uint64_t elapsed_ns;
+	/* Drops counted on the peer's side over the flow, toward the client
+	 * (linkstats.h): which parts were read (EP_LS_* bits), the interface's
+	 * root qdisc, the interface, the host's UDP counters. */
+	uint32_t ls_have;
+	uint64_t ls_qdisc_drops;
+	uint64_t ls_tx_dropped, ls_tx_errors;
+	uint64_t ls_rx_dropped, ls_rx_errors, ls_rx_over, ls_rx_fifo, ls_rx_missed;
+	uint64_t ls_udp_sndbuf, ls_udp_rcvbuf, ls_udp_in_errors, ls_udp_no_ports;
 };
 
 /** struct ep_msg - one control message, decoded and validated. */
@@ -99,7 +115,8 @@ struct ep_msg {
 	struct ep_start start;  /* start */
 	uint16_t port;          /* ready: the peer's data port */
 	uint32_t flow;          /* ready, stop */
-	uint64_t sent;          /* stop: counted datagrams the client sent */
+	uint64_t sent;          /* stop: counted datagrams the client sent, or tcp bytes */
+	uint64_t ramp_sent;     /* stop, tcp.sink: bytes the client wrote before the measured part */
 	struct ep_report report;
 };
 
