@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Every test: set up, build with -Werror (gcc, and clang for its warnings),
 # run the test suite, run it again under AddressSanitizer and
-# UndefinedBehaviorSanitizer, compare the ABI with the committed baseline,
-# and check the stripped library's size.
+# UndefinedBehaviorSanitizer, compare the ABI with the committed baseline;
+# the library without its optional dependencies, and with the memory and
+# CPU areas only; the footprint per area and its limit (footprint.sh); the
+# aarch64 and armhf cross builds under qemu-user (cross.sh); the musl static
+# self-test and its limit (musl.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/deps.sh
@@ -75,14 +78,47 @@ if ! abidiff --no-added-syms --hd2 include lib/libembperf.abi "$lib"; then
 fi
 echo "abidiff: no removed or changed symbols"
 
-# The limit for the whole library with every area (issue 12: <= 400 KiB on
-# x86_64); the trial engine and os.timer stayed under 300 KiB (issue 6).
-step "size of the stripped library (target <= 400 KiB with every area)"
-strip -o "$root/libembperf.stripped.so" "$lib"
-bytes=$(stat -c %s "$root/libembperf.stripped.so")
-echo "libembperf.so stripped: $bytes bytes"
-if [ "$bytes" -gt 409600 ]; then
-	echo "libembperf.so is larger than 400 KiB" >&2
+# timed STEP-NAME COMMAND... - run a step and print its wall time.
+timed() {
+	local name=$1 start=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	echo "($name: $((SECONDS - start)) s)"
+	return "$rc"
+}
+
+no_optional_deps() {
+	step "library without optional dependencies (alsa, pcap, libnl, perf, io_uring disabled)"
+	# && chains: errexit does not reach into a function that timed runs.
+	setup "$root/nodeps" -Dtests=enabled -Dpython=false -Dalsa=disabled -Dpcap=disabled \
+		-Dlibnl=disabled -Dperf=disabled -Dio_uring=disabled &&
+		ninja -C "$root/nodeps" >/dev/null &&
+		run_tests "$root/nodeps"
+}
+timed "no optional dependencies" no_optional_deps
+
+# A firmware's areas (the musl self-test's): the tests of the left-out
+# areas skip and say so; the others pass.
+areas_subset() {
+	step "library with the memory and CPU areas only (-Dareas=mem,cpu)"
+	setup "$root/areas" -Dtests=enabled -Dareas=mem,cpu &&
+		ninja -C "$root/areas" >/dev/null &&
+		run_tests "$root/areas"
+}
+timed "-Dareas=mem,cpu" areas_subset
+
+step "cross builds: aarch64, armhf"
+timed "cross builds" bash .ci/cross.sh
+
+# The two size limits come last, and both report before either fails.
+size_failed=0
+step "musl static self-test (limit 256 KiB)"
+timed "musl self-test" bash .ci/musl.sh || size_failed=1
+
+step "footprint: stripped library per build type and area (limit: release, every area, <= 400 KiB)"
+timed footprint bash .ci/footprint.sh || size_failed=1
+if [ "$size_failed" = 1 ]; then
+	echo "a size limit was exceeded (above)" >&2
 	exit 1
 fi
 

@@ -124,7 +124,12 @@ Test(symbols, shared_library_works_through_the_header)
 	embperf_bench *b;
 
 	cr_assert_not_null(ctx);
-	cr_assert_gt(embperf_kernel_count(), 0);
+	cr_assert_geq(embperf_kernel_count(), 0);
+	if (embperf_kernel_count() == 0) {
+		/* -Dareas= (core alone) registers no kernel: nothing to set. */
+		embperf_ctx_free(ctx);
+		cr_skip_test("this build has no kernel area (-Dareas=)");
+	}
 	b = embperf_bench_new(ctx, embperf_kernel_name(0));
 	cr_assert_not_null(b, "%s", embperf_ctx_errmsg(ctx));
 	cr_assert_eq(embperf_bench_set(b, "no_such_parameter", "1"), -ENOENT);

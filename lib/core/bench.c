@@ -99,6 +99,14 @@ embperf_bench *embperf_bench_new(embperf_ctx *ctx, const char *kernel)
 		return NULL;
 	}
 	k = ep_kernel_find(kernel);
+	if (!k && ep_area_left_out(kernel)) {
+		ep_ctx_fail(ctx, -ENOENT,
+			    "kernel '%s' is not in this build: its area '%s' was left out "
+			    "(built with -Dareas=%s)",
+			    kernel, ep_area_left_out(kernel), ep_areas_built());
+		errno = ENOENT;
+		return NULL;
+	}
 	if (!k) {
 		ep_buf_init(&names);
 		for (int i = 0; i < embperf_kernel_count(); i++)

@@ -79,5 +79,16 @@ void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size);
 
 /** ep_kernel_find() - registry lookup; NULL when there is no such kernel. */
 const struct ep_kernel *ep_kernel_find(const char *name);
+/**
+ * ep_area_left_out() - the area a kernel name belongs to, when that area is
+ * one this build left out (-Dareas).
+ * @name: a kernel name such as "os.ctx".
+ *
+ * Return: the area ("os"), or NULL when the name's area is built in or is no
+ * known area.
+ */
+const char *ep_area_left_out(const char *name);
+/** ep_areas_built() - the areas of this build, comma-separated ("core,mem,cpu"). */
+const char *ep_areas_built(void);
 
 #endif /* EMBPERF_CORE_CORE_H */

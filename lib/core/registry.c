@@ -3,11 +3,13 @@
  * registry.c - the kernels of this build, and their descriptions.
  *
  * Adding a kernel: one file in its area's folder and one line in
- * kernels.def.
+ * kernels.def, in its area's `#if EMBPERF_AREA_<AREA>` block.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "config.h"
 
 #include "bench.h"
 #include "core.h"
@@ -40,6 +42,29 @@ const struct ep_kernel *ep_kernel_find(const char *name)
 		if (!strcmp(kernels[i]->name, name))
 			return kernels[i];
 	return NULL;
+}
+
+const char *ep_area_left_out(const char *name)
+{
+	static const struct {
+		const char *name;
+		int built;
+	} areas[] = { EMBPERF_AREA_TABLE };
+	size_t len;
+
+	if (!name)
+		return NULL;
+	/* A kernel's area is the first component of its name. */
+	len = strcspn(name, ".");
+	for (size_t i = 0; name[len] && i < EP_ARRAY_SIZE(areas); i++)
+		if (strlen(areas[i].name) == len && !strncmp(areas[i].name, name, len))
+			return areas[i].built ? NULL : areas[i].name;
+	return NULL;
+}
+
+const char *ep_areas_built(void)
+{
+	return EMBPERF_AREAS;
 }
 
 /* Look a kernel up for the describe functions; errno ENOENT when absent. */

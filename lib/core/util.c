@@ -11,6 +11,18 @@
 
 #include "util.h"
 
+const char *ep_strerror(int err, char *buf, size_t size)
+{
+	err = err < 0 ? -err : err;
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+	return strerror_r(err, buf, size);
+#else
+	if (strerror_r(err, buf, size))
+		snprintf(buf, size, "error %d", err);
+	return buf;
+#endif
+}
+
 char *ep_strdup(const char *s)
 {
 	return strdup(s ? s : "");

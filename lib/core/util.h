@@ -43,6 +43,16 @@ void ep_buf_append(struct ep_buf *b, const char *s, size_t n);
 char *ep_buf_take(struct ep_buf *b);
 
 /**
+ * ep_strerror() - the text of errno @err (either sign) in @buf, thread-safe.
+ *
+ * glibc's strerror_r() with _GNU_SOURCE returns the text, the POSIX one
+ * (musl's, and glibc's without _GNU_SOURCE) an error code: this is either.
+ *
+ * Return: the text, in @buf or static.
+ */
+const char *ep_strerror(int err, char *buf, size_t size);
+
+/**
  * ep_format_size() - canonical text of a byte count: the largest binary
  * suffix that divides it exactly ("64M", "1536k", "100").
  */

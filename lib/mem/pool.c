@@ -95,20 +95,45 @@ void ep_mem_pool_run(struct ep_mem_pool *pool, ep_mem_pool_fn fn, void *arg, uin
 	run_passes(pool, fn, arg, passes, 0);
 }
 
+/* The CPU of worker @k when the run is pinned: 0, or -1 when it is not. */
+static int worker_cpu(cpu_set_t *set, int first_cpu, int k)
+{
+	long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (first_cpu < 0 || n_cpus < 1)
+		return -1;
+	CPU_ZERO(set);
+	CPU_SET((size_t)((first_cpu + k) % n_cpus), set);
+	return 0;
+}
+
 /* Creation attributes of worker @k: pinned when the run is. */
 static int worker_attr(pthread_attr_t *attr, int first_cpu, int k)
 {
-	long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc = pthread_attr_init(attr);
 	cpu_set_t set;
 
-	if (rc || first_cpu < 0 || n_cpus < 1)
+	if (rc || worker_cpu(&set, first_cpu, k))
 		return rc;
-	CPU_ZERO(&set);
-	CPU_SET((size_t)((first_cpu + k) % n_cpus), &set);
+#ifdef __GLIBC__
 	/* Best effort: an unusable CPU leaves the worker where it would be. */
 	(void)pthread_attr_setaffinity_np(attr, sizeof(set), &set);
+#endif
 	return 0;
+}
+
+/*
+ * Pin a started worker: C libraries without pthread_attr_setaffinity_np()
+ * (musl) pin it here, before it is given work. Best effort, as above.
+ */
+static void worker_pin(pthread_t tid, int first_cpu, int k)
+{
+#ifndef __GLIBC__
+	cpu_set_t set;
+
+	if (!worker_cpu(&set, first_cpu, k))
+		(void)pthread_setaffinity_np(tid, sizeof(set), &set);
+#endif
 }
 
 static int start_workers(struct ep_mem_pool *pool, int first_cpu)
@@ -132,6 +157,7 @@ static int start_workers(struct ep_mem_pool *pool, int first_cpu)
 		pthread_attr_destroy(&attr);
 		if (rc)
 			return -rc;
+		worker_pin(w->tid, first_cpu, k);
 		pool->n_started++;
 	}
 	return 0;

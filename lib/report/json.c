@@ -1497,7 +1497,7 @@ static embperf_report *load_fail(embperf_ctx *ctx, int err, const char *path, co
 		err = -EBADMSG;
 	} else {
 		ep_ctx_fail(ctx, err, "cannot %s report '%s': %s", what, path,
-			    strerror_r(-err, why, sizeof(why)));
+			    ep_strerror(err, why, sizeof(why)));
 	}
 	errno = -err;
 	return NULL;

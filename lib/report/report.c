@@ -646,7 +646,7 @@ static int create_temp(const char *path, char **tmp_path)
 /* Describe errno @err into @buf. */
 static const char *errtext(int err, char *buf, size_t size)
 {
-	return strerror_r(err < 0 ? -err : err, buf, size);
+	return ep_strerror(err, buf, size);
 }
 
 /* Write @text to @tmp through @fd and flush it to disk. */

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The static firmware self-test: examples/selftest.c linked statically with
+# musl against a library of the memory and CPU areas only, for x86_64,
+# aarch64 and armhf; its stripped size is printed, and held to 256 KiB on
+# x86_64 (aarch64 needs more: doc/building.md). The
+# x86_64 one runs here, the ARM ones under qemu-user.
+#
+# Debian ships no musl build of json-c, which the reports (the self-test's
+# baseline) need: its Debian source package is fetched (apt, deb-src of the
+# same release, in a private apt folder under the build folder) and built
+# with each musl compiler. Called by test.sh; alone: bash .ci/musl.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .ci/deps.sh
+root=${BUILD_ROOT:-build-ci}
+limit_bytes=262144
+step() { printf '\n=== %s\n' "$*"; }
+
+# compare_only SELFTEST... - run a self-test comparison: exit 0 (pass) and 1
+# (regressed) both mean it ran; 2 is an error.
+compare_only() {
+	local rc=0
+	"$@" >"$root/selftest.out" || rc=$?
+	tail -n 1 "$root/selftest.out"
+	[ "$rc" -le 1 ] || { cat "$root/selftest.out"; exit 1; }
+}
+
+ensure_packages musl-tools musl-dev:arm64 musl-dev:armhf gcc-aarch64-linux-gnu \
+	gcc-arm-linux-gnueabihf qemu-user-static cmake dpkg-dev binutils
+
+work=$(readlink -f "$root")/musl
+mkdir -p "$work"
+
+# jsonc_source - unpack Debian's json-c source in $work/json-c-src.
+jsonc_source() {
+	local apt=$work/apt suite
+	[ -d "$work/json-c-src" ] && return 0
+	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	mkdir -p "$apt/sources" "$apt/lists/partial" "$apt/cache" "$work/dl"
+	cat >"$apt/sources/src.sources" <<-EOF
+		Types: deb-src
+		URIs: http://deb.debian.org/debian
+		Suites: $suite
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	local opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt/sources"
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache")
+	apt-get "${opts[@]}" update -qq >/dev/null
+	(cd "$work/dl" && apt-get "${opts[@]}" source -qq --download-only json-c >/dev/null 2>&1)
+	mkdir -p "$work/json-c-src"
+	tar -xzf "$work"/dl/json-c_*.orig.tar.gz -C "$work/json-c-src" --strip-components=1
+}
+
+# jsonc_build NAME CC SPECS [cmake options...] - json-c, static, in $work/NAME.
+jsonc_build() {
+	local name=$1 cc=$2 specs=$3
+	shift 3
+	[ -e "$work/$name/lib/libjson-c.a" ] && return 0
+	rm -rf "$work/$name-build"
+	mkdir -p "$work/$name-build"
+	# Only the library target: json-c's programs do not matter here.
+	(cd "$work/$name-build" &&
+		CC=$cc CFLAGS="-specs $specs -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables" \
+			cmake "$work/json-c-src" -DCMAKE_BUILD_TYPE=MinSizeRel -DBUILD_SHARED_LIBS=OFF \
+			-DBUILD_TESTING=OFF -DDISABLE_WERROR=ON -DCMAKE_INSTALL_PREFIX="$work/$name" \
+			-DCMAKE_INSTALL_LIBDIR=lib "$@" >/dev/null &&
+		cmake --build . --target json-c -j 2 >/dev/null &&
+		cmake --install . >/dev/null)
+}
+
+# selftest ARCH CROSS-FILE CC SPECS STRIP [cmake options...] - build the
+# static self-test for ARCH and print its stripped size; the 256 KiB limit
+# is checked on x86_64. $link_extra: more link arguments.
+link_extra=
+selftest() {
+	local arch=$1 ini=$2 cc=$3 specs=$4 strip=$5 dir=$root/musl-$1 bytes
+	shift 5
+	jsonc_build "json-c-$arch" "$cc" "$specs" "$@"
+	printf "[properties]\npkg_config_libdir = ['%s']\n" "$work/json-c-$arch/lib/pkgconfig" \
+		>"$work/json-c-$arch.ini"
+	rm -rf "$dir"
+	meson setup "$dir" --cross-file "$ini" --cross-file "$work/json-c-$arch.ini" \
+		-Dwerror=true -Dbuildtype=minsize -Dprefer_static=true -Dareas=mem,cpu \
+		-Dalsa=disabled -Dpcap=disabled -Dlibnl=disabled -Dperf=disabled \
+		-Dtests=disabled -Dpython=false \
+		-Dc_args='-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables' \
+		-Dc_link_args="-Wl,--gc-sections -Wl,-z,noseparate-code $link_extra" >/dev/null
+	ninja -C "$dir" examples/selftest >/dev/null
+	"$strip" -o "$dir/selftest.stripped" "$dir/examples/selftest"
+	bytes=$(stat -c %s "$dir/selftest.stripped")
+	printf 'musl static selftest, %s, areas core,mem,cpu: %d bytes stripped (%d KiB; limit %d on x86_64)\n' \
+		"$arch" "$bytes" $((bytes / 1024)) "$limit_bytes"
+	if [ "$arch" = x86_64 ] && [ "$bytes" -gt "$limit_bytes" ]; then
+		echo "the static self-test for $arch is larger than 256 KiB" >&2
+		exit 1
+	fi
+}
+
+# run_selftest DIR [wrapper...] - write a baseline, then compare with it. The
+# verdict is not judged (a loaded or emulated machine regresses); the program
+# has to measure, write, read back and compare.
+run_selftest() {
+	local dir=$1
+	shift
+	"$@" "$dir/selftest.stripped" --budget=60 --write-baseline "$dir/baseline.json"
+	compare_only "$@" "$dir/selftest.stripped" --budget=60 --tolerance=1000 "$dir/baseline.json"
+}
+
+jsonc_source
+
+step "musl static self-test, x86_64"
+selftest x86_64 .ci/cross/x86_64-linux-musl.ini gcc /usr/lib/x86_64-linux-musl/musl-gcc.specs strip
+run_selftest "$root/musl-x86_64"
+
+cmake_cross() { echo "-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=$1"; }
+
+step "musl static self-test, aarch64 (run under qemu-user)"
+# shellcheck disable=SC2046
+# ARM linkers align segments in the file to 64 KiB pages by default: board
+# kernels use 4 KiB pages (a 64 KiB-page kernel needs the default back).
+link_extra='-Wl,-z,max-page-size=4096'
+# -mno-outline-atomics: as in the cross file (libgcc's atomics helpers call
+# glibc's __getauxval, which musl lacks).
+selftest aarch64 .ci/cross/aarch64-linux-musl.ini aarch64-linux-gnu-gcc \
+	"/usr/lib/aarch64-linux-musl/musl-gcc.specs -mno-outline-atomics" aarch64-linux-gnu-strip \
+	$(cmake_cross aarch64)
+run_selftest "$root/musl-aarch64" qemu-aarch64-static
+
+step "musl static self-test, armhf (run under qemu-user)"
+# shellcheck disable=SC2046
+selftest armhf .ci/cross/arm-linux-musleabihf.ini arm-linux-gnueabihf-gcc \
+	/usr/lib/arm-linux-musleabihf/musl-gcc.specs arm-linux-gnueabihf-strip $(cmake_cross arm)
+run_selftest "$root/musl-armhf" qemu-arm-static
+
+step "musl static self-tests passed"
