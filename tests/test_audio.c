@@ -49,6 +49,7 @@
 static const char test_pcms[] =
 	"pcm.paced { type paced }\n"
 	"pcm.paced_2x { type paced speed 2.0 }\n"
+	"pcm.paced_half { type paced speed 0.5 }\n"
 	"pcm.paced_stall { type paced stall_at 60 stall 60 stall_every 110 stall_count 2 }\n"
 	"pcm.conf_null { type null }\n";
 
@@ -217,9 +218,28 @@ static void run_clean(void)
 }
 
 /**
+ * check_rate_error() - the rate error is a sample per trial: each trial's
+ * ppm is that trial's frames/s against 48000.
+ */
+static void check_rate_error(void)
+{
+	const embperf_result *fps = find("frames"), *ppm = find("rate_error");
+	int n = embperf_result_sample_count(fps);
+
+	cr_assert_eq(embperf_result_sample_count(ppm), n, "one rate error per trial");
+	for (int i = 0; i < n; i++) {
+		double want = (embperf_result_sample(fps, i) / 48000.0 - 1) * 1e6;
+
+		cr_assert_float_eq(embperf_result_sample(ppm, i), want, 1e-3, "trial %d: %.1f ppm, "
+				   "want %.1f", i, embperf_result_sample(ppm, i), want);
+	}
+	cr_assert_eq(embperf_result_higher_is_better(ppm), 0);
+}
+
+/**
  * check_paced_rate() - after a run on the paced PCM at @speed: frames/s
  * within 3 % of 48000 x @speed, bit/s exactly frames/s x 2 x 16, the rate
- * error consistent with frames/s.
+ * error consistent with frames/s, trial by trial.
  */
 static void check_paced_rate(double speed)
 {
@@ -229,8 +249,7 @@ static void check_paced_rate(double speed)
 		  value("xruns"));
 	cr_assert_float_eq(value("throughput"), fps * 2 * 16, 1e-6 * fps, "bit/s %.1f",
 			   value("throughput"));
-	cr_assert_float_eq(value("rate_error"), (fps / 48000.0 - 1) * 1e6, 1e-3, "ppm %.1f",
-			   value("rate_error"));
+	check_rate_error();
 }
 
 /** check_lateness() - one lateness per wake-up at most, percentiles ordered. */
@@ -325,6 +344,23 @@ Test(audio, speed_factor_shows_as_rate_error)
 	check_paced_rate(2.0);
 	cr_assert(value("rate_error") > 0.97e6 && value("rate_error") < 1.03e6, "%.0f ppm",
 		  value("rate_error"));
+}
+
+Test(audio, a_slow_device_shows_a_negative_rate_error_in_every_trial)
+{
+	const embperf_result *ppm;
+
+	open_bench("audio.playback", "paced_half");
+	set("repetitions", "3");
+	set("duration", "200ms");
+	run_clean();
+	check_paced_rate(0.5);
+	ppm = find("rate_error");
+	cr_assert_eq(embperf_result_sample_count(ppm), 3);
+	/* Half speed: -500 000 ppm, within the 3 % of nominal a trial's edges may cost. */
+	for (int i = 0; i < 3; i++)
+		cr_assert(fabs(embperf_result_sample(ppm, i) + 0.5e6) <= 0.03e6, "trial %d: %.0f ppm",
+			  i, embperf_result_sample(ppm, i));
 }
 
 /**

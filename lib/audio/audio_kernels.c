@@ -11,6 +11,7 @@
  * body; doc/methodology-audio.md says what is timed and counted.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "config.h"
@@ -49,9 +50,10 @@ static const struct ep_metric_desc audio_metrics[] = {
 			   "(TI alsa_perf_tests)" },
 	[AUDIO_M_FRAMES] = { "frames", "frames/s", EP_METRIC_TRIAL_OPS, 1.0, EP_PRIMARY_MEDIAN, 1,
 			     "frames the device moved (hardware pointer) / measured time" },
-	[AUDIO_M_RATE_ERROR] = { "rate_error", "ppm", EP_METRIC_VALUE, 1.0, EP_PRIMARY_MEDIAN, 0,
-				 "(frames/s - negotiated rate) / negotiated rate x 10^6, from "
-				 "the frames metric's value" },
+	[AUDIO_M_RATE_ERROR] = { "rate_error", "ppm", EP_METRIC_TRIAL_DERIVED, 1.0,
+				 EP_PRIMARY_MEDIAN, EP_BETTER_ZERO,
+				 "per trial, (frames/s - negotiated rate) / negotiated rate x 10^6; "
+				 "better nearer 0" },
 	[AUDIO_M_XRUNS] = { "xruns", "xruns", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
 			    "underruns (playback) or overruns (capture) seen by the kernel before "
 			    "it recovered, per trial" },
@@ -89,6 +91,21 @@ static void audio_teardown(void *state)
 }
 
 /**
+ * audio_derive() - one trial's rate error: the frames the device moved over
+ * the measured time against the negotiated rate, in ppm.
+ * Return: the rate error, NaN for another metric or an empty trial.
+ */
+static double audio_derive(void *arg, int metric, const struct ep_tally *ta)
+{
+	const struct audio_state *st = arg;
+	double elapsed_s = (double)ep_tally_elapsed_ns(ta) / 1e9;
+
+	if (metric != AUDIO_M_RATE_ERROR || elapsed_s <= 0.0 || !st->rate_hz)
+		return NAN;
+	return ((double)ep_tally_ops(ta) / elapsed_s / st->rate_hz - 1.0) * 1e6;
+}
+
+/**
  * audio_setup() - open and configure the PCM, add the one trial case.
  * @capture: 1 for audio.capture.
  * Return: 0 or a negative errno with the run's message.
@@ -100,6 +117,7 @@ static int audio_setup(struct ep_run *run, void **state, int capture)
 		.body = audio_body,
 		.counters = audio_counters,
 		.n_counters = (int)EP_ARRAY_SIZE(audio_counters),
+		.derive = audio_derive,
 	};
 	int rc;
 
@@ -133,23 +151,6 @@ static int audio_setup_capture(struct ep_run *run, void **state)
 	return audio_setup(run, state, 1);
 }
 
-/**
- * audio_finish() - the rate error, derived from the frames metric's value
- * (the median of the trials' frames/s) and the negotiated rate.
- * Return: 0 or -ENOMEM.
- */
-static int audio_finish(struct ep_run *run, void *state)
-{
-	const struct audio_state *st = state;
-	const embperf_result *r = ep_run_find_result(run, AUDIO_M_FRAMES, st->label);
-	double ppm;
-
-	if (!r)
-		return 0;
-	ppm = (embperf_result_value(r) / st->rate_hz - 1.0) * 1e6;
-	return ep_run_add_value(run, AUDIO_M_RATE_ERROR, st->label, ppm);
-}
-
 #else /* !EMBPERF_HAVE_ALSA: the engine refuses the kernels before setup. */
 
 /** audio_setup_none() - never called (.feature "alsa" is missing). */
@@ -160,7 +161,6 @@ static int audio_setup_none(struct ep_run *run, void **state)
 
 #define audio_setup_playback audio_setup_none
 #define audio_setup_capture audio_setup_none
-#define audio_finish NULL
 #define audio_teardown NULL
 
 #endif /* EMBPERF_HAVE_ALSA */
@@ -180,7 +180,6 @@ const struct ep_kernel ep_kernel_audio_playback = {
 	.n_metrics = (int)EP_ARRAY_SIZE(audio_metrics),
 	.engine_defaults = audio_defaults,
 	.setup = audio_setup_playback,
-	.finish = audio_finish,
 	.teardown = audio_teardown,
 	.trials = 1,
 };
@@ -195,7 +194,6 @@ const struct ep_kernel ep_kernel_audio_capture = {
 	.n_metrics = (int)EP_ARRAY_SIZE(audio_metrics),
 	.engine_defaults = audio_defaults,
 	.setup = audio_setup_capture,
-	.finish = audio_finish,
 	.teardown = audio_teardown,
 	.trials = 1,
 };
