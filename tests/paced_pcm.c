@@ -4,7 +4,9 @@
  * created inside the test process (snd_pcm_ioplug_create(), no plugin
  * module to dlopen) whose hardware pointer advances with CLOCK_MONOTONIC at
  * rate x speed frames per second. Playback discards what it is given,
- * capture delivers silence. Its poll descriptor is a timerfd that fires
+ * capture delivers silence, or a sine of 'tone' Hz at 'amplitude' (of full
+ * scale) on every channel, continuous over what was read since the PCM was
+ * opened; 'dropout' frames of it from frame 'dropout_at' on are zeros. Its poll descriptor is a timerfd that fires
  * once a period; a wake-up reports the PCM ready only when avail_min frames
  * are. Underrun (the clock passed what was queued) and overrun (more came
  * than the buffer holds) are reported as xruns by the pointer callback.
@@ -15,6 +17,7 @@
  * stall_at + k x stall_every ms after the PCM's first start.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -44,6 +47,10 @@ static atomic_long paced_open_now;
  * @speed:       1.0: real time.
  * @stall_at_ns, @stall_ns, @stall_every_ns, @stall_count: the stalls.
  * @stalls_seen: stalls already counted into paced_stalls_total.
+ * @tone_hz:     capture: a sine of this frequency (0: silence).
+ * @amplitude:   its peak, of full scale.
+ * @tone_pos:    frames of it delivered so far.
+ * @dropout_at, @dropout: frames of it replaced by zeros.
  */
 struct paced {
 	snd_pcm_ioplug_t io;
@@ -57,6 +64,10 @@ struct paced {
 	int64_t stall_at_ns, stall_ns, stall_every_ns;
 	long stall_count;
 	long stalls_seen;
+	double tone_hz;
+	double amplitude;
+	uint64_t tone_pos;
+	uint64_t dropout_at, dropout;
 };
 
 /** mono_ns() - CLOCK_MONOTONIC in nanoseconds. */
@@ -193,11 +204,70 @@ static snd_pcm_sframes_t paced_pointer(snd_pcm_ioplug_t *io)
 	return (snd_pcm_sframes_t)(p->moved % bound);
 }
 
-/** paced_transfer() - ioplug transfer: discard playback, silence for capture. */
+/** put_sample() - @v (in [-1, 1]) into @p in @format, little-endian. */
+static void put_sample(unsigned char *p, snd_pcm_format_t format, double v)
+{
+	int32_t s;
+	float f = (float)v;
+
+	switch (format) {
+	case SND_PCM_FORMAT_S16_LE:
+		s = (int32_t)lrint(v * 32767.0);
+		p[0] = (unsigned char)s;
+		p[1] = (unsigned char)(s >> 8);
+		break;
+	case SND_PCM_FORMAT_S24_LE:
+	case SND_PCM_FORMAT_S24_3LE:
+		s = (int32_t)lrint(v * 8388607.0);
+		p[0] = (unsigned char)s;
+		p[1] = (unsigned char)(s >> 8);
+		p[2] = (unsigned char)(s >> 16);
+		if (format == SND_PCM_FORMAT_S24_LE)
+			p[3] = (unsigned char)(s < 0 ? 0xff : 0);
+		break;
+	case SND_PCM_FORMAT_S32_LE:
+		s = (int32_t)lrint(v * 2147483647.0);
+		memcpy(p, &s, sizeof(s)); /* the tests run on little-endian hosts */
+		break;
+	case SND_PCM_FORMAT_FLOAT_LE:
+		memcpy(p, &f, sizeof(f));
+		break;
+	default: /* U8 */
+		p[0] = (unsigned char)lrint(128.0 + v * 127.0);
+		break;
+	}
+}
+
+/** fill_tone() - @size frames of the tone at @offset of @areas. */
+static void fill_tone(struct paced *p, const snd_pcm_channel_area_t *areas,
+		      snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+	snd_pcm_ioplug_t *io = &p->io;
+
+	for (snd_pcm_uframes_t i = 0; i < size; i++, p->tone_pos++) {
+		int quiet = p->tone_pos >= p->dropout_at && p->tone_pos < p->dropout_at + p->dropout;
+		double v = quiet ? 0.0
+				 : p->amplitude * sin(2.0 * M_PI * p->tone_hz * (double)p->tone_pos /
+						      io->rate);
+
+		for (unsigned int c = 0; c < io->channels; c++) {
+			const snd_pcm_channel_area_t *a = &areas[c];
+
+			put_sample((unsigned char *)a->addr + (a->first + (offset + i) * a->step) / 8,
+				   io->format, v);
+		}
+	}
+}
+
+/** paced_transfer() - ioplug transfer: discard playback; silence or the tone for capture. */
 static snd_pcm_sframes_t paced_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
 					snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
 {
-	if (io->stream == SND_PCM_STREAM_CAPTURE)
+	struct paced *p = io->private_data;
+
+	if (io->stream == SND_PCM_STREAM_CAPTURE && p->tone_hz > 0)
+		fill_tone(p, areas, offset, size);
+	else if (io->stream == SND_PCM_STREAM_CAPTURE)
 		snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
 	return (snd_pcm_sframes_t)size;
 }
@@ -262,6 +332,11 @@ static int read_field(struct paced *p, snd_config_t *n)
 		return 0;
 	if (!strcmp(id, "speed"))
 		return snd_config_get_ireal(n, &p->speed) < 0 || p->speed <= 0 ? -EINVAL : 0;
+	if (!strcmp(id, "tone"))
+		return snd_config_get_ireal(n, &p->tone_hz) < 0 || p->tone_hz < 0 ? -EINVAL : 0;
+	if (!strcmp(id, "amplitude"))
+		return snd_config_get_ireal(n, &p->amplitude) < 0 || p->amplitude < 0 ||
+			       p->amplitude > 1 ? -EINVAL : 0;
 	if (snd_config_get_integer(n, &v) < 0 || v < 0)
 		return -EINVAL;
 	if (!strcmp(id, "stall_at"))
@@ -272,6 +347,10 @@ static int read_field(struct paced *p, snd_config_t *n)
 		p->stall_every_ns = v * 1000000LL;
 	else if (!strcmp(id, "stall_count"))
 		p->stall_count = v;
+	else if (!strcmp(id, "dropout_at"))
+		p->dropout_at = (uint64_t)v;
+	else if (!strcmp(id, "dropout"))
+		p->dropout = (uint64_t)v;
 	else
 		return -EINVAL;
 	return 0;
@@ -286,6 +365,7 @@ static int read_config(struct paced *p, snd_config_t *conf)
 	snd_config_iterator_t i, next;
 
 	p->speed = 1.0;
+	p->amplitude = 0.5;
 	snd_config_for_each(i, next, conf) {
 		if (read_field(p, snd_config_iterator_entry(i)))
 			return -EINVAL;

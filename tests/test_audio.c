@@ -51,6 +51,11 @@ static const char test_pcms[] =
 	"pcm.paced_2x { type paced speed 2.0 }\n"
 	"pcm.paced_half { type paced speed 0.5 }\n"
 	"pcm.paced_stall { type paced stall_at 60 stall 60 stall_every 110 stall_count 2 }\n"
+	"pcm.paced_tone { type paced tone 1000 amplitude 0.5 }\n"
+	"pcm.paced_tone_500 { type paced tone 500 }\n"
+	"pcm.paced_dropout { type paced tone 1000 dropout_at 4812 dropout 100 }\n"
+	"pcm.paced_tone_stall { type paced tone 1000 stall_at 60 stall 60 stall_every 110 "
+	"stall_count 2 }\n"
 	"pcm.conf_null { type null }\n";
 
 /**
@@ -486,6 +491,105 @@ Test(audio, priority_without_permission_is_refused_by_name_before_opening)
 	cr_assert(strstr(msg, "'priority'") && strstr(msg, "'50'") && strstr(msg, "RLIMIT_RTPRIO"),
 		  "%s", msg);
 	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+}
+
+/* check=tone: capture validation. */
+
+/** open_tone_check() - audio.capture on @device with check=tone at 1000 Hz. */
+static void open_tone_check(const char *device)
+{
+	open_bench("audio.capture", device);
+	set("check", "tone");
+	set("tone_freq", "1000");
+}
+
+Test(audio, tone_check_passes_a_clean_tone_in_every_format)
+{
+	static const char *const formats[] = { "S16_LE", "S24_LE", "S32_LE", "FLOAT_LE", "S24_3LE",
+					       "U8" };
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		open_tone_check("paced_tone");
+		set("format", formats[i]);
+		set("duration", "100ms");
+		run_clean();
+		/* A half-scale sine: -6.02 dBFS; 1000 Hz from the sample clock itself. */
+		cr_assert(fabs(value("tone_level") + 6.02) < 0.2, "%s: %.2f dBFS", formats[i],
+			  value("tone_level"));
+		cr_assert(fabs(value("tone_error")) < 1000, "%s: %.0f ppm", formats[i],
+			  value("tone_error"));
+		cr_assert_eq(value("glitches"), 0, "%s", formats[i]);
+		embperf_bench_free(b);
+		b = NULL;
+	}
+}
+
+Test(audio, without_check_the_tone_metrics_are_absent)
+{
+	open_bench("audio.capture", "paced_tone");
+	set("duration", "50ms");
+	run_ok();
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		cr_assert(strncmp(embperf_result_metric(embperf_bench_result(b, i)), "tone_", 5) &&
+				  strcmp(embperf_result_metric(embperf_bench_result(b, i)), "glitches"),
+			  "%s", embperf_result_metric(embperf_bench_result(b, i)));
+}
+
+/**
+ * check_tone_fails() - check=tone on @device fails with -EBADMSG, names the
+ * parameter and says @what; nothing is reported and the PCM is closed.
+ * Return: the message.
+ */
+static const char *check_tone_fails(const char *device, const char *what)
+{
+	const char *msg;
+	int rc;
+
+	open_tone_check(device);
+	rc = embperf_bench_run(b);
+	msg = embperf_bench_errmsg(b);
+	cr_assert_eq(rc, -EBADMSG, "rc %d: %s", rc, msg);
+	cr_assert(strstr(msg, "'check'") && strstr(msg, "'tone'") && strstr(msg, what), "%s", msg);
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+	return msg;
+}
+
+Test(audio, tone_check_fails_on_silence)
+{
+	check_tone_fails("paced", "below 'tone_level'");
+}
+
+Test(audio, tone_check_fails_on_the_wrong_frequency)
+{
+	check_tone_fails("paced_tone_500", "the frequency is 500.0");
+}
+
+Test(audio, tone_check_finds_a_dropout_where_it_is)
+{
+	const char *msg = check_tone_fails("paced_dropout", "discontinuities"), *at;
+	unsigned long frame;
+
+	/* 100 zeros from frame 4812 of the tone (a peak): found where they begin. */
+	at = strstr(msg, "the first at frame ");
+	cr_assert(at && sscanf(at, "the first at frame %lu", &frame) == 1, "%s", msg);
+	cr_assert(frame >= 4810 && frame <= 4814, "first discontinuity at frame %lu", frame);
+}
+
+Test(audio, tone_check_does_not_count_xruns_as_discontinuities)
+{
+	open_tone_check("paced_tone_stall");
+	set("buffer", "1920");
+	run_ok();
+	cr_assert_geq(value("xruns"), 2);
+	cr_assert_eq(value("glitches"), 0);
+	cr_assert(fabs(value("tone_error")) < 1000, "%.0f ppm", value("tone_error"));
+}
+
+Test(audio, tone_check_is_capture_only)
+{
+	open_bench("audio.playback", "paced");
+	cr_assert_eq(embperf_bench_set(b, "check", "tone"), -ENOENT);
 }
 
 #else /* !EMBPERF_HAVE_ALSA */

@@ -42,7 +42,21 @@ static const struct ep_param_desc audio_params[] = {
 	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "",
 	  "0: the caller's scheduling; 1..99: SCHED_FIFO at that priority while streaming "
 	  "(needs CAP_SYS_NICE or RLIMIT_RTPRIO)" },
+	/* audio.capture's own (audio.playback stops before them). */
+	{ "check", EP_PT_ENUM, "none", 0, 0, 0, 0, "none|tone", "",
+	  "none: count only; tone: the first channel must carry a clean tone of 'tone_freq' "
+	  "(level, frequency, no discontinuity), else the run fails saying what was wrong" },
+	{ "tone_freq", EP_PT_FREQ, "1000", 1, 1000000, 0, 0, NULL, "Hz",
+	  "check=tone: the tone expected" },
+	{ "tone_level", EP_PT_DOUBLE, "-50", 0, 0, -200.0, 0.0, NULL, "dBFS",
+	  "check=tone: the lowest RMS level accepted (0 dBFS: a full-scale sine)" },
+	{ "tone_tolerance", EP_PT_DOUBLE, "1%", 0, 0, 1e-6, 0.5, NULL, "",
+	  "check=tone: the largest relative frequency error accepted" },
 };
+
+#define AUDIO_N_COMMON_PARAMS 9 /* audio.playback's: the array up to 'priority' */
+_Static_assert(EP_ARRAY_SIZE(audio_params) == AUDIO_N_COMMON_PARAMS + 4,
+	       "audio.capture's own parameters follow the common ones");
 
 static const struct ep_metric_desc audio_metrics[] = {
 	[AUDIO_M_BITS] = { "throughput", "bit/s", EP_METRIC_TRIAL_BITS, 1.0, EP_PRIMARY_MEDIAN, 1,
@@ -69,6 +83,18 @@ static const struct ep_metric_desc audio_metrics[] = {
 	[AUDIO_M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0,
 				 EP_PRIMARY_MEDIAN, 0,
 				 "the whole system's CPU load, % (TI's /proc/stat method)" },
+	[AUDIO_M_TONE_ERROR] = { "tone_error", "ppm", EP_METRIC_TRIAL_DERIVED, 1.0,
+				 EP_PRIMARY_MEDIAN, EP_BETTER_ZERO,
+				 "check=tone: (tone frequency found - tone_freq) / tone_freq x 10^6, "
+				 "per trial" },
+	[AUDIO_M_TONE_LEVEL] = { "tone_level", "dBFS", EP_METRIC_TRIAL_DERIVED, 1.0,
+				 EP_PRIMARY_MEDIAN, EP_BETTER_HIGHER,
+				 "check=tone: RMS level of the first channel, dBFS of a full-scale "
+				 "sine, per trial" },
+	[AUDIO_M_GLITCHES] = { "glitches", "", EP_METRIC_TRIAL_DERIVED, 1.0, EP_PRIMARY_MEDIAN,
+			       EP_BETTER_LOWER,
+			       "check=tone: discontinuities of the tone (dropouts, repeated or lost "
+			       "samples), per trial" },
 };
 
 #if EMBPERF_HAVE_ALSA
@@ -91,16 +117,36 @@ static void audio_teardown(void *state)
 }
 
 /**
+ * tone_derive() - check=tone's metrics of the trial just run (its capture,
+ * which the body analysed).
+ */
+static double tone_derive(struct audio_state *st, int metric)
+{
+	switch (metric) {
+	case AUDIO_M_TONE_ERROR:
+		return (audio_tone_freq_hz(&st->tone) / st->tone.freq_hz - 1.0) * 1e6;
+	case AUDIO_M_TONE_LEVEL:
+		return audio_tone_level_dbfs(&st->tone);
+	case AUDIO_M_GLITCHES:
+		return (double)st->tone.glitches;
+	default:
+		return NAN;
+	}
+}
+
+/**
  * audio_derive() - one trial's rate error: the frames the device moved over
  * the measured time against the negotiated rate, in ppm.
  * Return: the rate error, NaN for another metric or an empty trial.
  */
 static double audio_derive(void *arg, int metric, const struct ep_tally *ta)
 {
-	const struct audio_state *st = arg;
+	struct audio_state *st = arg;
 	double elapsed_s = (double)ep_tally_elapsed_ns(ta) / 1e9;
 
-	if (metric != AUDIO_M_RATE_ERROR || elapsed_s <= 0.0 || !st->rate_hz)
+	if (metric != AUDIO_M_RATE_ERROR)
+		return st->check_tone ? tone_derive(st, metric) : NAN;
+	if (elapsed_s <= 0.0 || !st->rate_hz)
 		return NAN;
 	return ((double)ep_tally_ops(ta) / elapsed_s / st->rate_hz - 1.0) * 1e6;
 }
@@ -129,6 +175,12 @@ static int audio_setup(struct ep_run *run, void **state, int capture)
 	st->access = (enum audio_access)ep_param_int(run, "access");
 	st->mode = (enum audio_mode)ep_param_int(run, "mode");
 	st->priority = (int)ep_param_int(run, "priority");
+	st->format = (enum audio_format)ep_param_int(run, "format");
+	if (capture) {
+		st->check_tone = ep_param_int(run, "check") == 1;
+		st->tone_level_dbfs = ep_param_double(run, "tone_level");
+		st->tone_tolerance = ep_param_double(run, "tone_tolerance");
+	}
 	rc = audio_check_priority(run, st);
 	if (!rc)
 		rc = audio_pcm_open(run, st);
@@ -175,9 +227,9 @@ const struct ep_kernel ep_kernel_audio_playback = {
 	.summary = "ALSA playback: bit/s, frames/s, rate error, xruns, wake-up lateness, CPU load",
 	.feature = "alsa",
 	.params = audio_params,
-	.n_params = (int)EP_ARRAY_SIZE(audio_params),
+	.n_params = AUDIO_N_COMMON_PARAMS,
 	.metrics = audio_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(audio_metrics),
+	.n_metrics = AUDIO_M_COMMON,
 	.engine_defaults = audio_defaults,
 	.setup = audio_setup_playback,
 	.teardown = audio_teardown,
@@ -186,7 +238,8 @@ const struct ep_kernel ep_kernel_audio_playback = {
 
 const struct ep_kernel ep_kernel_audio_capture = {
 	.name = "audio.capture",
-	.summary = "ALSA capture: bit/s, frames/s, rate error, xruns, wake-up lateness, CPU load",
+	.summary = "ALSA capture: bit/s, frames/s, rate error, xruns, wake-up lateness, CPU load; "
+		   "check=tone validates the signal",
 	.feature = "alsa",
 	.params = audio_params,
 	.n_params = (int)EP_ARRAY_SIZE(audio_params),

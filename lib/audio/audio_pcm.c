@@ -278,6 +278,9 @@ static void make_label(struct ep_run *run, struct audio_state *st)
 		 ep_param_text(run, "device"), st->rate_hz, st->channels,
 		 ep_param_text(run, "format"), st->period_frames, st->buffer_frames,
 		 ep_param_text(run, "access"), ep_param_text(run, "mode"));
+	if (st->check_tone)
+		snprintf(st->label + strlen(st->label), sizeof(st->label) - strlen(st->label),
+			 " check=tone tone_freq=%s", ep_param_text(run, "tone_freq"));
 }
 
 /** log_changes() - a warning naming each value the device changed. */

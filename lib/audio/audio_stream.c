@@ -68,6 +68,8 @@ static int stream_start(struct audio_state *st, struct audio_pos *pos)
 
 	pos->appl_frames = 0;
 	pos->hw_frames = 0;
+	if (st->check_tone)
+		audio_tone_restart(&st->tone);
 	if (rc < 0)
 		return rc;
 	if (st->capture)
@@ -205,6 +207,8 @@ static int stream_step(struct audio_state *st, const struct ep_trial *t, struct 
 	n = transfer(st, (snd_pcm_uframes_t)avail);
 	if (n < 0)
 		return recover(st, ta, pos, (int)n);
+	if (st->check_tone)
+		audio_tone_feed(&st->tone, st->buf, st->format, st->frame_bytes, (uint64_t)n);
 	pos->appl_frames += (uint64_t)n;
 	return 0;
 }
@@ -256,6 +260,23 @@ int audio_check_priority(struct ep_run *run, const struct audio_state *st)
 }
 
 /**
+ * check_tone() - check=tone: after a trial, is what was captured the tone?
+ * Return: 0, or -EBADMSG with a message saying what was wrong.
+ */
+static int check_tone(struct audio_state *st, const struct ep_trial *t)
+{
+	char why[256];
+
+	if (!audio_tone_verdict(&st->tone, st->tone_level_dbfs, st->tone_tolerance, why,
+				sizeof(why)))
+		return 0;
+	return ep_run_fail(st->run, -EBADMSG, "parameter 'check': value 'tone': device '%s', "
+			   "trial %d: %s; accepted: a clean tone of %s Hz on the first channel",
+			   ep_param_text(st->run, "device"), ep_trial_index(t) + 1, why,
+			   ep_param_text(st->run, "tone_freq"));
+}
+
+/**
  * stream_trial() - start the stream and step it until the engine says stop.
  * Return: 0 or a negative errno.
  */
@@ -263,7 +284,11 @@ static int stream_trial(struct audio_state *st, struct ep_trial *t)
 {
 	struct ep_tally *ta = ep_trial_tally(t);
 	struct audio_pos pos = { 0 };
-	int rc = stream_start(st, &pos);
+	int rc;
+
+	if (st->check_tone)
+		audio_tone_init(&st->tone, ep_param_double(st->run, "tone_freq"), st->rate_hz);
+	rc = stream_start(st, &pos);
 
 	pos.read_ns = ep_now_ns();
 	while (!rc && ep_trial_running(t)) {
@@ -276,7 +301,7 @@ static int stream_trial(struct audio_state *st, struct ep_trial *t)
 	if (rc < 0)
 		return ep_run_fail(st->run, rc, "device '%s': streaming failed: %s",
 				   ep_param_text(st->run, "device"), snd_strerror(rc));
-	return 0;
+	return st->check_tone ? check_tone(st, t) : 0;
 }
 
 int audio_body(void *arg, struct ep_trial *t)
