@@ -108,6 +108,9 @@ struct _snd_pcm;
  * @run:          the run (failure messages, log).
  * @capture:      1 for audio.capture.
  * @pcm:          the open PCM, or NULL.
+ * @device_param: the parameter naming the device ("device", "capture_device").
+ * @device:       its value.
+ * @open_hint:    appended to the message when the device cannot be opened, or NULL.
  * @access:       rw or mmap transfers.
  * @mode:         how the body waits for a period.
  * @priority:     SCHED_FIFO priority of the body's thread, 0: unchanged.
@@ -128,6 +131,9 @@ struct audio_state {
 	struct ep_run *run;
 	int capture;
 	struct _snd_pcm *pcm;
+	const char *device_param;
+	const char *device;
+	const char *open_hint;
 	enum audio_access access;
 	enum audio_mode mode;
 	int priority;
@@ -163,12 +169,6 @@ void audio_pcm_close(struct audio_state *st);
  * Return: 0 or a negative errno.
  */
 int audio_body(void *arg, struct ep_trial *t);
-
-/**
- * audio_check_priority() - can the body's thread take 'priority'?
- * Return: 0, or an error naming the parameter and what is needed.
- */
-int audio_check_priority(struct ep_run *run, const struct audio_state *st);
 
 /**
  * ep_audio_test_pcm_open() - the tests' PCM opener (tests/paced_pcm.c),

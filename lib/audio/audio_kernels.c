@@ -17,6 +17,7 @@
 #include "config.h"
 #include "lib/audio/audio.h"
 #include "lib/core/kernel.h"
+#include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"
 
 /* The format choices, in audio_pcm.c's order. */
@@ -172,6 +173,8 @@ static int audio_setup(struct ep_run *run, void **state, int capture)
 	*state = st;
 	st->run = run;
 	st->capture = capture;
+	st->device_param = "device";
+	st->device = ep_param_text(run, "device");
 	st->access = (enum audio_access)ep_param_int(run, "access");
 	st->mode = (enum audio_mode)ep_param_int(run, "mode");
 	st->priority = (int)ep_param_int(run, "priority");
@@ -181,7 +184,7 @@ static int audio_setup(struct ep_run *run, void **state, int capture)
 		st->tone_level_dbfs = ep_param_double(run, "tone_level");
 		st->tone_tolerance = ep_param_double(run, "tone_tolerance");
 	}
-	rc = audio_check_priority(run, st);
+	rc = ep_sched_check(run, st->priority);
 	if (!rc)
 		rc = audio_pcm_open(run, st);
 	if (rc)

@@ -18,12 +18,11 @@
 #include <alsa/asoundlib.h>
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sched.h>
 #include <string.h>
 
 #include "lib/audio/audio.h"
 #include "lib/core/kernel.h"
+#include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"
 
 #define AUDIO_WAIT_MAX_MS 50 /* longest wait: cancel and the deadline are seen within it */
@@ -230,36 +229,6 @@ static int resync(struct audio_state *st, struct ep_tally *ta, struct audio_pos 
 }
 
 /**
- * set_fifo() - SCHED_FIFO at @priority for the calling thread, saving what
- * it had into @policy and @sp. Return: 0 or a positive errno.
- */
-static int set_fifo(int priority, int *policy, struct sched_param *sp)
-{
-	struct sched_param fifo = { .sched_priority = priority };
-	int err = pthread_getschedparam(pthread_self(), policy, sp);
-
-	return err ? err : pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
-}
-
-int audio_check_priority(struct ep_run *run, const struct audio_state *st)
-{
-	struct sched_param sp;
-	int policy, err;
-
-	if (!st->priority)
-		return 0;
-	err = set_fifo(st->priority, &policy, &sp);
-	if (!err) {
-		pthread_setschedparam(pthread_self(), policy, &sp);
-		return 0;
-	}
-	return ep_run_fail(run, -err, "parameter 'priority': value '%d' needs SCHED_FIFO, which "
-			   "this thread may not use (%s); accepted: 0 (the caller's scheduling), "
-			   "or 1..99 as root, with CAP_SYS_NICE, or with an RLIMIT_RTPRIO (ulimit "
-			   "-r) of at least %d", st->priority, strerror(err), st->priority);
-}
-
-/**
  * check_tone() - check=tone: after a trial, is what was captured the tone?
  * Return: 0, or -EBADMSG with a message saying what was wrong.
  */
@@ -272,7 +241,7 @@ static int check_tone(struct audio_state *st, const struct ep_trial *t)
 		return 0;
 	return ep_run_fail(st->run, -EBADMSG, "parameter 'check': value 'tone': device '%s', "
 			   "trial %d: %s; accepted: a clean tone of %s Hz on the first channel",
-			   ep_param_text(st->run, "device"), ep_trial_index(t) + 1, why,
+			   st->device, ep_trial_index(t) + 1, why,
 			   ep_param_text(st->run, "tone_freq"));
 }
 
@@ -300,23 +269,20 @@ static int stream_trial(struct audio_state *st, struct ep_trial *t)
 	snd_pcm_drop(st->pcm);
 	if (rc < 0)
 		return ep_run_fail(st->run, rc, "device '%s': streaming failed: %s",
-				   ep_param_text(st->run, "device"), snd_strerror(rc));
+				   st->device, snd_strerror(rc));
 	return st->check_tone ? check_tone(st, t) : 0;
 }
 
 int audio_body(void *arg, struct ep_trial *t)
 {
 	struct audio_state *st = arg;
-	struct sched_param sp;
-	int policy = SCHED_OTHER, rc, err = 0;
+	struct ep_sched_saved saved;
+	int rc = ep_sched_enter(st->priority, &saved);
 
-	if (st->priority)
-		err = set_fifo(st->priority, &policy, &sp);
-	if (err)
-		return ep_run_fail(st->run, -err, "parameter 'priority': value '%d': %s",
-				   st->priority, strerror(err));
+	if (rc)
+		return ep_run_fail(st->run, rc, "parameter 'priority': value '%d': %s",
+				   st->priority, strerror(-rc));
 	rc = stream_trial(st, t);
-	if (st->priority)
-		pthread_setschedparam(pthread_self(), policy, &sp);
+	ep_sched_leave(&saved);
 	return rc;
 }
