@@ -6,7 +6,14 @@
  * rate x speed frames per second. Playback discards what it is given,
  * capture delivers silence, or a sine of 'tone' Hz at 'amplitude' (of full
  * scale) on every channel, continuous over what was read since the PCM was
- * opened; 'dropout' frames of it from frame 'dropout_at' on are zeros. Its poll descriptor is a timerfd that fires
+ * opened; 'dropout' frames of it from frame 'dropout_at' on are zeros.
+ *
+ * Loopback ('loop 1'): every paced PCM with it shares one wire, as
+ * snd-aloop's two ends do. What a playback PCM plays goes onto the wire at
+ * the moment its pointer passes it; a capture PCM captures what was on the
+ * wire 'loop_delay' frames before the moment its pointer passes each frame,
+ * and silence where nothing was playing. So a marker played reaches the
+ * capture exactly loop_delay / rate later, whenever each stream started. Its poll descriptor is a timerfd that fires
  * once a period; a wake-up reports the PCM ready only when avail_min frames
  * are. Underrun (the clock passed what was queued) and overrun (more came
  * than the buffer holds) are reported as xruns by the pointer callback.
@@ -31,6 +38,24 @@
 
 #include <alsa/pcm_external.h>
 
+#define WIRE_FRAMES (1 << 16) /* 1.36 s at 48 kHz: more than any queue and delay */
+
+/**
+ * struct paced_wire - the loopback's wire: the first channel of every frame
+ * the playback end was given since its prepare.
+ * @ring:     frame k at [k % WIRE_FRAMES].
+ * @written:  frames given.
+ * @start_ns: CLOCK_MONOTONIC when frame 0 played (0: not running).
+ * @fps:      the playback end's frames per second (rate x speed).
+ */
+struct paced_wire {
+	float ring[WIRE_FRAMES];
+	uint64_t written;
+	int64_t start_ns;
+	double fps;
+};
+
+static struct paced_wire paced_wire;
 static atomic_ulong paced_xruns_total;
 static atomic_ulong paced_stalls_total;
 static atomic_long paced_open_now;
@@ -51,6 +76,9 @@ static atomic_long paced_open_now;
  * @amplitude:   its peak, of full scale.
  * @tone_pos:    frames of it delivered so far.
  * @dropout_at, @dropout: frames of it replaced by zeros.
+ * @loop:        an end of the loopback wire.
+ * @loop_delay:  capture end: frames between the wire and the capture.
+ * @delivered:   capture end: frames delivered since the last prepare.
  */
 struct paced {
 	snd_pcm_ioplug_t io;
@@ -68,6 +96,9 @@ struct paced {
 	double amplitude;
 	uint64_t tone_pos;
 	uint64_t dropout_at, dropout;
+	int loop;
+	uint64_t loop_delay;
+	uint64_t delivered;
 };
 
 /** mono_ns() - CLOCK_MONOTONIC in nanoseconds. */
@@ -137,13 +168,21 @@ static int paced_start(snd_pcm_ioplug_t *io)
 	if (!p->epoch_ns)
 		p->epoch_ns = p->start_ns;
 	p->moved = 0;
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK) {
+		paced_wire.start_ns = p->start_ns;
+		paced_wire.fps = io->rate * p->speed;
+	}
 	return arm_timer(p, 1);
 }
 
-/** paced_stop() - ioplug stop: no more ticks. */
+/** paced_stop() - ioplug stop: no more ticks; a playback end leaves the wire silent. */
 static int paced_stop(snd_pcm_ioplug_t *io)
 {
-	return arm_timer(io->private_data, 0);
+	struct paced *p = io->private_data;
+
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK)
+		paced_wire.start_ns = 0;
+	return arm_timer(p, 0);
 }
 
 /** paced_prepare() - ioplug prepare: playback may be written before it starts. */
@@ -152,6 +191,11 @@ static int paced_prepare(snd_pcm_ioplug_t *io)
 	struct paced *p = io->private_data;
 
 	p->moved = 0;
+	p->delivered = 0;
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK) {
+		paced_wire.written = 0;
+		paced_wire.start_ns = 0;
+	}
 	return arm_timer(p, io->stream == SND_PCM_STREAM_PLAYBACK);
 }
 
@@ -259,13 +303,88 @@ static void fill_tone(struct paced *p, const snd_pcm_channel_area_t *areas,
 	}
 }
 
-/** paced_transfer() - ioplug transfer: discard playback; silence or the tone for capture. */
+/** get_sample() - the sample at @p in @format, in [-1, 1]. */
+static double get_sample(const unsigned char *p, snd_pcm_format_t format)
+{
+	int32_t s;
+	float f;
+
+	switch (format) {
+	case SND_PCM_FORMAT_S16_LE:
+		return (int16_t)(p[0] | p[1] << 8) / 32768.0;
+	case SND_PCM_FORMAT_S24_LE:
+	case SND_PCM_FORMAT_S24_3LE:
+		s = (int32_t)((uint32_t)p[0] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 24);
+		return (s >> 8) / 8388608.0;
+	case SND_PCM_FORMAT_S32_LE:
+		memcpy(&s, p, sizeof(s));
+		return s / 2147483648.0;
+	case SND_PCM_FORMAT_FLOAT_LE:
+		memcpy(&f, p, sizeof(f));
+		return f;
+	default: /* U8 */
+		return (p[0] - 128) / 128.0;
+	}
+}
+
+/** area_at() - where frame @frame of channel @c is in @areas. */
+static unsigned char *area_at(const snd_pcm_channel_area_t *areas, unsigned int c,
+			      snd_pcm_uframes_t frame)
+{
+	return (unsigned char *)areas[c].addr + (areas[c].first + frame * areas[c].step) / 8;
+}
+
+/** wire_put() - the playback end: the first channel of @size frames onto the wire. */
+static void wire_put(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
+		     snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+	for (snd_pcm_uframes_t i = 0; i < size; i++)
+		paced_wire.ring[paced_wire.written++ % WIRE_FRAMES] =
+			(float)get_sample(area_at(areas, 0, offset + i), io->format);
+}
+
+/**
+ * wire_value() - the capture end: what the wire carried loop_delay frames
+ * before capture frame @m passed (silence when nothing was playing).
+ */
+static double wire_value(const struct paced *p, uint64_t m)
+{
+	double fps = p->io.rate * p->speed;
+	double at_ns = (double)p->start_ns + ((double)m - (double)p->loop_delay) * 1e9 / fps;
+	double k;
+
+	if (!paced_wire.start_ns || at_ns < (double)paced_wire.start_ns)
+		return 0.0;
+	k = floor((at_ns - (double)paced_wire.start_ns) * paced_wire.fps / 1e9 + 0.5);
+	if (k >= (double)paced_wire.written || (double)paced_wire.written - k > WIRE_FRAMES)
+		return 0.0;
+	return paced_wire.ring[(uint64_t)k % WIRE_FRAMES];
+}
+
+/** wire_get() - the capture end: @size frames from the wire on every channel. */
+static void wire_get(struct paced *p, const snd_pcm_channel_area_t *areas,
+		     snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+	for (snd_pcm_uframes_t i = 0; i < size; i++, p->delivered++) {
+		double v = wire_value(p, p->delivered);
+
+		for (unsigned int c = 0; c < p->io.channels; c++)
+			put_sample(area_at(areas, c, offset + i), p->io.format, v);
+	}
+}
+
+/** paced_transfer() - ioplug transfer: playback to the wire or nowhere; capture from
+ * the wire, the tone or silence. */
 static snd_pcm_sframes_t paced_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
 					snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
 {
 	struct paced *p = io->private_data;
 
-	if (io->stream == SND_PCM_STREAM_CAPTURE && p->tone_hz > 0)
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK)
+		wire_put(io, areas, offset, size);
+	else if (p->loop)
+		wire_get(p, areas, offset, size);
+	else if (io->stream == SND_PCM_STREAM_CAPTURE && p->tone_hz > 0)
 		fill_tone(p, areas, offset, size);
 	else if (io->stream == SND_PCM_STREAM_CAPTURE)
 		snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
@@ -351,6 +470,10 @@ static int read_field(struct paced *p, snd_config_t *n)
 		p->dropout_at = (uint64_t)v;
 	else if (!strcmp(id, "dropout"))
 		p->dropout = (uint64_t)v;
+	else if (!strcmp(id, "loop"))
+		p->loop = v != 0;
+	else if (!strcmp(id, "loop_delay"))
+		p->loop_delay = (uint64_t)v;
 	else
 		return -EINVAL;
 	return 0;

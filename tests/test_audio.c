@@ -56,6 +56,10 @@ static const char test_pcms[] =
 	"pcm.paced_dropout { type paced tone 1000 dropout_at 4812 dropout 100 }\n"
 	"pcm.paced_tone_stall { type paced tone 1000 stall_at 60 stall 60 stall_every 110 "
 	"stall_count 2 }\n"
+	"pcm.loop_play { type paced loop 1 }\n"
+	"pcm.loop_rec { type paced loop 1 loop_delay 480 }\n"
+	"pcm.loop_rec_1440 { type paced loop 1 loop_delay 1440 }\n"
+	"pcm.loop_rec_0 { type paced loop 1 loop_delay 0 }\n"
 	"pcm.conf_null { type null }\n";
 
 /**
@@ -590,6 +594,122 @@ Test(audio, tone_check_is_capture_only)
 {
 	open_bench("audio.playback", "paced");
 	cr_assert_eq(embperf_bench_set(b, "check", "tone"), -ENOENT);
+}
+
+/* audio.latency on the paced loopback: a wire with a known delay. */
+
+/**
+ * open_latency() - audio.latency from loop_play to @capture: two trials of
+ * 400 ms after a 100 ms ramp, a marker every 40 ms.
+ */
+static void open_latency(const char *capture)
+{
+	open_bench("audio.latency", "loop_play");
+	set("capture_device", capture);
+	set("duration", "400ms");
+	set("ramp", "100ms");
+	set("repetitions", "2");
+	set("interval", "40ms");
+	set("percentiles", "1,50,99");
+}
+
+/**
+ * check_latency() - the delay found is the wire's, @delay_frames at 48 kHz,
+ * within a period (64 frames, 1333 us) at every percentile and in every
+ * trial's median; about one marker per interval, none lost.
+ */
+static void check_latency(unsigned int delay_frames)
+{
+	const embperf_result *lat = find("latency");
+	double want_us = delay_frames * 1e6 / 48000.0, period_us = 64 * 1e6 / 48000.0;
+
+	for (int i = 0; i < embperf_result_percentile_count(lat); i++) {
+		double pct, v;
+
+		cr_assert_eq(embperf_result_percentile_at(lat, i, &pct, &v), 0);
+		cr_assert(fabs(v - want_us) <= period_us, "p%g %.1f us, the wire delays %.1f us", pct,
+			  v, want_us);
+	}
+	cr_assert_eq(embperf_result_sample_count(lat), 2, "one median per trial");
+	for (int i = 0; i < 2; i++)
+		cr_assert(fabs(embperf_result_sample(lat, i) - want_us) <= period_us,
+			  "trial %d: %.1f us", i, embperf_result_sample(lat, i));
+	/* 2 x 400 ms at one marker per 40 ms: 20, the edges may take or give one each. */
+	cr_assert(embperf_result_dist_stat(lat, EMBPERF_STAT_N) >= 16 &&
+			  embperf_result_dist_stat(lat, EMBPERF_STAT_N) <= 22,
+		  "%.0f markers", embperf_result_dist_stat(lat, EMBPERF_STAT_N));
+	cr_assert_eq(value("lost"), 0);
+	/* Written to read back holds the playback queue too: never less than the wire. */
+	cr_assert_geq(value("roundtrip"), want_us - period_us, "roundtrip %.1f us", value("roundtrip"));
+}
+
+Test(audio, latency_finds_the_loopback_delay)
+{
+	open_latency("loop_rec");
+	run_clean();
+	check_latency(480);
+}
+
+Test(audio, latency_follows_a_longer_delay_and_no_delay)
+{
+	open_latency("loop_rec_1440");
+	run_clean();
+	check_latency(1440); /* 30 ms: below the 40 ms interval */
+	embperf_bench_free(b);
+	open_latency("loop_rec_0");
+	run_clean();
+	check_latency(0);
+}
+
+Test(audio, latency_labels_both_ends_negotiated)
+{
+	const char *labels;
+
+	open_latency("loop_rec");
+	set("buffer", "1000");
+	run_clean();
+	labels = embperf_result_labels(find("latency"));
+	cr_assert(strstr(labels, "device=loop_play") && strstr(labels, "capture_device=loop_rec") &&
+			  strstr(labels, "period=64") && strstr(labels, "capture_period=64") &&
+			  strstr(labels, "buffer=1024") && strstr(labels, "capture_buffer=1024"),
+		  "%s", labels);
+	check_latency(480);
+}
+
+Test(audio, latency_without_a_loopback_device_is_a_clear_error)
+{
+	const char *msg;
+
+	open_bench("audio.latency", "nosuch_loop");
+	set("duration", "50ms");
+	cr_assert_lt(embperf_bench_run(b), 0);
+	msg = embperf_bench_errmsg(b);
+	cr_assert(strstr(msg, "'device'") && strstr(msg, "nosuch_loop") && strstr(msg, "snd-aloop"),
+		  "%s", msg);
+	embperf_bench_free(b);
+
+	open_bench("audio.latency", "loop_play");
+	set("capture_device", "nosuch_rec");
+	cr_assert_lt(embperf_bench_run(b), 0);
+	msg = embperf_bench_errmsg(b);
+	cr_assert(strstr(msg, "'capture_device'") && strstr(msg, "nosuch_rec") &&
+			  strstr(msg, "snd-aloop"), "%s", msg);
+	cr_assert_eq(paced_pcm_open_now(), 0, "both ends are closed");
+}
+
+Test(audio, latency_of_ends_not_looped_fails_saying_so)
+{
+	const char *msg;
+	int rc;
+
+	open_latency("paced"); /* a capture of silence: nothing comes back */
+	rc = embperf_bench_run(b);
+	msg = embperf_bench_errmsg(b);
+	cr_assert_eq(rc, -ENOLINK, "rc %d: %s", rc, msg);
+	cr_assert(strstr(msg, "'capture_device'") && strstr(msg, "no marker") &&
+			  strstr(msg, "loopback"), "%s", msg);
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert_eq(paced_pcm_open_now(), 0, "both ends are closed");
 }
 
 #else /* !EMBPERF_HAVE_ALSA */

@@ -93,6 +93,9 @@ double audio_tone_freq_hz(struct audio_tone *tn);
 int audio_tone_verdict(struct audio_tone *tn, double min_level_dbfs, double tolerance,
 		       char *why, size_t size);
 
+/* Metrics of audio.latency. */
+enum { LAT_M_LATENCY, LAT_M_ROUNDTRIP, LAT_M_LOST, LAT_M_XRUNS };
+
 /* Kernel counters of the trial case, in this order. */
 enum { AUDIO_C_XRUNS, AUDIO_C_XRUN_TIME };
 
@@ -162,6 +165,36 @@ int audio_pcm_open(struct ep_run *run, struct audio_state *st);
 
 /** audio_pcm_close() - close the state's PCM, if open. */
 void audio_pcm_close(struct audio_state *st);
+
+/**
+ * audio_latency_setup() - setup() of audio.latency (audio_latency.c): open
+ * both ends, add the trial case. Return: 0 or a negative errno.
+ */
+int audio_latency_setup(struct ep_run *run, void **state);
+
+/** audio_latency_teardown() - close both ends, free the state. */
+void audio_latency_teardown(void *state);
+
+/**
+ * audio_transfer() - move @frames frames between @st's buffer and its PCM.
+ * Return: frames moved, or a negative errno (-EAGAIN in poll mode).
+ */
+long audio_transfer(struct audio_state *st, unsigned long frames);
+
+/**
+ * audio_wait_period() - wait until @st's PCM can move a period, or at most
+ * until the trial's end (50 ms at most).
+ * Return: 1 ready, 0 timeout, or a negative errno (-EPIPE: an xrun).
+ */
+int audio_wait_period(struct audio_state *st, const struct ep_trial *t);
+
+/** audio_sample_get() - sample @i of the first channel of @buf, in [-1, 1). */
+double audio_sample_get(const void *buf, enum audio_format format, unsigned int frame_bytes,
+			uint64_t i);
+
+/** audio_frame_put() - frame @i of @buf: @v (in [-1, 1]) on every channel. */
+void audio_frame_put(void *buf, enum audio_format format, unsigned int channels, uint64_t i,
+		     double v);
 
 /**
  * audio_body() - one trial: stream until the engine says stop, counting

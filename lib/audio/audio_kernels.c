@@ -23,26 +23,30 @@
 /* The format choices, in audio_pcm.c's order. */
 #define AUDIO_FORMATS "S16_LE|S24_LE|S32_LE|FLOAT_LE|S24_3LE|U8"
 
+/* The stream's parameters, after the device's name, in every audio kernel. */
+#define AUDIO_STREAM_PARAMS \
+	{ "rate", EP_PT_FREQ, "48000", 1, 1000000, 0, 0, NULL, "Hz", \
+	  "sample rate asked for; the device's nearest one is used and labelled" }, \
+	{ "channels", EP_PT_INT, "2", 1, 256, 0, 0, NULL, "", "channels per frame" }, \
+	{ "format", EP_PT_ENUM, "S16_LE", 0, 0, 0, 0, AUDIO_FORMATS, "", \
+	  "sample format" }, \
+	{ "period", EP_PT_INT, "64", 1, 1 << 20, 0, 0, NULL, "frames", \
+	  "frames per period (one wake-up); the device's nearest one is used and labelled" }, \
+	{ "buffer", EP_PT_INT, "0", 0, 1 << 22, 0, 0, NULL, "frames", \
+	  "ring buffer in frames; 0: the whole periods nearest 20 ms (at least 2)" }, \
+	{ "access", EP_PT_ENUM, "rw", 0, 0, 0, 0, "rw|mmap", "", \
+	  "rw: snd_pcm_writei/readi; mmap: snd_pcm_mmap_writei/readi (interleaved)" }, \
+	{ "mode", EP_PT_ENUM, "blocking", 0, 0, 0, 0, "blocking|poll", "", \
+	  "blocking: snd_pcm_wait() on a blocking PCM; poll: non-blocking PCM, poll() on its " \
+	  "descriptors" }, \
+	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "", \
+	  "0: the caller's scheduling; 1..99: SCHED_FIFO at that priority while streaming " \
+	  "(needs CAP_SYS_NICE or RLIMIT_RTPRIO)" }
+
 static const struct ep_param_desc audio_params[] = {
 	{ "device", EP_PT_STRING, "default", 0, 0, 0, 0, NULL, "",
 	  "alsa-lib PCM name: hw:0,0, plughw:1, default, a name from the ALSA configuration" },
-	{ "rate", EP_PT_FREQ, "48000", 1, 1000000, 0, 0, NULL, "Hz",
-	  "sample rate asked for; the device's nearest one is used and labelled" },
-	{ "channels", EP_PT_INT, "2", 1, 256, 0, 0, NULL, "", "channels per frame" },
-	{ "format", EP_PT_ENUM, "S16_LE", 0, 0, 0, 0, AUDIO_FORMATS, "",
-	  "sample format" },
-	{ "period", EP_PT_INT, "64", 1, 1 << 20, 0, 0, NULL, "frames",
-	  "frames per period (one wake-up); the device's nearest one is used and labelled" },
-	{ "buffer", EP_PT_INT, "0", 0, 1 << 22, 0, 0, NULL, "frames",
-	  "ring buffer in frames; 0: the whole periods nearest 20 ms (at least 2)" },
-	{ "access", EP_PT_ENUM, "rw", 0, 0, 0, 0, "rw|mmap", "",
-	  "rw: snd_pcm_writei/readi; mmap: snd_pcm_mmap_writei/readi (interleaved)" },
-	{ "mode", EP_PT_ENUM, "blocking", 0, 0, 0, 0, "blocking|poll", "",
-	  "blocking: snd_pcm_wait() on a blocking PCM; poll: non-blocking PCM, poll() on its "
-	  "descriptors" },
-	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "",
-	  "0: the caller's scheduling; 1..99: SCHED_FIFO at that priority while streaming "
-	  "(needs CAP_SYS_NICE or RLIMIT_RTPRIO)" },
+	AUDIO_STREAM_PARAMS,
 	/* audio.capture's own (audio.playback stops before them). */
 	{ "check", EP_PT_ENUM, "none", 0, 0, 0, 0, "none|tone", "",
 	  "none: count only; tone: the first channel must carry a clean tone of 'tone_freq' "
@@ -58,6 +62,35 @@ static const struct ep_param_desc audio_params[] = {
 #define AUDIO_N_COMMON_PARAMS 9 /* audio.playback's: the array up to 'priority' */
 _Static_assert(EP_ARRAY_SIZE(audio_params) == AUDIO_N_COMMON_PARAMS + 4,
 	       "audio.capture's own parameters follow the common ones");
+
+static const struct ep_param_desc latency_params[] = {
+	{ "device", EP_PT_STRING, "hw:Loopback,0,0", 0, 0, 0, 0, NULL, "",
+	  "the playback end: an alsa-lib PCM looped back to 'capture_device' (snd-aloop's "
+	  "hw:Loopback,0,N, or an output cabled to an input)" },
+	{ "capture_device", EP_PT_STRING, "hw:Loopback,1,0", 0, 0, 0, 0, NULL, "",
+	  "the capture end (snd-aloop's hw:Loopback,1,N receives what hw:Loopback,0,N plays)" },
+	AUDIO_STREAM_PARAMS,
+	{ "interval", EP_PT_DURATION, "100ms", 10000000, 10000000000LL, 0, 0, NULL, "ns",
+	  "one marker per interval; a marker not back within it is lost (the latency measured "
+	  "must be below it)" },
+	{ "threshold", EP_PT_DOUBLE, "-20", 0, 0, -90.0, -6.1, NULL, "dBFS",
+	  "a captured sample above this level is a marker's arrival (the marker is -6 dBFS)" },
+};
+
+static const struct ep_metric_desc latency_metrics[] = {
+	[LAT_M_LATENCY] = { "latency", "us", EP_METRIC_TRIAL_LATENCY, 1000.0, EP_PRIMARY_MEDIAN,
+			    EP_BETTER_LOWER,
+			    "per marker, from the playback pointer passing it to the capture "
+			    "pointer passing its arrival; percentiles of every marker" },
+	[LAT_M_ROUNDTRIP] = { "roundtrip", "us", EP_METRIC_TRIAL_DERIVED, 1.0, EP_PRIMARY_MEDIAN,
+			      EP_BETTER_LOWER,
+			      "per trial, the mean over its markers of written (snd_pcm_writei "
+			      "returned) to read back (snd_pcm_readi returned): with both buffers" },
+	[LAT_M_LOST] = { "lost", "markers", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
+			 EP_BETTER_LOWER, "markers not back within 'interval', per trial" },
+	[LAT_M_XRUNS] = { "xruns", "xruns", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
+			  EP_BETTER_LOWER, "xruns of either end, per trial (both restart)" },
+};
 
 static const struct ep_metric_desc audio_metrics[] = {
 	[AUDIO_M_BITS] = { "throughput", "bit/s", EP_METRIC_TRIAL_BITS, 1.0, EP_PRIMARY_MEDIAN, 1,
@@ -92,7 +125,7 @@ static const struct ep_metric_desc audio_metrics[] = {
 				 EP_PRIMARY_MEDIAN, EP_BETTER_HIGHER,
 				 "check=tone: RMS level of the first channel, dBFS of a full-scale "
 				 "sine, per trial" },
-	[AUDIO_M_GLITCHES] = { "glitches", "", EP_METRIC_TRIAL_DERIVED, 1.0, EP_PRIMARY_MEDIAN,
+	[AUDIO_M_GLITCHES] = { "glitches", "glitches", EP_METRIC_TRIAL_DERIVED, 1.0, EP_PRIMARY_MEDIAN,
 			       EP_BETTER_LOWER,
 			       "check=tone: discontinuities of the tone (dropouts, repeated or lost "
 			       "samples), per trial" },
@@ -216,7 +249,9 @@ static int audio_setup_none(struct ep_run *run, void **state)
 
 #define audio_setup_playback audio_setup_none
 #define audio_setup_capture audio_setup_none
+#define audio_latency_setup audio_setup_none
 #define audio_teardown NULL
+#define audio_latency_teardown NULL
 
 #endif /* EMBPERF_HAVE_ALSA */
 
@@ -251,5 +286,26 @@ const struct ep_kernel ep_kernel_audio_capture = {
 	.engine_defaults = audio_defaults,
 	.setup = audio_setup_capture,
 	.teardown = audio_teardown,
+	.trials = 1,
+};
+
+static const struct ep_default latency_defaults[] = {
+	{ "repetitions", "3" },
+	{ "ramp", "200ms" }, /* both ends running and the first markers in flight */
+	{ NULL, NULL },
+};
+
+const struct ep_kernel ep_kernel_audio_latency = {
+	.name = "audio.latency",
+	.summary = "ALSA round-trip latency through a loopback (snd-aloop or a cable): a marker "
+		   "played, found in the capture; percentiles, lost markers, xruns",
+	.feature = "alsa",
+	.params = latency_params,
+	.n_params = (int)EP_ARRAY_SIZE(latency_params),
+	.metrics = latency_metrics,
+	.n_metrics = (int)EP_ARRAY_SIZE(latency_metrics),
+	.engine_defaults = latency_defaults,
+	.setup = audio_latency_setup,
+	.teardown = audio_latency_teardown,
 	.trials = 1,
 };

@@ -286,3 +286,13 @@ int audio_body(void *arg, struct ep_trial *t)
 	ep_sched_leave(&saved);
 	return rc;
 }
+
+long audio_transfer(struct audio_state *st, unsigned long frames)
+{
+	return transfer(st, frames);
+}
+
+int audio_wait_period(struct audio_state *st, const struct ep_trial *t)
+{
+	return wait_period(st, t);
+}

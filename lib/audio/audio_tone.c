@@ -31,11 +31,10 @@
 #define TONE_JUMP_OF_PEAK 0.1   /* a residual above peak / 10 is a discontinuity */
 #define TONE_RUN_GAP_FRAMES 3   /* clean frames that end one discontinuity */
 
-/** sample_at() - sample @i of the first channel of @buf in @format, scaled to [-1, 1). */
-static double sample_at(const unsigned char *buf, enum audio_format format,
-			unsigned int frame_bytes, uint64_t i)
+double audio_sample_get(const void *buf, enum audio_format format, unsigned int frame_bytes,
+			uint64_t i)
 {
-	const unsigned char *p = buf + i * frame_bytes;
+	const unsigned char *p = (const unsigned char *)buf + i * frame_bytes;
 	uint32_t u;
 	float f;
 
@@ -59,6 +58,51 @@ static double sample_at(const unsigned char *buf, enum audio_format format,
 	default:
 		return ((double)p[0] - 128.0) / 128.0;
 	}
+}
+
+/** bytes_of() - bytes of one sample in @format. */
+static unsigned int bytes_of(enum audio_format format)
+{
+	static const unsigned char bytes[] = { 2, 4, 4, 4, 3, 1 }; /* enum audio_format's order */
+
+	return (unsigned int)format < sizeof(bytes) ? bytes[format] : 1;
+}
+
+/** put_one() - @v (in [-1, 1]) into @p in @format, little-endian. */
+static void put_one(unsigned char *p, enum audio_format format, double v)
+{
+	uint32_t u;
+	float f = (float)v;
+
+	switch (format) {
+	case AUDIO_FMT_S16_LE:
+		u = (uint32_t)(int32_t)lrint(v * 32767.0);
+		break;
+	case AUDIO_FMT_S24_LE:
+	case AUDIO_FMT_S24_3LE:
+		u = (uint32_t)(int32_t)lrint(v * 8388607.0);
+		break;
+	case AUDIO_FMT_S32_LE:
+		u = (uint32_t)(int32_t)lrint(v * 2147483647.0);
+		break;
+	case AUDIO_FMT_FLOAT_LE:
+		memcpy(&u, &f, sizeof(u));
+		break;
+	default: /* U8 */
+		p[0] = (unsigned char)lrint(128.0 + v * 127.0);
+		return;
+	}
+	for (unsigned int b = 0; b < bytes_of(format); b++)
+		p[b] = (unsigned char)(u >> (8 * b)); /* S24_LE's fourth byte: the sign */
+}
+
+void audio_frame_put(void *buf, enum audio_format format, unsigned int channels, uint64_t i,
+		     double v)
+{
+	unsigned char *p = (unsigned char *)buf + i * channels * bytes_of(format);
+
+	for (unsigned int c = 0; c < channels; c++)
+		put_one(p + c * bytes_of(format), format, v);
 }
 
 void audio_tone_init(struct audio_tone *tn, double freq_hz, unsigned int rate_hz)
@@ -131,7 +175,7 @@ void audio_tone_feed(struct audio_tone *tn, const void *buf, enum audio_format f
 		     unsigned int frame_bytes, uint64_t frames)
 {
 	for (uint64_t i = 0; i < frames; i++) {
-		double x = sample_at(buf, format, frame_bytes, i);
+		double x = audio_sample_get(buf, format, frame_bytes, i);
 
 		crossing(tn, x);
 		jump(tn, x);
