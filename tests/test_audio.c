@@ -697,6 +697,26 @@ Test(audio, latency_without_a_loopback_device_is_a_clear_error)
 	cr_assert_eq(paced_pcm_open_now(), 0, "both ends are closed");
 }
 
+Test(audio, latency_budget_ends_a_long_trial_within_100ms_with_both_ends_closed)
+{
+	struct timespec t0, t1;
+	double late_ms;
+	int rc;
+
+	open_latency("loop_rec");
+	set("duration", "10s");
+	embperf_ctx_set_budget_ns(ctx, 400000000LL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = embperf_bench_run(b);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	late_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6 - 400;
+	cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
+	cr_assert_lt(late_ms, 100, "ended %.1f ms after the budget", late_ms);
+	cr_assert_eq(paced_pcm_open_now(), 0, "both ends are closed");
+	/* The 300 ms measured before the budget ended are kept, marked truncated. */
+	cr_assert(embperf_result_truncated(find("latency")));
+}
+
 Test(audio, latency_of_ends_not_looped_fails_saying_so)
 {
 	const char *msg;

@@ -68,6 +68,7 @@ struct lat_marker {
  * @pb_at, @cap_at:  the ends' anchors.
  * @q, @q_head, @q_n: markers in flight, oldest at @q_head.
  * @found:           markers back in this trial (also in the ramp).
+ * @expired:         markers of this trial not back within an interval.
  * @rt_sum_ns, @rt_n: this trial's measured round trips.
  * @label:           the case's labels.
  */
@@ -82,6 +83,7 @@ struct lat_state {
 	struct lat_marker q[LAT_MAX_PENDING];
 	int q_head, q_n;
 	uint64_t found;
+	uint64_t expired;
 	double rt_sum_ns;
 	uint64_t rt_n;
 	char label[2 * AUDIO_LABEL_MAX];
@@ -203,6 +205,7 @@ static void expire(struct lat_state *ls, struct ep_tally *ta, uint64_t now_ns)
 	while (ls->q_n && (double)now_ns - ls->q[ls->q_head].played_ns > limit_ns) {
 		ls->q_head = (ls->q_head + 1) % LAT_MAX_PENDING;
 		ls->q_n--;
+		ls->expired++;
 		ep_tally_count(ta, LAT_C_LOST, 1);
 	}
 }
@@ -316,8 +319,8 @@ static int step(struct lat_state *ls, struct ep_trial *t)
 }
 
 /**
- * nothing_back() - no marker came back in a whole trial: the ends are not
- * looped, or the level is below 'threshold'.
+ * nothing_back() - markers were lost and none came back in a trial: the
+ * ends are not looped, or the level is below 'threshold'.
  */
 static int nothing_back(struct lat_state *ls, const struct ep_trial *t)
 {
@@ -344,6 +347,7 @@ static int lat_body(void *arg, struct ep_trial *t)
 		return ep_run_fail(ls->run, rc, "parameter 'priority': value '%d': %s",
 				   ls->pb.priority, strerror(-rc));
 	ls->found = 0;
+	ls->expired = 0;
 	ls->rt_sum_ns = 0;
 	ls->rt_n = 0;
 	rc = start_ends(ls);
@@ -355,7 +359,8 @@ static int lat_body(void *arg, struct ep_trial *t)
 	if (rc < 0)
 		return ep_run_fail(ls->run, rc, "devices '%s' and '%s': streaming failed: %s",
 				   ls->pb.device, ls->cap.device, snd_strerror(rc));
-	return ls->found || !ep_trial_start_ns(t) ? 0 : nothing_back(ls, t);
+	/* Nothing back although a marker had its whole interval: the ends are not looped. */
+	return ls->found || !ls->expired ? 0 : nothing_back(ls, t);
 }
 
 /** lat_derive() - the trial's mean round trip, in us (NaN: none measured). */
