@@ -50,6 +50,21 @@ step "clang build, -Werror"
 CC=clang setup "$root/clang" -Dtests=enabled
 ninja -C "$root/clang"
 
+# The network peer's message parser gets what a hostile client could send:
+# libFuzzer, 30 s from the committed corpus (new inputs go to a temporary
+# folder, not the tree).
+step "fuzz the peer's message parser (libFuzzer, 30 s)"
+fuzz_dir=$(mktemp -d)
+"$root/clang/tests/fuzz_proto" -max_total_time=30 -max_len=4096 -print_final_stats=1 \
+	"$fuzz_dir" tests/fuzz/corpus-proto 2>&1 | grep -E "^(stat::number_of_executed_units|Done)|ERROR|SUMMARY" ||
+	true
+status=${PIPESTATUS[0]}
+rm -rf "$fuzz_dir"
+if [ "$status" -ne 0 ]; then
+	echo "the fuzzer found a crash (above); see tests/fuzz/fuzz_proto.c" >&2
+	exit 1
+fi
+
 step "ABI against lib/libembperf.abi (additions pass; removals and changes fail)"
 lib=$(readlink -f "$root/gcc/lib/libembperf.so")
 # --hd2: only types defined in the public header count; the library's

@@ -18,6 +18,9 @@
  * Exit codes. Scripts rely on them: keep them stable and in step with
  * doc/cli.md and the --help text.
  */
+/* The most --allow options of `embperf serve`. */
+#define CLI_MAX_ALLOW 32
+
 enum cli_exit {
 	CLI_EXIT_OK = 0,
 	CLI_EXIT_REGRESSION = 1, /* compare found regressions or missing metrics */
@@ -38,6 +41,12 @@ enum cli_exit {
  * @cpu:           --cpu, -1 for none.
  * @quiet:         -q: no notes, no progress, no log.
  * @verbose:       -v count: 1 info, 2 debug log messages.
+ * @listen:        serve --listen ADDR[:PORT], or NULL.
+ * @allow:         serve --allow CIDR, each.
+ * @n_allow:       their number.
+ * @max_rate:      serve --max-rate, or NULL.
+ * @max_duration:  serve --max-duration, or NULL.
+ * @serve_for_ns:  serve --for, 0: until interrupted.
  * @argc:          operands after the command name.
  * @argv:          the operands (KERNEL, key=value, NAME, FILE...).
  */
@@ -50,6 +59,12 @@ struct cli_options {
 	int cpu;
 	int quiet;
 	int verbose;
+	const char *listen;
+	const char *allow[32];
+	int n_allow;
+	const char *max_rate;
+	const char *max_duration;
+	uint64_t serve_for_ns;
 	int argc;
 	char **argv;
 };
@@ -132,6 +147,7 @@ int cmd_suites(const struct cli_options *opt);
 int cmd_run(const struct cli_options *opt);
 int cmd_suite(const struct cli_options *opt);
 int cmd_compare(const struct cli_options *opt);
+int cmd_serve(const struct cli_options *opt);
 
 /* help.c */
 

@@ -21,6 +21,7 @@ enum {
 	OPT_BASELINE = 1 << 1,  /* --baseline */
 	OPT_TOLERANCE = 1 << 2, /* --tolerance */
 	OPT_SESSION = 1 << 3,   /* --budget, --cpu */
+	OPT_SERVE = 1 << 4,     /* --listen, --allow, --max-rate, --max-duration, --for */
 };
 
 /**
@@ -42,6 +43,7 @@ static const struct command commands[] = {
 	{ "suite", cmd_suite, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION },
 	{ "suites", cmd_suites, 0 },
 	{ "compare", cmd_compare, OPT_OUTPUT | OPT_TOLERANCE },
+	{ "serve", cmd_serve, OPT_SERVE },
 };
 
 /* Long-only options get codes above the character range. */
@@ -52,6 +54,11 @@ enum {
 	LONG_BASELINE,
 	LONG_TOLERANCE,
 	LONG_VERSION,
+	LONG_LISTEN,
+	LONG_ALLOW,
+	LONG_MAX_RATE,
+	LONG_MAX_DURATION,
+	LONG_FOR,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +72,11 @@ static const struct option long_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, LONG_VERSION },
+	{ "listen", required_argument, NULL, LONG_LISTEN },
+	{ "allow", required_argument, NULL, LONG_ALLOW },
+	{ "max-rate", required_argument, NULL, LONG_MAX_RATE },
+	{ "max-duration", required_argument, NULL, LONG_MAX_DURATION },
+	{ "for", required_argument, NULL, LONG_FOR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -96,6 +108,31 @@ static int bad_value(const char *option, const char *value, const char *accepted
 	return CLI_EXIT_USAGE;
 }
 
+/* The options of `embperf serve`; the peer checks their values. */
+static int apply_serve_option(int code, const char *arg, struct cli_options *opt)
+{
+	switch (code) {
+	case LONG_LISTEN:
+		opt->listen = arg;
+		break;
+	case LONG_ALLOW:
+		if (opt->n_allow == CLI_MAX_ALLOW)
+			return bad_value("--allow", arg, "at most 32 --allow options");
+		opt->allow[opt->n_allow++] = arg;
+		break;
+	case LONG_MAX_RATE:
+		opt->max_rate = arg;
+		break;
+	case LONG_MAX_DURATION:
+		opt->max_duration = arg;
+		break;
+	default:
+		if (cli_parse_duration_ns(arg, &opt->serve_for_ns) < 0 || !opt->serve_for_ns)
+			return bad_value("--for", arg, "a duration above 0 such as 30s, 10m");
+	}
+	return CLI_EXIT_OK;
+}
+
 /* Apply one option with a value. Return: CLI_EXIT_OK or CLI_EXIT_USAGE. */
 static int apply_option(int code, const char *arg, struct cli_options *opt, struct parsed *p)
 {
@@ -125,6 +162,13 @@ static int apply_option(int code, const char *arg, struct cli_options *opt, stru
 		p->given |= OPT_BASELINE;
 		opt->baseline_path = arg;
 		return CLI_EXIT_OK;
+	case LONG_LISTEN:
+	case LONG_ALLOW:
+	case LONG_MAX_RATE:
+	case LONG_MAX_DURATION:
+	case LONG_FOR:
+		p->given |= OPT_SERVE;
+		return apply_serve_option(code, arg, opt);
 	case LONG_TOLERANCE:
 		p->given |= OPT_TOLERANCE;
 		if (cli_parse_tolerance(arg, &opt->tolerance_pct) < 0)
@@ -192,6 +236,7 @@ static int check_options(const struct command *cmd, unsigned given)
 		{ OPT_BASELINE, "--baseline" },
 		{ OPT_TOLERANCE, "--tolerance" },
 		{ OPT_SESSION, "--budget/--cpu" },
+		{ OPT_SERVE, "--listen/--allow/--max-rate/--max-duration/--for" },
 	};
 
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {

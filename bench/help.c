@@ -24,6 +24,8 @@ static const char usage_text[] =
 	"  suites [NAME]                 list the built-in suites, or print one\n"
 	"  compare BASELINE.json CURRENT.json\n"
 	"                                judge CURRENT against BASELINE\n"
+	"  serve [--listen ADDR[:PORT]] [--allow CIDR]...\n"
+	"                                the peer the net.* kernels measure against\n"
 	"  help [COMMAND]                this text, or the help of a command\n"
 	"\n"
 	"Options (before or after the command):\n"
@@ -64,6 +66,22 @@ struct command_help {
 };
 
 static const struct command_help command_helps[] = {
+	{ "serve",
+	  "usage: embperf serve [--listen ADDR[:PORT]] [--allow CIDR]... [--max-rate RATE]\n"
+	  "                     [--max-duration TIME] [--for TIME]\n"
+	  "\n"
+	  "Run the peer of the network kernels (net.udp.stream, ...) on this host, the\n"
+	  "far side of the measurement (doc/methodology-net.md). It serves one client at a\n"
+	  "time (another is told \"busy\"), sends test traffic only to the client that\n"
+	  "asked for it, and logs connections on stderr (not with -q).\n"
+	  "\n"
+	  "  --listen ADDR[:PORT]  address and TCP port to listen on (0.0.0.0:5301)\n"
+	  "  --allow CIDR          accept clients from this block only (repeatable:\n"
+	  "                        198.18.0.0/15, 192.168.1.7); default: any client\n"
+	  "  --max-rate RATE       the highest rate a client may ask for (10Gbit)\n"
+	  "  --max-duration TIME   the longest trial a client may ask for (300s)\n"
+	  "  --for TIME            serve this long, then exit 0 (default: until\n"
+	  "                        interrupted; Ctrl-C exits 0)\n" },
 	{ "list", "usage: embperf list\n"
 		  "\n"
 		  "Print every kernel of this build with a one-line summary.\n" },

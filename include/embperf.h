@@ -48,12 +48,12 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define EMBPERF_VERSION_MAJOR 0
-#define EMBPERF_VERSION_MINOR 2
+#define EMBPERF_VERSION_MINOR 3
 #define EMBPERF_VERSION_PATCH 0
 /** Version as one number: major * 10000 + minor * 100 + patch. */
 #define EMBPERF_VERSION_NUMBER \
 	(EMBPERF_VERSION_MAJOR * 10000 + EMBPERF_VERSION_MINOR * 100 + EMBPERF_VERSION_PATCH)
-#define EMBPERF_VERSION_STRING "0.2.0"
+#define EMBPERF_VERSION_STRING "0.3.0"
 
 /**
  * embperf_version_number() - version of the library in use at run time.
@@ -1110,6 +1110,126 @@ EMBPERF_API int embperf_report_compare(embperf_report *report, const embperf_rep
  * Return: a message owned by @report, "" when there was none.
  */
 EMBPERF_API const char *embperf_report_errmsg(const embperf_report *report);
+
+/* ------------------------------------------------------------------------ */
+/* Network peer (since 0.3)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The network kernels (net.*) measure between this host and a peer: a
+ * server on the far side that receives, sends and counts test traffic under
+ * the client's direction (doc/methodology-net.md). `embperf serve` runs
+ * one; a product can embed one with these functions. The server sends test
+ * traffic only to the address of the client that asked for it, caps what a
+ * client may ask (rate, duration, size), serves one client at a time
+ * (another gets "busy") and refuses addresses outside its allow list.
+ */
+
+/** embperf_server - the peer; opaque. */
+typedef struct embperf_server embperf_server;
+
+/**
+ * enum embperf_server_stat - what a server counted since it was created.
+ * @EMBPERF_SERVER_STAT_CONNECTIONS: control connections accepted.
+ * @EMBPERF_SERVER_STAT_SESSIONS:    clients served (a hello answered).
+ * @EMBPERF_SERVER_STAT_TRIALS:      trials started.
+ * @EMBPERF_SERVER_STAT_REFUSED:     connections refused by the allow list.
+ * @EMBPERF_SERVER_STAT_BUSY:        clients told "busy".
+ * @EMBPERF_SERVER_STAT_INVALID:     invalid, oversized or unexpected messages.
+ */
+enum embperf_server_stat {
+	EMBPERF_SERVER_STAT_CONNECTIONS,
+	EMBPERF_SERVER_STAT_SESSIONS,
+	EMBPERF_SERVER_STAT_TRIALS,
+	EMBPERF_SERVER_STAT_REFUSED,
+	EMBPERF_SERVER_STAT_BUSY,
+	EMBPERF_SERVER_STAT_INVALID,
+	EMBPERF_SERVER_STAT_COUNT
+};
+
+/**
+ * embperf_server_new() - a peer, configured but not listening yet.
+ * @ctx: session: cancel (embperf_server_run() returns), log messages
+ *       (connections, refusals). Must outlive the server.
+ *
+ * Return: the server (free with embperf_server_free()), or NULL with errno set.
+ */
+EMBPERF_API embperf_server *embperf_server_new(embperf_ctx *ctx);
+
+/**
+ * embperf_server_free() - close every connection, stop a running trial, free.
+ * @srv: server, or NULL.
+ */
+EMBPERF_API void embperf_server_free(embperf_server *srv);
+
+/**
+ * embperf_server_set() - one setting, before the server listens.
+ * @srv:   server.
+ * @name:  "listen" (ADDR[:PORT], [IPV6]:PORT; default 0.0.0.0:5301),
+ *         "allow" (an address block, 198.18.0.0/15; each call adds one; none:
+ *         any client), "max_rate" (bit/s, default 10Gbit), "max_duration"
+ *         (default 300s), "max_size" (bytes, default 65507), "idle_timeout"
+ *         (default 60s).
+ * @value: text, parsed as kernel parameters are ("100Mbit", "30s").
+ *
+ * Return: 0; -EINVAL for an unknown setting or a bad value, -EBUSY once
+ * listening (embperf_server_errmsg() says which and what is accepted).
+ */
+EMBPERF_API int embperf_server_set(embperf_server *srv, const char *name, const char *value);
+
+/**
+ * embperf_server_start() - bind and listen (also done by the first run).
+ * @srv: server.
+ *
+ * Return: 0, or a negative errno (-EADDRINUSE: the port is taken; the
+ * detail message names the address).
+ */
+EMBPERF_API int embperf_server_start(embperf_server *srv);
+
+/**
+ * embperf_server_port() - the TCP port the server listens on (useful with
+ * "listen" port 0).
+ * @srv: server.
+ *
+ * Return: the port, or -EINVAL when it does not listen.
+ */
+EMBPERF_API int embperf_server_port(const embperf_server *srv);
+
+/**
+ * embperf_server_run() - serve for up to @timeout_ns.
+ * @srv:        server.
+ * @timeout_ns: how long to serve; 0: handle what is pending and return;
+ *              UINT64_MAX: until cancelled.
+ *
+ * Handles connections and messages; trials run in a worker thread of the
+ * server and continue between calls, but the control messages are handled
+ * only inside this call: call it again soon (a product's event loop calls it
+ * with a short timeout). Checks the context's cancel flag at least every
+ * 100 ms.
+ *
+ * Return: 0 when the time is up, -ECANCELED when the context was cancelled,
+ * or a negative errno from listening.
+ */
+EMBPERF_API int embperf_server_run(embperf_server *srv, uint64_t timeout_ns);
+
+/**
+ * embperf_server_stat() - one of the server's counters.
+ * @srv:   server.
+ * @stat:  which.
+ * @value: receives it.
+ *
+ * Return: 0, or -EINVAL.
+ */
+EMBPERF_API int embperf_server_stat(const embperf_server *srv, enum embperf_server_stat stat,
+				    uint64_t *value);
+
+/**
+ * embperf_server_errmsg() - detail of the server's last failure.
+ * @srv: server.
+ *
+ * Return: a message owned by @srv, "" when there was none.
+ */
+EMBPERF_API const char *embperf_server_errmsg(const embperf_server *srv);
 
 #ifdef __cplusplus
 }

@@ -117,7 +117,10 @@ enum ep_better {
  * @name:          "latency", "bandwidth", "copy", ...
  * @unit:          "ns", "us", "MB/s", "bytes", ...
  * @kind:          conversion from time per unit.
- * @time_scale:    EP_METRIC_TIME: nanoseconds per reported unit.
+ * @time_scale:    EP_METRIC_TIME: nanoseconds per reported unit;
+ *                 EP_METRIC_TRIAL_LATENCY the same; EP_METRIC_TRIAL_BITS and
+ *                 EP_METRIC_TRIAL_OPS: the rate is divided by it (10^6:
+ *                 Mbit/s; 10^3: kPPS).
  * @primary:       statistic reported as the value.
  * @higher_better: an enum ep_better: 1 (EP_BETTER_HIGHER) for bandwidths,
  *                 0 (EP_BETTER_LOWER) for latencies, EP_BETTER_ZERO for a
@@ -199,7 +202,7 @@ struct ep_tally;
 typedef int (*ep_trial_fn)(void *arg, struct ep_trial *t);
 
 /** The most counters a trial case may declare. */
-#define EP_TALLY_MAX_COUNTERS 8
+#define EP_TALLY_MAX_COUNTERS 16
 
 /**
  * struct ep_search - a strategy that picks each trial's configuration.
@@ -318,6 +321,20 @@ void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns);
 
 /** ep_tally_count() - add @n to the kernel counter @counter (index into the case's list). */
 void ep_tally_count(struct ep_tally *ta, int counter, double n);
+
+/*
+ * The far side's figures. A network peer counts what it received during the
+ * measured part and says so only after the trial ended, when the functions
+ * above no longer count. These count whatever the phase, into a trial whose
+ * measured part ran; call them from the body's thread after
+ * ep_trial_running() returned 0, before the body returns.
+ */
+
+/** ep_tally_add_after() - count operations and bytes reported after the trial ended. */
+void ep_tally_add_after(struct ep_tally *ta, uint64_t ops, uint64_t bytes);
+
+/** ep_tally_count_after() - add @n to the kernel counter @counter after the trial ended. */
+void ep_tally_count_after(struct ep_tally *ta, int counter, double n);
 
 /** ep_tally_ops(), ep_tally_bytes(), ep_tally_counter() - what was counted (for judge()). */
 uint64_t ep_tally_ops(const struct ep_tally *ta);

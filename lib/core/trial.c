@@ -63,6 +63,10 @@ static void end_trial(struct ep_trial *t, uint64_t now, int truncated)
 						__ATOMIC_ACQUIRE)) {
 			t->stop_ns = now;
 			t->truncated = truncated;
+			if (t->measured) {
+				ep_cpuload_stop(&t->load, t->load_values, t->load_ok);
+				t->load_taken = 1;
+			}
 			return;
 		}
 	}
@@ -122,7 +126,15 @@ void ep_trial_close(struct ep_trial *t, double *counters, unsigned char *ok)
 	pthread_mutex_destroy(&t->lock);
 	if (!t->measured)
 		return;
-	ep_cpuload_stop(&t->load, counters, ok);
+	/* Ended while begin_measure() was still taking its snapshot: now. */
+	if (!t->load_taken)
+		ep_cpuload_stop(&t->load, t->load_values, t->load_ok);
+	for (int i = 0; i < EP_CTR_COUNT; i++) {
+		if (t->load_ok[i]) {
+			counters[i] = t->load_values[i];
+			ok[i] = 1;
+		}
+	}
 	if (t->ctr)
 		ep_counters_stop(t->ctr, counters, ok);
 }
@@ -212,6 +224,21 @@ void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns)
 void ep_tally_count(struct ep_tally *ta, int counter, double n)
 {
 	if (counter < 0 || counter >= EP_TALLY_MAX_COUNTERS || !counting(ta))
+		return;
+	ta->counters[counter] += n;
+}
+
+void ep_tally_add_after(struct ep_tally *ta, uint64_t ops, uint64_t bytes)
+{
+	if (!ta->trial->measured)
+		return;
+	ta->ops += ops;
+	ta->bytes += bytes;
+}
+
+void ep_tally_count_after(struct ep_tally *ta, int counter, double n)
+{
+	if (counter < 0 || counter >= EP_TALLY_MAX_COUNTERS || !ta->trial->measured)
 		return;
 	ta->counters[counter] += n;
 }

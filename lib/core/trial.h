@@ -12,6 +12,7 @@
 #include "hist.h"
 #include "kernel.h"
 #include "measure.h"
+#include "result.h"
 
 /**
  * struct ep_tally - what a trial body counted in the measured part.
@@ -46,6 +47,11 @@ struct ep_tally {
  * @measured:     the measured part started.
  * @truncated:    the trial stopped before its time (cancel, budget, max_time).
  * @load:         CPU load snapshot at the start of the measured part.
+ * @load_values:  CPU load over the measured part (EP_CTR_* indices), taken
+ *                by the thread that ended it, so that what a body does after
+ *                the end (waiting for the far side's report) is not in it.
+ * @load_ok:      which of @load_values were measured.
+ * @load_taken:   @load_values are set.
  * @lock:         serialises merges of worker tallies.
  * @tally:        the trial's tally (last member: ep_trial_init() clears the rest).
  */
@@ -63,6 +69,9 @@ struct ep_trial {
 	int measured;
 	int truncated;
 	struct ep_cpuload load;
+	double load_values[EP_CTR_COUNT];
+	unsigned char load_ok[EP_CTR_COUNT];
+	int load_taken;
 	pthread_mutex_t lock;
 	struct ep_tally tally;
 };

@@ -125,9 +125,9 @@ static double metric_value(const struct case_run *cr, int mi, const double *ctr,
 	case EP_METRIC_TRIAL_MBPS:
 		return (double)ta->bytes / elapsed * 1000.0;
 	case EP_METRIC_TRIAL_BITS:
-		return (double)ta->bytes * 8.0 / elapsed * 1e9;
+		return (double)ta->bytes * 8.0 / elapsed * 1e9 / scale;
 	case EP_METRIC_TRIAL_OPS:
-		return (double)ta->ops / elapsed * 1e9;
+		return (double)ta->ops / elapsed * 1e9 / scale;
 	case EP_METRIC_TRIAL_LATENCY:
 		if (!ta->has_latency)
 			return NAN;

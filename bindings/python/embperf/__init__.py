@@ -33,7 +33,7 @@ from ._bench import Bench, run
 from ._report import Format, Report
 
 #: Version of these bindings (the library's is version()).
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "Bench", "Baseline", "BudgetExceeded", "Cancelled", "Context", "Distribution",

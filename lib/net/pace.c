@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pace.c - the paced sender's schedule: hybrid sleep and spin towards
+ * absolute due times (pace.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+
+#include "lib/core/core.h"
+#include "pace.h"
+
+/* clock_nanosleep() wakes 50-100 us late on a VM even with a timer slack of
+ * 1 ns (doc/methodology-net.md): sleep until this long before a due time
+ * and spin the rest. */
+#define PACE_SPIN_NS 100000
+/* Sleep at most this long at once, so the caller sees its deadline and cancel. */
+#define PACE_MAX_SLEEP_NS 10000000
+
+void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
+		   uint64_t wait_ns, uint32_t batch, uint64_t start_ns)
+{
+	p->mode = mode;
+	p->interval_ns = pps > 0.0 ? 1e9 / pps : 0.0;
+	p->burst = burst ? burst : 1;
+	p->wait_ns = wait_ns;
+	p->batch = batch ? batch : 1;
+	/* Half a millisecond's worth, and at least one batch's worth at high rates. */
+	p->max_debt = pps > 0.0 ? (uint64_t)(pps * 0.0005) : 1;
+	if (p->max_debt < 1)
+		p->max_debt = 1;
+	p->spin_ns = PACE_SPIN_NS;
+	p->start_ns = start_ns;
+	p->scheduled = 0;
+	p->forgiven = 0;
+}
+
+/* Datagrams due by @now since the start (the one due exactly now included). */
+static uint64_t due_by(const struct ep_pacer *p, uint64_t now)
+{
+	uint64_t since = now > p->start_ns ? now - p->start_ns : 0;
+
+	if (p->mode == EP_PACING_BURST) {
+		uint64_t bursts = p->wait_ns ? since / p->wait_ns + 1 : UINT64_MAX / p->burst;
+
+		return bursts * p->burst;
+	}
+	if (now < p->start_ns)
+		return 0;
+	return (uint64_t)floor((double)since / p->interval_ns) + 1;
+}
+
+/* When the next datagram after @scheduled is due. */
+static uint64_t next_due_ns(const struct ep_pacer *p)
+{
+	if (p->mode == EP_PACING_BURST)
+		return p->start_ns + p->scheduled / p->burst * p->wait_ns;
+	return p->start_ns + (uint64_t)ceil((double)p->scheduled * p->interval_ns);
+}
+
+static void sleep_until(uint64_t when_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(when_ns / 1000000000),
+			       .tv_nsec = (long)(when_ns % 1000000000) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Overdue datagrams now, after forgiving debt beyond what pacing allows. */
+static uint64_t overdue(struct ep_pacer *p, uint64_t now)
+{
+	uint64_t due = due_by(p, now);
+	uint64_t debt = due > p->scheduled ? due - p->scheduled : 0;
+
+	if (p->mode == EP_PACING_PRECISE && debt > p->max_debt) {
+		p->forgiven += debt - p->max_debt;
+		p->scheduled += debt - p->max_debt;
+		debt = p->max_debt;
+	}
+	if (p->mode == EP_PACING_BURST && debt > p->burst) {
+		/* netperf sends one burst per timer tick, however late it is. */
+		p->forgiven += debt - p->burst;
+		p->scheduled += debt - p->burst;
+		debt = p->burst;
+	}
+	return debt;
+}
+
+uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
+{
+	uint64_t limit = ep_now_ns() + PACE_MAX_SLEEP_NS;
+
+	if (p->mode == EP_PACING_NONE)
+		return p->batch;
+	if (deadline_ns < limit)
+		limit = deadline_ns;
+	for (;;) {
+		uint64_t now = ep_now_ns();
+		uint64_t debt = overdue(p, now);
+		uint64_t due;
+
+		if (debt)
+			return debt < p->batch ? (uint32_t)debt : p->batch;
+		due = next_due_ns(p);
+		if (now >= limit || due >= limit + p->spin_ns)
+			return 0;
+		if (due > now + p->spin_ns)
+			sleep_until(due - p->spin_ns < limit ? due - p->spin_ns : limit);
+		/* else spin: read the clock again */
+	}
+}
+
+void ep_pacer_sent(struct ep_pacer *p, uint32_t n)
+{
+	p->scheduled += n;
+}

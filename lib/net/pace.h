@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pace.h - when a paced sender may send its next datagrams
+ * (doc/methodology-net.md, "Pacing").
+ *
+ * precise: datagram k is due at start + k x interval, from the intended
+ *          start time, so that errors never accumulate. The sender sleeps
+ *          (clock_nanosleep) until shortly before a datagram is due and
+ *          spins the rest. Behind schedule (preempted), it catches up in
+ *          batches, but never by more than half a millisecond's worth: any
+ *          1 ms holds at most 1.5x the asked rate. Debt beyond that is
+ *          forgiven and counted (the offered rate then falls short, and the
+ *          result says so).
+ * burst:   netperf's -b/-w: `burst` datagrams back to back every `wait`.
+ * none:    as fast as the socket takes them.
+ */
+#ifndef EMBPERF_NET_PACE_H
+#define EMBPERF_NET_PACE_H
+
+#include <stdint.h>
+
+#include "proto.h"
+
+/**
+ * struct ep_pacer - a sender's schedule.
+ * @mode:          precise, burst or none.
+ * @interval_ns:   precise: time between datagrams.
+ * @burst:         burst: datagrams per burst.
+ * @wait_ns:       burst: time between bursts.
+ * @batch:         most datagrams handed out at once.
+ * @max_debt:      precise: most overdue datagrams caught up at once.
+ * @spin_ns:       how long before a due time sleeping stops and spinning starts.
+ * @start_ns:      the schedule's origin.
+ * @scheduled:     datagrams accounted for: sent + forgiven.
+ * @forgiven:      datagrams the schedule gave up on (sender too slow).
+ */
+struct ep_pacer {
+	enum ep_pacing mode;
+	double interval_ns;
+	uint32_t burst;
+	uint64_t wait_ns;
+	uint32_t batch;
+	uint64_t max_debt;
+	uint64_t spin_ns;
+	uint64_t start_ns;
+	uint64_t scheduled;
+	uint64_t forgiven;
+};
+
+/**
+ * ep_pacer_init() - a schedule starting at @start_ns.
+ * @pps: precise: datagrams per second (> 0).
+ */
+void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
+		   uint64_t wait_ns, uint32_t batch, uint64_t start_ns);
+
+/**
+ * ep_pacer_next() - wait until datagrams are due.
+ * Return: how many to send now (1..batch), or 0 when @deadline_ns came
+ * first or 10 ms passed (the caller checks its deadline and calls again).
+ */
+uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns);
+
+/** ep_pacer_sent() - @n of the datagrams handed out were sent. */
+void ep_pacer_sent(struct ep_pacer *p, uint32_t n);
+
+#endif /* EMBPERF_NET_PACE_H */

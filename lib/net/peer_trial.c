@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * peer_trial.c - what the peer does in one trial, in a worker thread:
+ * count the client's datagrams (udp.sink) or send paced ones to it
+ * (udp.source). The worker stops when the server loop says so, or by
+ * itself shortly after the duration the client asked for (a client that
+ * vanished does not keep it sending).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "lib/core/core.h"
+#include "lib/core/measure.h"
+#include "pace.h"
+#include "peer.h"
+#include "lib/core/result.h"
+#include "udp_io.h"
+
+/* After the client's stop, a sink keeps counting what is still on its way
+ * until the flow has been quiet this long, or at most DRAIN_MAX_NS. */
+#define DRAIN_QUIET_NS 20000000
+#define DRAIN_MAX_NS 250000000
+/* A worker stops by itself this long after the duration the client asked for. */
+#define OVERRUN_NS 1000000000
+
+static int stopping(const struct ep_peer_trial *t)
+{
+	return __atomic_load_n(&t->stop, __ATOMIC_ACQUIRE);
+}
+
+static uint64_t hard_end_ns(const struct ep_peer_trial *t, uint64_t start_ns)
+{
+	uint64_t d = t->req.duration_ns;
+
+	return d > UINT64_MAX - start_ns - OVERRUN_NS ? UINT64_MAX : start_ns + d + OVERRUN_NS;
+}
+
+static void load_into(struct ep_report *r, const struct ep_cpuload *load)
+{
+	double v[EP_CTR_COUNT] = { 0 };
+	unsigned char ok[EP_CTR_COUNT] = { 0 };
+
+	ep_cpuload_stop(load, v, ok);
+	r->cpu_process_pct = ok[EP_CTR_CPU_PROCESS_PCT] ? v[EP_CTR_CPU_PROCESS_PCT] : -1.0;
+	r->cpu_system_pct = ok[EP_CTR_CPU_SYSTEM_PCT] ? v[EP_CTR_CPU_SYSTEM_PCT] : -1.0;
+}
+
+static void drain(struct ep_peer_trial *t, struct ep_udp_rx *rx)
+{
+	uint64_t stop_ns = ep_now_ns();
+
+	for (;;) {
+		uint64_t now = ep_now_ns();
+		uint64_t last = rx->last_ns > stop_ns ? rx->last_ns : stop_ns;
+
+		if (now - stop_ns >= DRAIN_MAX_NS || now - last >= DRAIN_QUIET_NS)
+			return;
+		if (ep_udp_rx_poll(rx, 5, 1) < 0)
+			return;
+	}
+}
+
+static int run_sink(struct ep_peer_trial *t)
+{
+	struct ep_udp_rx rx;
+	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
+	struct ep_cpuload load;
+	int rc = ep_udp_rx_init(&rx, t->data_fd, t->req.flow, t->req.size_bytes);
+
+	if (rc)
+		return rc;
+	memcpy(&rx.from, &t->client, sizeof(rx.from));
+	rx.from_len = t->client_len;
+	rx.drop_every = t->req.drop_every;
+	ep_cpuload_start(&load);
+	while (!stopping(t) && ep_now_ns() < end) {
+		rc = ep_udp_rx_poll(&rx, 10, 1);
+		if (rc < 0)
+			break;
+	}
+	if (rc >= 0) {
+		drain(t, &rx);
+		rc = 0;
+	}
+	load_into(&t->report, &load);
+	t->report.flow = t->req.flow;
+	t->report.received = rx.count->received;
+	t->report.bytes = rx.count->bytes;
+	t->report.duplicated = rx.count->duplicated;
+	t->report.reordered = rx.count->reordered;
+	t->report.expected = ep_seq_expected(rx.count);
+	t->report.dropped = rx.dropped;
+	t->report.jitter_ns = rx.count->jitter_ns;
+	t->report.elapsed_ns = ep_now_ns() - start;
+	ep_udp_rx_free(&rx);
+	return rc;
+}
+
+static double source_pps(const struct ep_start *s)
+{
+	return s->rate_bps > 0.0 ? s->rate_bps / (8.0 * s->size_bytes) : 0.0;
+}
+
+static int run_source(struct ep_peer_trial *t)
+{
+	struct ep_udp_tx tx;
+	struct ep_pacer pacer;
+	struct ep_cpuload load;
+	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
+	enum ep_pacing mode = t->req.rate_bps > 0.0 || t->req.pacing == EP_PACING_BURST
+				      ? t->req.pacing
+				      : EP_PACING_NONE;
+	int rc = ep_udp_tx_init(&tx, t->data_fd, t->req.size_bytes, t->req.flow);
+
+	if (rc)
+		return rc;
+	/* A sleeping sender's wake-ups are late by the timer slack (50 us by default). */
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	ep_pacer_init(&pacer, mode, source_pps(&t->req), t->req.burst, t->req.wait_ns,
+		      t->req.batch ? t->req.batch : 16, start);
+	ep_cpuload_start(&load);
+	while (!stopping(t)) {
+		uint64_t now = ep_now_ns();
+		uint32_t n;
+
+		if (now >= end)
+			break;
+		n = ep_pacer_next(&pacer, end);
+		if (n)
+			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, 1));
+	}
+	load_into(&t->report, &load);
+	t->report.flow = t->req.flow;
+	t->report.sent = tx.sent;
+	t->report.bytes = tx.sent * t->req.size_bytes;
+	t->report.dropped = tx.refused;
+	t->report.elapsed_ns = ep_now_ns() - start;
+	ep_udp_tx_free(&tx);
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct ep_peer_trial *t = arg;
+
+	switch (t->req.test) {
+	case EP_TEST_UDP_SINK:
+		t->rc = run_sink(t);
+		break;
+	case EP_TEST_UDP_SOURCE:
+		t->rc = run_source(t);
+		break;
+	default:
+		t->rc = -EOPNOTSUPP;
+	}
+	if (t->rc && !t->text[0])
+		snprintf(t->text, sizeof(t->text), "%s trial failed: %s", ep_net_test_name(t->req.test),
+			 strerror(-t->rc));
+	return NULL;
+}
+
+/* A UDP socket bound to the control connection's local address, port 0. */
+static int open_sink(struct ep_peer_trial *t)
+{
+	struct sockaddr_storage a = t->local;
+	socklen_t len = t->local_len;
+	int fd = ep_udp_socket(a.ss_family, 1);
+
+	if (fd < 0)
+		return fd;
+	ep_addr_set_port(&a, 0);
+	if (bind(fd, (struct sockaddr *)&a, len) || getsockname(fd, (struct sockaddr *)&a, &len)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	t->data_fd = fd;
+	t->port = ep_addr_port(&a);
+	return 0;
+}
+
+/* A UDP socket connected to the client's address: never any other. */
+static int open_source(struct ep_peer_trial *t)
+{
+	struct sockaddr_storage a = t->client;
+	struct sockaddr_storage l = t->local;
+	int fd = ep_udp_socket(a.ss_family, 1);
+
+	if (fd < 0)
+		return fd;
+	ep_addr_set_port(&a, t->req.port);
+	ep_addr_set_port(&l, 0);
+	if (bind(fd, (struct sockaddr *)&l, t->local_len) ||
+	    connect(fd, (struct sockaddr *)&a, t->client_len)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	t->data_fd = fd;
+	t->port = 0;
+	return 0;
+}
+
+int ep_peer_trial_open(struct ep_peer_trial *t)
+{
+	int rc;
+
+	t->data_fd = -1;
+	t->text[0] = '\0';
+	switch (t->req.test) {
+	case EP_TEST_UDP_SINK:
+		rc = open_sink(t);
+		break;
+	case EP_TEST_UDP_SOURCE:
+		if (!t->req.port) {
+			snprintf(t->text, sizeof(t->text), "udp.source needs the client's port");
+			return -EINVAL;
+		}
+		rc = open_source(t);
+		break;
+	default:
+		snprintf(t->text, sizeof(t->text), "test '%s' is not served by this peer",
+			 ep_net_test_name(t->req.test));
+		return -EOPNOTSUPP;
+	}
+	if (rc)
+		snprintf(t->text, sizeof(t->text), "data socket: %s", strerror(-rc));
+	return rc;
+}
+
+int ep_peer_trial_start(struct ep_peer_trial *t)
+{
+	int rc;
+
+	t->stop = 0;
+	t->rc = 0;
+	memset(&t->report, 0, sizeof(t->report));
+	rc = pthread_create(&t->thread, NULL, worker, t);
+	if (rc)
+		return -rc;
+	t->started = 1;
+	return 0;
+}
+
+void ep_peer_trial_finish(struct ep_peer_trial *t)
+{
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+	if (t->started) {
+		pthread_join(t->thread, NULL);
+		t->started = 0;
+	}
+	if (t->data_fd >= 0) {
+		close(t->data_fd);
+		t->data_fd = -1;
+	}
+}

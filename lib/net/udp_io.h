@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * udp_io.h - sending and receiving test datagrams in batches
+ * (sendmmsg/recvmmsg), for the kernels (client side) and the peer alike.
+ */
+#ifndef EMBPERF_NET_UDP_IO_H
+#define EMBPERF_NET_UDP_IO_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "wire.h"
+
+#define EP_UDP_MAX_BATCH 64
+
+struct mmsghdr;
+
+/**
+ * struct ep_udp_tx - a sender of one flow's datagrams on a connected socket.
+ * @fd:         the socket (connected to the receiver).
+ * @size_bytes: payload of each datagram.
+ * @flow:       the flow id written into each header.
+ * @seq:        next counted sequence number.
+ * @sent:       counted datagrams sent.
+ * @sent_ramp:  datagrams sent before the measured part.
+ * @refused:    datagrams the socket refused (ENOBUFS, ECONNREFUSED, ...).
+ * @last_errno: the last such error.
+ */
+struct ep_udp_tx {
+	int fd;
+	uint32_t size_bytes;
+	uint32_t flow;
+	uint32_t seq;
+	uint64_t sent;
+	uint64_t sent_ramp;
+	uint64_t refused;
+	int last_errno;
+	unsigned char *bufs;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+};
+
+/** ep_udp_tx_init() - buffers for @size_bytes datagrams. Return: 0 or -ENOMEM. */
+int ep_udp_tx_init(struct ep_udp_tx *tx, int fd, uint32_t size_bytes, uint32_t flow);
+
+/** ep_udp_tx_free() - free the buffers (not the socket). */
+void ep_udp_tx_free(struct ep_udp_tx *tx);
+
+/**
+ * ep_udp_tx_send() - send up to @n datagrams (n <= EP_UDP_MAX_BATCH), each
+ * stamped now; @counted: they belong to the measured part (numbered).
+ * Return: datagrams sent (0 when the socket took none: see @refused).
+ */
+uint32_t ep_udp_tx_send(struct ep_udp_tx *tx, uint32_t n, int counted);
+
+/**
+ * struct ep_udp_rx - a receiver of one flow's datagrams.
+ * @fd:          the socket.
+ * @flow:        datagrams of other flows are ignored (counted in @stray).
+ * @drop_every:  discard every Nth counted datagram on purpose (tests; 0: none).
+ * @count:       what arrived of the counted datagrams (heap: 8 KiB window).
+ * @ramp:        datagrams of the flow sent before its measured part.
+ * @stray:       datagrams of other flows or not ours.
+ * @dropped:     datagrams discarded by @drop_every.
+ * @from:        only datagrams from this address count (set @from_len).
+ * @last_ns:     when the last datagram of the flow arrived (ep_now_ns()).
+ */
+struct ep_udp_rx {
+	int fd;
+	uint32_t flow;
+	uint32_t drop_every;
+	struct ep_seq_count *count;
+	uint64_t ramp;
+	uint64_t stray;
+	uint64_t dropped;
+	uint64_t seen;
+	struct sockaddr_storage from;
+	socklen_t from_len;
+	uint64_t last_ns;
+	uint32_t size_max;
+	unsigned char *bufs;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	struct sockaddr_storage *names;
+	char *cmsgs;
+};
+
+/**
+ * ep_udp_rx_init() - buffers for datagrams of up to @size_bytes (longer ones
+ * are truncated and counted with their length); asks the socket for arrival
+ * time stamps. Return: 0 or -ENOMEM.
+ */
+int ep_udp_rx_init(struct ep_udp_rx *rx, int fd, uint32_t flow, uint32_t size_bytes);
+
+/** ep_udp_rx_free() - free the buffers (not the socket). */
+void ep_udp_rx_free(struct ep_udp_rx *rx);
+
+/**
+ * ep_udp_rx_poll() - wait up to @timeout_ms for datagrams and count all the
+ * socket has. @counting: 0 to count the flow's datagrams as ramp only (the
+ * receiver's own measured part has not begun).
+ * Return: datagrams of the flow taken, or a negative errno.
+ */
+int ep_udp_rx_poll(struct ep_udp_rx *rx, int timeout_ms, int counting);
+
+/**
+ * ep_udp_socket() - a UDP socket of @family with large buffers (as root
+ * SO_SNDBUFFORCE/SO_RCVBUFFORCE, else what the limits allow).
+ * Return: the descriptor or a negative errno.
+ */
+int ep_udp_socket(int family, int big_buffers);
+
+#endif /* EMBPERF_NET_UDP_IO_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wire.h - the test packets of the network kernels and how a receiver
+ * counts them.
+ *
+ * Every UDP test datagram starts with an 18-byte header, so that the
+ * smallest Ethernet frame (64 bytes = 18 bytes of UDP payload + 46 bytes of
+ * Ethernet, IPv4 and UDP headers and FCS) still carries it:
+ *
+ *   offset  size  field
+ *   0       1     magic 0xEB
+ *   1       1     flags: bit 0 = counted (sent in the measured part)
+ *   2       4     flow id (big endian): one per trial, so that late packets
+ *                 of an earlier trial are not counted
+ *   6       4     sequence number of the counted packets, from 0
+ *                 (big endian; ramp packets carry 0)
+ *   10      8     send time, ns of the sender's CLOCK_MONOTONIC (big endian)
+ *
+ * The rest of the payload is zero.
+ */
+#ifndef EMBPERF_NET_WIRE_H
+#define EMBPERF_NET_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EP_WIRE_HEADER_BYTES 18
+#define EP_WIRE_MAGIC 0xEB
+#define EP_WIRE_COUNTED 0x01
+
+/* Ethernet frame = UDP payload + 14 (Ethernet) + 20 (IPv4) + 8 (UDP) + 4 (FCS). */
+#define EP_WIRE_FRAME_OVERHEAD_BYTES 46
+/* On the wire a frame also takes preamble + start delimiter (8) and the gap (12). */
+#define EP_WIRE_GAP_BYTES 20
+/* Largest UDP payload of IPv4 (65535 - 20 - 8). */
+#define EP_WIRE_MAX_PAYLOAD_BYTES 65507
+
+/** struct ep_wire_header - a test packet's header, decoded. */
+struct ep_wire_header {
+	uint8_t flags;
+	uint32_t flow;
+	uint32_t seq;
+	uint64_t send_ns;
+};
+
+/** ep_wire_encode() - write @h into the first EP_WIRE_HEADER_BYTES of @buf. */
+void ep_wire_encode(unsigned char *buf, const struct ep_wire_header *h);
+
+/**
+ * ep_wire_decode() - read a header.
+ * Return: 0, or -EBADMSG when @len is too short or the magic is wrong.
+ */
+int ep_wire_decode(const unsigned char *buf, size_t len, struct ep_wire_header *h);
+
+/* The receiver keeps a window of the last EP_SEQ_WINDOW sequence numbers to
+ * tell duplicates; a packet older than the window counts as late. */
+#define EP_SEQ_WINDOW 65536
+
+/**
+ * struct ep_seq_count - what a receiver saw of one flow's counted packets.
+ * @received:    distinct packets received.
+ * @bytes:       their payload bytes.
+ * @duplicated:  packets received again.
+ * @reordered:   packets that came after one with a higher sequence number
+ *               (RFC 4737's reordered packets; a duplicate is not one).
+ * @too_old:     packets older than the duplicate window (counted as received
+ *               and reordered; they cannot be checked for duplicates).
+ * @highest:     highest sequence number seen (valid when @received > 0).
+ * @lowest:      lowest sequence number seen.
+ * @jitter_ns:   RFC 3550 §6.4.1 interarrival jitter (ns), over arrival order.
+ * @last_transit_ns: the last packet's arrival - send time (clock offset included).
+ * @window:      bitmap of the last EP_SEQ_WINDOW sequence numbers up to @highest.
+ */
+struct ep_seq_count {
+	uint64_t received;
+	uint64_t bytes;
+	uint64_t duplicated;
+	uint64_t reordered;
+	uint64_t too_old;
+	uint32_t highest;
+	uint32_t lowest;
+	double jitter_ns;
+	int64_t last_transit_ns;
+	uint64_t window[EP_SEQ_WINDOW / 64];
+};
+
+/** ep_seq_reset() - start counting a new flow. */
+void ep_seq_reset(struct ep_seq_count *c);
+
+/**
+ * ep_seq_add() - count one packet of the flow.
+ * @seq:        its sequence number.
+ * @bytes:      its payload bytes.
+ * @send_ns:    its send time (sender's clock).
+ * @arrival_ns: when it arrived (receiver's clock).
+ */
+void ep_seq_add(struct ep_seq_count *c, uint32_t seq, uint64_t bytes, uint64_t send_ns,
+		uint64_t arrival_ns);
+
+/**
+ * ep_seq_expected() - packets the sender sent between the lowest and the
+ * highest sequence number seen (RFC 3550 A.3), for a receiver that does not
+ * know how many were sent; 0 when none arrived.
+ */
+uint64_t ep_seq_expected(const struct ep_seq_count *c);
+
+#endif /* EMBPERF_NET_WIRE_H */

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_net_peer.c - the embperf peer and net.udp.stream on loopback.
+ *
+ * A peer runs in a thread of the test (embperf_server_* on 127.0.0.1, a
+ * free port); the tests talk to it as raw clients (to send what a real
+ * client never would) or through the kernel. Figures are never asserted,
+ * only what holds under any load: loss counted exactly when the receiver
+ * discards every Nth datagram, the peer's refusals, its limits, and that
+ * nothing keeps sending after a client is gone.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "embperf.h"
+#include "lib/core/core.h"
+#include "lib/net/addr.h"
+#include "lib/net/proto.h"
+#include "proc_state.h"
+
+static embperf_ctx *srv_ctx;
+static embperf_server *srv;
+static pthread_t srv_thread;
+static int srv_running;
+
+static void *serve(void *arg)
+{
+	(void)arg;
+	embperf_server_run(srv, UINT64_MAX);
+	return NULL;
+}
+
+/* A peer on 127.0.0.1 with the settings given as name, value, ..., NULL. */
+static void start_peer(const char *name, ...)
+{
+	va_list ap;
+
+	srv_ctx = embperf_ctx_new();
+	cr_assert(srv_ctx);
+	srv = embperf_server_new(srv_ctx);
+	cr_assert(srv);
+	cr_assert_eq(embperf_server_set(srv, "listen", "127.0.0.1:0"), 0);
+	va_start(ap, name);
+	for (const char *n = name; n; n = va_arg(ap, const char *)) {
+		const char *v = va_arg(ap, const char *);
+
+		cr_assert_eq(embperf_server_set(srv, n, v), 0, "%s", embperf_server_errmsg(srv));
+	}
+	va_end(ap);
+	cr_assert_eq(embperf_server_start(srv), 0, "%s", embperf_server_errmsg(srv));
+	cr_assert_eq(pthread_create(&srv_thread, NULL, serve, NULL), 0);
+	srv_running = 1;
+}
+
+static void stop_peer(void)
+{
+	if (srv_running) {
+		embperf_ctx_cancel(srv_ctx);
+		pthread_join(srv_thread, NULL);
+		srv_running = 0;
+	}
+	embperf_server_free(srv);
+	embperf_ctx_free(srv_ctx);
+	srv = NULL;
+	srv_ctx = NULL;
+}
+
+static uint64_t stat_of(enum embperf_server_stat s)
+{
+	uint64_t v = 0;
+
+	cr_assert_eq(embperf_server_stat(srv, s, &v), 0);
+	return v;
+}
+
+static char peer_spec[64];
+
+static const char *peer_address(void)
+{
+	snprintf(peer_spec, sizeof(peer_spec), "127.0.0.1:%d", embperf_server_port(srv));
+	return peer_spec;
+}
+
+/* A raw control connection to the test's peer. */
+static int raw_connect(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[200];
+	int fd;
+
+	cr_assert_eq(ep_addr_parse(peer_address(), 1, &ss, &len, err, sizeof(err)), 0);
+	fd = ep_connect_timeout(&ss, len, 2000000000);
+	cr_assert_geq(fd, 0, "connect: %s", strerror(-fd));
+	return fd;
+}
+
+static void raw_send(int fd, const struct ep_msg *m)
+{
+	cr_assert_eq(ep_msg_send(fd, m, 1000000000), 0);
+}
+
+static struct ep_msg raw_recv(int fd)
+{
+	struct ep_msg m;
+	char err[200];
+	int rc = ep_msg_recv(fd, &m, 3000000000ULL, err, sizeof(err));
+
+	cr_assert_eq(rc, 0, "no answer: %s (%s)", strerror(-rc), err);
+	return m;
+}
+
+static int raw_hello(int fd, int proto)
+{
+	struct ep_msg m = { .type = EP_MSG_HELLO, .proto = proto };
+
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	return m.type == EP_MSG_WELCOME ? 0 : -1;
+}
+
+/* The peer closes @fd within @ms. */
+static int closed_within(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	for (uint64_t end = ep_now_ns() + (uint64_t)ms * 1000000; ep_now_ns() < end;) {
+		if (poll(&p, 1, 10) > 0) {
+			ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+
+			if (n == 0 || (n < 0 && errno == ECONNRESET))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+TestSuite(peer, .fini = stop_peer);
+
+Test(peer, welcome_carries_the_limits_and_another_version_is_refused)
+{
+	struct ep_msg m = { .type = EP_MSG_HELLO, .proto = EP_PROTO_VERSION + 1 };
+	int fd;
+
+	start_peer("max_rate", "100Mbit", "max_size", "1000", NULL);
+	fd = raw_connect();
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_eq(m.type, EP_MSG_ERROR);
+	cr_assert_str_eq(m.code, "version");
+	cr_assert(closed_within(fd, 2000));
+	close(fd);
+	fd = raw_connect();
+	m = (struct ep_msg){ .type = EP_MSG_HELLO, .proto = EP_PROTO_VERSION };
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_eq(m.type, EP_MSG_WELCOME);
+	cr_assert_float_eq(m.max_rate_bps, 100e6, 1.0);
+	cr_assert_eq(m.max_size_bytes, 1000);
+	close(fd);
+}
+
+Test(peer, a_second_client_is_told_busy_and_served_after_the_first)
+{
+	int first, second;
+	struct ep_msg m = { .type = EP_MSG_BYE };
+
+	start_peer(NULL);
+	first = raw_connect();
+	cr_assert_eq(raw_hello(first, EP_PROTO_VERSION), 0);
+	second = raw_connect();
+	cr_assert_neq(raw_hello(second, EP_PROTO_VERSION), 0, "busy, not welcome");
+	cr_assert(closed_within(second, 2000), "and closed, not left hanging");
+	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_BUSY), 1);
+	close(second);
+	raw_send(first, &m);
+	close(first);
+	second = raw_connect();
+	cr_assert_eq(raw_hello(second, EP_PROTO_VERSION), 0, "served once the first left");
+	close(second);
+}
+
+Test(peer, clients_outside_allow_are_refused)
+{
+	int fd;
+	struct ep_msg m;
+
+	start_peer("allow", "198.18.0.0/15", NULL);
+	fd = raw_connect();
+	m = raw_recv(fd);
+	cr_assert_eq(m.type, EP_MSG_ERROR);
+	cr_assert_str_eq(m.code, "refused");
+	cr_assert(closed_within(fd, 2000));
+	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_REFUSED), 1);
+	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_SESSIONS), 0);
+	close(fd);
+}
+
+Test(peer, garbage_oversized_and_truncated_messages_close_only_their_connection)
+{
+	static const char garbage[] = "\x00\x00\x00\x05{{{{{";
+	static const unsigned char oversized[] = { 0x7f, 0xff, 0xff, 0xff, '{' };
+	static const unsigned char truncated[] = { 0, 0, 0, 100, '{', '"' };
+	int fd;
+
+	start_peer("idle_timeout", "500ms", NULL);
+	fd = raw_connect();
+	cr_assert_eq(write(fd, garbage, sizeof(garbage) - 1), (ssize_t)sizeof(garbage) - 1);
+	cr_assert(closed_within(fd, 2000));
+	close(fd);
+	fd = raw_connect();
+	cr_assert_eq(write(fd, oversized, sizeof(oversized)), (ssize_t)sizeof(oversized));
+	cr_assert(closed_within(fd, 2000));
+	close(fd);
+	/* A message that never completes: the connection ends at the idle limit. */
+	fd = raw_connect();
+	cr_assert_eq(write(fd, truncated, sizeof(truncated)), (ssize_t)sizeof(truncated));
+	cr_assert(closed_within(fd, 3000));
+	close(fd);
+	cr_assert_geq(stat_of(EMBPERF_SERVER_STAT_INVALID), 2);
+	fd = raw_connect();
+	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0, "the peer still serves");
+	close(fd);
+}
+
+Test(peer, the_first_message_must_be_hello)
+{
+	struct ep_msg m = { .type = EP_MSG_STOP, .flow = 1 };
+	int fd;
+
+	start_peer(NULL);
+	fd = raw_connect();
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_eq(m.type, EP_MSG_ERROR);
+	cr_assert_str_eq(m.code, "invalid");
+	cr_assert(closed_within(fd, 2000));
+	close(fd);
+}
+
+Test(peer, requests_above_its_limits_are_refused_naming_the_limit)
+{
+	struct ep_msg m = { .type = EP_MSG_START };
+	int fd;
+
+	start_peer("max_rate", "10Mbit", "max_size", "512", "max_duration", "2s", NULL);
+	fd = raw_connect();
+	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0);
+	m.start = (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 1, .size_bytes = 1000,
+				     .duration_ns = 1000000000 };
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_eq(m.type, EP_MSG_ERROR);
+	cr_assert_str_eq(m.code, "limit");
+	cr_assert(strstr(m.text, "512"), "%s", m.text);
+	m = (struct ep_msg){ .type = EP_MSG_START };
+	m.start = (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 2, .size_bytes = 100,
+				     .rate_bps = 50e6, .port = 9, .duration_ns = 1000000000 };
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_str_eq(m.code, "limit");
+	m = (struct ep_msg){ .type = EP_MSG_START };
+	m.start = (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 3, .size_bytes = 100,
+				     .duration_ns = 5000000000ULL };
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_str_eq(m.code, "limit");
+	m = (struct ep_msg){ .type = EP_MSG_START };
+	m.start = (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 4, .size_bytes = 100,
+				     .port = 9, .duration_ns = 1000000000 };
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_str_eq(m.code, "limit", "an unpaced source when the rate is capped");
+	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_TRIALS), 0);
+	close(fd);
+}
+
+/* Datagrams that reach @fd within @ms. */
+static int datagrams_within(int fd, int ms)
+{
+	char buf[2048];
+	int n = 0;
+
+	for (uint64_t end = ep_now_ns() + (uint64_t)ms * 1000000; ep_now_ns() < end;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 10) > 0)
+			while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+				n++;
+	}
+	return n;
+}
+
+Test(peer, a_source_stops_when_its_client_vanishes)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	struct ep_msg m = { .type = EP_MSG_START };
+	int fd, data = socket(AF_INET, SOCK_DGRAM, 0);
+
+	cr_assert_geq(data, 0);
+	cr_assert_eq(bind(data, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(getsockname(data, (struct sockaddr *)&a, &len), 0);
+	start_peer(NULL);
+	fd = raw_connect();
+	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0);
+	m.start = (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 7, .size_bytes = 64,
+				     .rate_bps = 64 * 8 * 2000.0, .port = ntohs(a.sin_port),
+				     .duration_ns = 60000000000ULL };
+	raw_send(fd, &m);
+	m = raw_recv(fd);
+	cr_assert_eq(m.type, EP_MSG_READY, "%s %s", m.code, m.text);
+	cr_assert_gt(datagrams_within(data, 300), 0, "the source sends to the client's port");
+	close(fd); /* vanish, mid-trial, without stop or bye */
+	usleep(300000);
+	(void)datagrams_within(data, 50);
+	cr_assert_eq(datagrams_within(data, 500), 0, "nothing keeps sending");
+	close(data);
+}
+
+/* --- the kernel ---------------------------------------------------------- */
+
+static embperf_ctx *ctx;
+static embperf_bench *b;
+
+static void kernel_setup(void)
+{
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+	b = embperf_bench_new(ctx, "net.udp.stream");
+	cr_assert(b, "net.udp.stream is registered");
+	tp_set(b, "duration", "500ms");
+	tp_set(b, "ramp", "50ms");
+	tp_set(b, "settle", "0");
+	tp_set(b, "repetitions", "1");
+}
+
+static void kernel_teardown(void)
+{
+	embperf_bench_free(b);
+	embperf_ctx_free(ctx);
+	stop_peer();
+}
+
+TestSuite(udp_stream, .init = kernel_setup, .fini = kernel_teardown);
+
+static double value_of(const char *metric)
+{
+	const embperf_result *r = tp_find(b, metric);
+
+	cr_assert(r, "no %s result", metric);
+	return embperf_result_value(r);
+}
+
+/*
+ * The receiver discards every 10th counted datagram: of n sent, exactly
+ * floor(n / 10) are lost when the link loses none, so the loss lies in
+ * (10 - 100 / n, 10] %. Both directions.
+ */
+static void check_drop_every_10(const char *direction)
+{
+	int fds = tp_count_fds(), threads = tp_count_threads();
+	double loss, lost, sent;
+
+	tp_set(b, "peer", "local");
+	tp_set(b, "direction", direction);
+	tp_set(b, "size", "200");
+	tp_set(b, "pps", "4000");
+	tp_set(b, "drop_every", "10");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	loss = value_of("loss");
+	lost = value_of("lost");
+	cr_assert_gt(lost, 0);
+	sent = lost * 100.0 / loss;
+	cr_assert_gt(sent, 200, "a trial of 0.5 s at 4000/s sends hundreds");
+	cr_assert_leq(loss, 10.0 + 1e-9, "%s: loss %.4f %% of %.0f", direction, loss, sent);
+	cr_assert_gt(loss, 10.0 - 100.0 / sent, "%s: loss %.4f %% of %.0f", direction, loss, sent);
+	cr_assert_eq(tp_count_fds(), fds, "sockets closed");
+	cr_assert_eq(tp_count_threads(), threads, "the local peer's threads ended");
+}
+
+Test(udp_stream, loss_is_counted_exactly_tx)
+{
+	check_drop_every_10("tx");
+}
+
+Test(udp_stream, loss_is_counted_exactly_rx)
+{
+	check_drop_every_10("rx");
+}
+
+Test(udp_stream, figures_agree_with_each_other)
+{
+	double mbps, kpps, l2, offered;
+
+	tp_set(b, "peer", "local");
+	tp_set(b, "frame", "64");
+	tp_set(b, "pps", "5000");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	mbps = value_of("throughput");
+	kpps = value_of("kpps");
+	l2 = value_of("throughput_l2");
+	offered = value_of("offered");
+	cr_assert_gt(kpps, 0);
+	cr_assert_float_eq(mbps, kpps * 1e3 * 18 * 8 / 1e6, mbps * 1e-9, "payload 18 bytes");
+	cr_assert_float_eq(l2, kpps * 1e3 * 64 * 8 / 1e6, l2 * 1e-9, "frame 64 bytes");
+	cr_assert_geq(offered, mbps * (1 - 1e-9), "nothing arrives that was not sent");
+	cr_assert_leq(offered * 1e6 / (18 * 8), 5000 * 1.01, "never above the asked rate");
+	cr_assert_not(isnan(value_of("peer_cpu_system")), "the peer's CPU load is reported");
+}
+
+Test(udp_stream, bad_input_names_the_parameter)
+{
+	static const struct {
+		const char *name, *value, *says;
+	} cases[] = {
+		{ "frame", "63", "parameter 'frame'" },
+		{ "size", "65508", "parameter 'size'" },
+		{ "size", "17", "parameter 'size'" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		embperf_bench *x = embperf_bench_new(ctx, "net.udp.stream");
+		int rc = embperf_bench_set(x, cases[i].name, cases[i].value);
+
+		if (!rc) {
+			tp_set(x, "peer", "local");
+			rc = embperf_bench_run(x);
+		}
+		cr_assert_lt(rc, 0, "%s=%s accepted", cases[i].name, cases[i].value);
+		cr_assert(strstr(embperf_bench_errmsg(x), cases[i].says), "%s",
+			  embperf_bench_errmsg(x));
+		embperf_bench_free(x);
+	}
+	cr_assert_lt(embperf_bench_run(b), 0, "no peer");
+	cr_assert(strstr(embperf_bench_errmsg(b), "parameter 'peer'"), "%s",
+		  embperf_bench_errmsg(b));
+	tp_set(b, "peer", "local");
+	tp_set(b, "rate", "1Mbit");
+	tp_set(b, "pps", "10");
+	cr_assert_lt(embperf_bench_run(b), 0, "rate and pps");
+	cr_assert(strstr(embperf_bench_errmsg(b), "'pps'"), "%s", embperf_bench_errmsg(b));
+}
+
+Test(udp_stream, an_unreachable_peer_is_named_within_the_timeout)
+{
+	uint64_t t0;
+
+	/* Port 1 on loopback: nothing listens, the connection is refused. */
+	tp_set(b, "peer", "127.0.0.1:1");
+	tp_set(b, "timeout", "2s");
+	t0 = ep_now_ns();
+	cr_assert_lt(embperf_bench_run(b), 0);
+	cr_assert_lt(ep_now_ns() - t0, 3000000000ULL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "127.0.0.1:1"), "%s", embperf_bench_errmsg(b));
+}
+
+Test(udp_stream, a_rate_above_the_peers_limit_is_refused)
+{
+	start_peer("max_rate", "1Mbit", NULL);
+	tp_set(b, "peer", peer_address());
+	tp_set(b, "rate", "2Mbit");
+	cr_assert_lt(embperf_bench_run(b), 0);
+	cr_assert(strstr(embperf_bench_errmsg(b), "parameter 'rate'"), "%s",
+		  embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), peer_address()), "%s", embperf_bench_errmsg(b));
+}
+
+static void *stop_later(void *arg)
+{
+	(void)arg;
+	usleep(400000);
+	embperf_ctx_cancel(srv_ctx);
+	pthread_join(srv_thread, NULL);
+	srv_running = 0;
+	embperf_server_free(srv); /* closes the control connection mid-trial */
+	srv = NULL;
+	return NULL;
+}
+
+Test(udp_stream, a_peer_that_disappears_mid_trial_ends_the_run_with_an_error)
+{
+	pthread_t killer;
+	uint64_t t0;
+	int rc;
+
+	start_peer(NULL);
+	tp_set(b, "peer", peer_address());
+	tp_set(b, "pps", "2000");
+	tp_set(b, "duration", "3s");
+	cr_assert_eq(pthread_create(&killer, NULL, stop_later, NULL), 0);
+	t0 = ep_now_ns();
+	rc = embperf_bench_run(b);
+	pthread_join(killer, NULL);
+	cr_assert_lt(rc, 0);
+	cr_assert(strstr(embperf_bench_errmsg(b), "peer"), "%s", embperf_bench_errmsg(b));
+	cr_assert_lt(ep_now_ns() - t0, 10000000000ULL, "bounded, not a hang");
+}

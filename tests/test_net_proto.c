@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_net_proto.c - the network area's parts that need no traffic: test
+ * packet headers, the receiver's count (loss, duplicates, reordering,
+ * jitter), control messages (valid ones round-trip, every kind of invalid
+ * one is refused with a reason), framing on a socket pair, addresses and
+ * address blocks, and the pacer's bound (never more than half a
+ * millisecond's worth of datagrams ahead of its schedule).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/core/core.h"
+#include "lib/net/addr.h"
+#include "lib/net/pace.h"
+#include "lib/net/proto.h"
+#include "lib/net/wire.h"
+
+Test(wire, header_round_trips_in_18_bytes)
+{
+	unsigned char buf[EP_WIRE_HEADER_BYTES];
+	struct ep_wire_header in = { .flags = EP_WIRE_COUNTED, .flow = 0xdeadbeef,
+				     .seq = 0x01020304, .send_ns = 0x1122334455667788ULL };
+	struct ep_wire_header out;
+
+	cr_assert_eq(EP_WIRE_HEADER_BYTES, 64 - EP_WIRE_FRAME_OVERHEAD_BYTES,
+		     "the header fits the payload of a 64-byte frame");
+	ep_wire_encode(buf, &in);
+	cr_assert_eq(ep_wire_decode(buf, sizeof(buf), &out), 0);
+	cr_assert_eq(out.flags, in.flags);
+	cr_assert_eq(out.flow, in.flow);
+	cr_assert_eq(out.seq, in.seq);
+	cr_assert_eq(out.send_ns, in.send_ns);
+	cr_assert_eq(ep_wire_decode(buf, sizeof(buf) - 1, &out), -EBADMSG, "too short");
+	buf[0] ^= 0xff;
+	cr_assert_eq(ep_wire_decode(buf, sizeof(buf), &out), -EBADMSG, "wrong magic");
+}
+
+static struct ep_seq_count count;
+
+Test(wire, a_clean_flow_counts_every_packet_once)
+{
+	ep_seq_reset(&count);
+	for (uint32_t s = 0; s < 1000; s++)
+		ep_seq_add(&count, s, 100, s * 1000, s * 1000 + 50);
+	cr_assert_eq(count.received, 1000);
+	cr_assert_eq(count.bytes, 100000);
+	cr_assert_eq(count.duplicated + count.reordered, 0);
+	cr_assert_eq(ep_seq_expected(&count), 1000);
+	cr_assert_float_eq(count.jitter_ns, 0.0, 1e-9, "constant transit: no jitter");
+}
+
+Test(wire, gaps_duplicates_and_late_packets_are_told_apart)
+{
+	static const uint32_t order[] = { 0, 1, 3, 2, 3, 5, 6, 6, 4, 9 };
+
+	ep_seq_reset(&count);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		ep_seq_add(&count, order[i], 10, i, i);
+	/* distinct: 0 1 2 3 4 5 6 9 = 8; missing 7 and 8 */
+	cr_assert_eq(count.received, 8);
+	cr_assert_eq(count.duplicated, 2, "3 and 6 came twice");
+	cr_assert_eq(count.reordered, 2, "2 after 3, 4 after 6");
+	cr_assert_eq(ep_seq_expected(&count), 10);
+	cr_assert_eq(ep_seq_expected(&count) - count.received, 2, "7 and 8 lost");
+}
+
+Test(wire, a_packet_older_than_the_window_is_late_not_a_duplicate)
+{
+	ep_seq_reset(&count);
+	ep_seq_add(&count, 0, 1, 0, 0);
+	ep_seq_add(&count, EP_SEQ_WINDOW + 10, 1, 0, 0);
+	ep_seq_add(&count, 0, 1, 0, 0);
+	cr_assert_eq(count.too_old, 1);
+	cr_assert_eq(count.duplicated, 0, "beyond the window a duplicate cannot be told");
+	/* within the window after the jump, duplicates are seen again */
+	ep_seq_add(&count, EP_SEQ_WINDOW + 10, 1, 0, 0);
+	cr_assert_eq(count.duplicated, 1);
+}
+
+Test(wire, jitter_follows_rfc3550)
+{
+	/* Transit alternates 100 and 300 ns: |D| = 200 each time after the
+	 * first; J converges to 200 as J += (|D| - J) / 16. */
+	double j = 0.0;
+
+	ep_seq_reset(&count);
+	for (uint32_t s = 0; s < 200; s++) {
+		ep_seq_add(&count, s, 1, 1000 * s, 1000 * s + (s % 2 ? 300 : 100));
+		if (s)
+			j += (200.0 - j) / 16.0;
+	}
+	cr_assert_float_eq(count.jitter_ns, j, 1e-6);
+	cr_assert_gt(count.jitter_ns, 199.0);
+}
+
+static int parse(const char *json, struct ep_msg *m, char *err)
+{
+	return ep_msg_parse(json, strlen(json), m, err, 200);
+}
+
+Test(proto, every_message_type_round_trips)
+{
+	struct ep_msg in = { .type = EP_MSG_START }, out;
+	unsigned char frame[4 + EP_MSG_MAX_BYTES];
+	char err[200];
+	int len;
+
+	in.start = (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 4000000000u,
+				      .size_bytes = 1472, .rate_bps = 123456789.5,
+				      .pacing = EP_PACING_BURST, .burst = 42, .wait_ns = 10000000,
+				      .batch = 16, .duration_ns = 5000000000ULL, .port = 40000,
+				      .drop_every = 7 };
+	for (int t = 0; t < EP_MSG_TYPE_COUNT; t++) {
+		in.type = (enum ep_msg_type)t;
+		in.proto = 1;
+		snprintf(in.code, sizeof(in.code), "busy");
+		in.report.flow = 9;
+		in.report.received = UINT64_C(1) << 40;
+		len = ep_msg_encode(&in, frame, sizeof(frame));
+		cr_assert_gt(len, 4);
+		cr_assert_eq(ep_msg_parse((char *)frame + 4, (size_t)len - 4, &out, err, sizeof(err)),
+			     0, "%s: %s", ep_msg_type_name(in.type), err);
+		cr_assert_eq(out.type, in.type);
+	}
+	in.type = EP_MSG_START;
+	len = ep_msg_encode(&in, frame, sizeof(frame));
+	cr_assert_eq(ep_msg_parse((char *)frame + 4, (size_t)len - 4, &out, err, sizeof(err)), 0);
+	cr_assert_eq(memcmp(&out.start, &in.start, sizeof(in.start)), 0, "start is kept exactly");
+}
+
+Test(proto, invalid_messages_are_refused_with_a_reason)
+{
+	static const struct {
+		const char *json;
+		const char *reason;
+	} cases[] = {
+		{ "", "message of 0" },
+		{ "garbage", "not valid JSON" },
+		{ "{\"type\":\"hello\",\"proto\":1} trailing", "not valid JSON" },
+		{ "[1,2]", "not a JSON object" },
+		{ "{\"proto\":1}", "member 'type'" },
+		{ "{\"type\":7}", "member 'type'" },
+		{ "{\"type\":\"shout\"}", "unknown message type" },
+		{ "{\"type\":\"hello\"}", "member 'proto' is missing" },
+		{ "{\"type\":\"hello\",\"proto\":\"1\"}", "member 'proto': not a number" },
+		{ "{\"type\":\"hello\",\"proto\":1.5}", "not an integer" },
+		{ "{\"type\":\"hello\",\"proto\":-1}", "out of range" },
+		{ "{\"type\":\"start\",\"test\":\"udp.sink\",\"flow\":1,\"size\":0,"
+		  "\"duration_ns\":1}", "member 'size': out of range" },
+		{ "{\"type\":\"start\",\"test\":\"udp.sink\",\"flow\":1,\"size\":70000,"
+		  "\"duration_ns\":1}", "member 'size': out of range" },
+		{ "{\"type\":\"start\",\"test\":\"tcp.flood\",\"flow\":1,\"size\":10,"
+		  "\"duration_ns\":1}", "member 'test': unknown value" },
+		{ "{\"type\":\"start\",\"test\":\"udp.sink\",\"flow\":4294967296,\"size\":10,"
+		  "\"duration_ns\":1}", "member 'flow': out of range" },
+		{ "{\"type\":\"start\",\"test\":\"udp.sink\",\"flow\":1,\"size\":10,"
+		  "\"duration_ns\":1,\"port\":65536}", "member 'port': out of range" },
+		{ "{\"type\":\"error\",\"code\":\"01234567890123456789\"}", "too long" },
+		{ "{\"type\":\"hello\",\"proto\":1,\"x\":{\"y\":{\"z\":{\"w\":1}}}}",
+		  "not valid JSON" },
+	};
+	struct ep_msg m;
+	char err[200];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(parse(cases[i].json, &m, err), -EBADMSG, "accepted: %s", cases[i].json);
+		cr_assert(strstr(err, cases[i].reason), "%s: '%s' does not say '%s'", cases[i].json,
+			  err, cases[i].reason);
+	}
+}
+
+Test(proto, unknown_members_are_ignored_for_newer_clients)
+{
+	struct ep_msg m;
+	char err[200];
+
+	cr_assert_eq(parse("{\"type\":\"hello\",\"proto\":1,\"future\":[1,2]}", &m, err), 0, "%s",
+		     err);
+	cr_assert_eq(m.proto, 1);
+}
+
+Test(proto, frames_arrive_in_pieces_and_oversized_ones_are_refused)
+{
+	struct ep_msg m = { .type = EP_MSG_HELLO, .proto = 1 };
+	unsigned char frame[4 + EP_MSG_MAX_BYTES];
+	struct ep_frame_reader r = { 0 };
+	int sv[2], len, rc = 0;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	len = ep_msg_encode(&m, frame, sizeof(frame));
+	for (int i = 0; i < len; i++) {
+		cr_assert_eq(write(sv[0], frame + i, 1), 1);
+		rc = ep_frame_read(sv[1], &r);
+		cr_assert_eq(rc, i == len - 1 ? len - 4 : 0, "byte %d of %d", i, len);
+	}
+	ep_frame_reset(&r);
+	/* A length above the limit is refused before its body is read. */
+	frame[0] = 0;
+	frame[1] = 0x10;
+	frame[2] = frame[3] = 0;
+	cr_assert_eq(write(sv[0], frame, 4), 4);
+	cr_assert_eq(ep_frame_read(sv[1], &r), -EMSGSIZE);
+	ep_frame_reset(&r);
+	close(sv[0]);
+	cr_assert_eq(ep_frame_read(sv[1], &r), -ECONNRESET);
+	close(sv[1]);
+}
+
+Test(proto, recv_times_out_on_a_silent_peer)
+{
+	struct ep_msg m;
+	char err[200];
+	int sv[2];
+	uint64_t t0;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	t0 = ep_now_ns();
+	cr_assert_eq(ep_msg_recv(sv[1], &m, 50000000, err, sizeof(err)), -ETIMEDOUT);
+	cr_assert_geq(ep_now_ns() - t0, 50000000);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+Test(addr, host_port_forms)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[200], text[80];
+
+	cr_assert_eq(ep_addr_parse("198.18.0.2", 5301, &ss, &len, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(ep_addr_text(&ss, text, sizeof(text)), "198.18.0.2:5301");
+	cr_assert_eq(ep_addr_parse("198.18.0.2:7", 5301, &ss, &len, err, sizeof(err)), 0);
+	cr_assert_eq(ep_addr_port(&ss), 7);
+	cr_assert_eq(ep_addr_parse("[::1]:9", 5301, &ss, &len, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(ep_addr_text(&ss, text, sizeof(text)), "[::1]:9");
+	cr_assert_eq(ep_addr_parse("::1", 5301, &ss, &len, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ep_addr_port(&ss), 5301);
+	cr_assert_eq(ep_addr_parse("198.18.0.2:99999", 1, &ss, &len, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "99999"), "%s", err);
+	cr_assert_eq(ep_addr_parse("198.18.0.2:", 1, &ss, &len, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(ep_addr_parse("[::1", 1, &ss, &len, err, sizeof(err)), -EINVAL);
+}
+
+static struct sockaddr_storage v4(const char *text)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[200];
+
+	cr_assert_eq(ep_addr_parse(text, 1, &ss, &len, err, sizeof(err)), 0, "%s", err);
+	return ss;
+}
+
+Test(addr, blocks_match_their_addresses_only)
+{
+	struct ep_cidr c;
+	struct sockaddr_storage a;
+
+	cr_assert_eq(ep_cidr_parse("198.18.0.0/15", &c), 0);
+	a = v4("198.18.0.1");
+	cr_assert(ep_cidr_match(&c, &a));
+	a = v4("198.19.255.255");
+	cr_assert(ep_cidr_match(&c, &a));
+	a = v4("198.20.0.0");
+	cr_assert_not(ep_cidr_match(&c, &a));
+	a = v4("127.0.0.1");
+	cr_assert_not(ep_cidr_match(&c, &a));
+	cr_assert_eq(ep_cidr_parse("127.0.0.1", &c), 0);
+	a = v4("127.0.0.1");
+	cr_assert(ep_cidr_match(&c, &a));
+	a = v4("127.0.0.2");
+	cr_assert_not(ep_cidr_match(&c, &a));
+	cr_assert_eq(ep_cidr_parse("::1/128", &c), 0);
+	a = v4("::1");
+	cr_assert(ep_cidr_match(&c, &a));
+	cr_assert_eq(ep_cidr_parse("198.18.0.0/33", &c), -EINVAL);
+	cr_assert_eq(ep_cidr_parse("198.18.0.0/", &c), -EINVAL);
+	cr_assert_eq(ep_cidr_parse("no.such/8", &c), -EINVAL);
+}
+
+/*
+ * The pacer's promise that holds under any load: the datagrams handed out
+ * by any time never exceed the schedule by more than its debt bound (half a
+ * millisecond's worth), so no 1 ms holds more than 1.5x the rate. (How
+ * close it comes to the rate on time depends on the CPU: bench/, not here.)
+ */
+Test(pace, never_ahead_of_its_schedule_by_more_than_half_a_millisecond)
+{
+	const double pps = 20000.0;
+	struct ep_pacer p;
+	uint64_t start = ep_now_ns(), end = start + 100000000, handed = 0;
+
+	ep_pacer_init(&p, EP_PACING_PRECISE, pps, 0, 0, 16, start);
+	while (ep_now_ns() < end) {
+		uint32_t n = ep_pacer_next(&p, end);
+		uint64_t now = ep_now_ns();
+		double due = floor((double)(now - start) * pps / 1e9) + 1;
+
+		handed += n;
+		ep_pacer_sent(&p, n);
+		cr_assert_leq((double)(handed + p.forgiven), due,
+			      "%llu handed out by %.0f due", (unsigned long long)handed, due);
+		cr_assert_leq(n, (uint32_t)(pps * 0.0005), "at most 0.5 ms worth at once");
+	}
+	cr_assert_gt(handed, 0);
+}
+
+Test(pace, burst_mode_hands_out_whole_bursts_per_wait)
+{
+	struct ep_pacer p;
+	uint64_t start = ep_now_ns();
+	uint32_t n;
+
+	ep_pacer_init(&p, EP_PACING_BURST, 0.0, 5, 20000000, 64, start);
+	n = ep_pacer_next(&p, start + 1000000000);
+	cr_assert_eq(n, 5, "the first burst at once");
+	ep_pacer_sent(&p, n);
+	/* 0 means "no datagram yet, check your deadline": call again. */
+	do
+		n = ep_pacer_next(&p, start + 1000000000);
+	while (n == 0);
+	cr_assert_geq(ep_now_ns() - start, 20000000, "the next burst one wait later");
+	cr_assert_eq(n, 5);
+}
