@@ -102,6 +102,14 @@ static const struct {
 	{ "embperf_report_parse", (any_fn)embperf_report_parse },
 	{ "embperf_report_compare", (any_fn)embperf_report_compare },
 	{ "embperf_report_errmsg", (any_fn)embperf_report_errmsg },
+	{ "embperf_server_new", (any_fn)embperf_server_new },
+	{ "embperf_server_free", (any_fn)embperf_server_free },
+	{ "embperf_server_set", (any_fn)embperf_server_set },
+	{ "embperf_server_start", (any_fn)embperf_server_start },
+	{ "embperf_server_port", (any_fn)embperf_server_port },
+	{ "embperf_server_run", (any_fn)embperf_server_run },
+	{ "embperf_server_stat", (any_fn)embperf_server_stat },
+	{ "embperf_server_errmsg", (any_fn)embperf_server_errmsg },
 };
 
 Test(symbols, every_public_symbol_links)
