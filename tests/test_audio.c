@@ -590,6 +590,20 @@ Test(audio, tone_check_does_not_count_xruns_as_discontinuities)
 	cr_assert(fabs(value("tone_error")) < 1000, "%.0f ppm", value("tone_error"));
 }
 
+Test(audio, tone_check_refuses_a_tone_above_half_the_rate)
+{
+	const char *msg;
+
+	open_tone_check("paced_tone");
+	set("rate", "8000");
+	set("tone_freq", "4000");
+	cr_assert_eq(embperf_bench_run(b), -EINVAL);
+	msg = embperf_bench_errmsg(b);
+	cr_assert(strstr(msg, "'tone_freq'") && strstr(msg, "'4k'") && strstr(msg, "3999 Hz"), "%s",
+		  msg);
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+}
+
 Test(audio, tone_check_is_capture_only)
 {
 	open_bench("audio.playback", "paced");

@@ -186,6 +186,23 @@ static double audio_derive(void *arg, int metric, const struct ep_tally *ta)
 }
 
 /**
+ * check_tone_freq() - check=tone needs 'tone_freq' below half the
+ * negotiated rate (above it the samples cannot carry the tone).
+ * Return: 0 or -EINVAL naming the parameter.
+ */
+static int check_tone_freq(struct ep_run *run, const struct audio_state *st)
+{
+	double freq_hz = ep_param_double(run, "tone_freq");
+
+	if (freq_hz < st->rate_hz / 2.0)
+		return 0;
+	return ep_run_fail(run, -EINVAL, "parameter 'tone_freq': value '%s' is not below half the "
+			   "rate device '%s' gave (%u Hz); accepted: 1 Hz to %u Hz",
+			   ep_param_text(run, "tone_freq"), st->device, st->rate_hz,
+			   (st->rate_hz - 1) / 2);
+}
+
+/**
  * audio_setup() - open and configure the PCM, add the one trial case.
  * @capture: 1 for audio.capture.
  * Return: 0 or a negative errno with the run's message.
@@ -220,6 +237,8 @@ static int audio_setup(struct ep_run *run, void **state, int capture)
 	rc = ep_sched_check(run, st->priority);
 	if (!rc)
 		rc = audio_pcm_open(run, st);
+	if (!rc && st->check_tone)
+		rc = check_tone_freq(run, st);
 	if (rc)
 		return rc;
 	tc.labels = st->label;

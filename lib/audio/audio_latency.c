@@ -439,6 +439,12 @@ int audio_latency_setup(struct ep_run *run, void **state)
 	if (rc)
 		return rc;
 	ls->interval_frames = (uint64_t)((double)ep_param_int(run, "interval") * ls->pb.rate_hz / 1e9);
+	if (ls->interval_frames < 4 * LAT_MARKER_FRAMES)
+		return ep_run_fail(run, -EINVAL, "parameter 'interval': value '%s' holds %llu frames "
+				   "at %u Hz; accepted: at least %d frames (a marker is %d)",
+				   ep_param_text(run, "interval"),
+				   (unsigned long long)ls->interval_frames, ls->pb.rate_hz,
+				   4 * LAT_MARKER_FRAMES, LAT_MARKER_FRAMES);
 	make_label(ls);
 	tc.labels = ls->label;
 	tc.arg = ls;
