@@ -215,6 +215,8 @@ static int paced_sw_params(snd_pcm_ioplug_t *io, snd_pcm_sw_params_t *params)
 /**
  * advance() - move the pointer by @delta frames, or report an xrun when
  * that passes what was queued (playback) or overfills the buffer (capture).
+ * A draining playback (snd_pcm_drain(), as aplay ends) plays what was
+ * queued and stops there: no xrun.
  * Return: 0 or -EPIPE.
  */
 static int advance(struct paced *p, uint64_t delta)
@@ -224,6 +226,8 @@ static int advance(struct paced *p, uint64_t delta)
 				? snd_pcm_ioplug_hw_avail(io, io->hw_ptr, io->appl_ptr)
 				: io->buffer_size - snd_pcm_ioplug_avail(io, io->hw_ptr, io->appl_ptr);
 
+	if (delta > room && io->state == SND_PCM_STATE_DRAINING)
+		delta = room;
 	if (delta > room) {
 		atomic_fetch_add(&paced_xruns_total, 1);
 		return -EPIPE;
@@ -238,7 +242,7 @@ static snd_pcm_sframes_t paced_pointer(snd_pcm_ioplug_t *io)
 	struct paced *p = io->private_data;
 	uint64_t bound = p->boundary ? p->boundary : io->buffer_size;
 
-	if (io->state == SND_PCM_STATE_RUNNING) {
+	if (io->state == SND_PCM_STATE_RUNNING || io->state == SND_PCM_STATE_DRAINING) {
 		int64_t now_ns = mono_ns(), begin_ns = stall_begin(p, now_ns);
 		uint64_t target = frames_at(p, begin_ns >= 0 ? begin_ns : now_ns);
 
