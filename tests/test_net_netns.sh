@@ -47,7 +47,7 @@ for _ in $(seq 50); do
 	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.2:5301 && break
 	sleep 0.1
 done
-echo "1..6"
+echo "1..10"
 
 # median of METRIC from the CSV of one run: run_metric METRIC ARGS...
 out=
@@ -96,4 +96,42 @@ above tx
 above rx
 run direction=rx rate=10Mbit
 check "rx at half the shaped rate: no loss" 0 0 "$(metric loss)"
+
+# A veth link says it runs at 10 Gbit/s: 20 million 64-byte frames a second
+# take 13.4 Gbit/s with preamble and gap (their payload, 2.9 Gbit/s, is within
+# the peer's limit): refused before anything is sent, naming the link.
+run frame=64 pps=20000000
+if [ -z "$(metric throughput)" ] && echo "$out" | grep -q "parameter 'rate'.*the link to peer 198.18.0.2:5301 runs at 10000000000 bit/s"; then
+	pass "a rate above the link's speed is refused"
+else
+	fail "a rate above the link's speed is refused"
+fi
+
+# RFC 2544 against the same ground truth. tbf passes 20 Mbit/s of 1514-byte
+# frames (it counts without the FCS): 1651 frames/s, and in a trial of 1 s
+# at most its 32 KB bucket and 12.5 KB queue more: 1681. A rate the search
+# found passed without loss, so it cannot be above that, on any machine.
+rfc_out=
+rfc() {
+	rfc_out=$(ip netns exec "$a" timeout 120 "$embperf" run net.udp.rfc2544 peer=198.18.0.2 \
+		frame=1518 rate=100Mbit duration=1s ramp=100ms settle=100ms --format=csv "$@" 2>&1)
+}
+rfc_metric() { echo "$rfc_out" | awk -F, -v m="$1" '$4 == m { print $8; exit }'; }
+tap_fail_extra() { echo "${rfc_out:-$out}" | cut -c1-200 | sed 's/^/#   /' | head -20; }
+
+rfc test=throughput max_trials=12
+found=$(rfc_metric throughput)
+check "rfc2544 throughput through tbf 20 Mbit/s: at most its 1681 frames/s" 1 1698 "$found"
+if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
+	check "rfc2544 throughput through tbf 20 Mbit/s: at least 90 % of 1651 frames/s" \
+		1486 1698 "$found"
+else
+	skip "rfc2544 throughput: at least 90 % of the shaped rate" \
+		"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
+fi
+# Back to back: a burst that fits tbf's 32 KB bucket (21 frames of 1514
+# bytes) always passes, however fast or slow the sender.
+rfc test=back-to-back duration=500ms
+check "rfc2544 back-to-back through tbf: at least the 21 frames its bucket holds" \
+	21 100000 "$(rfc_metric back_to_back)"
 exit $((failures > 0))

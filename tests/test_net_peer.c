@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -505,4 +506,181 @@ Test(udp_stream, a_peer_that_disappears_mid_trial_ends_the_run_with_an_error)
 	cr_assert_lt(rc, 0);
 	cr_assert(strstr(embperf_bench_errmsg(b), "peer"), "%s", embperf_bench_errmsg(b));
 	cr_assert_lt(ep_now_ns() - t0, 10000000000ULL, "bounded, not a hang");
+}
+
+/* A "peer" that answers hello with a welcome of another protocol version. */
+static void *fake_peer(void *arg)
+{
+	int lfd = *(int *)arg, fd = accept(lfd, NULL, NULL);
+	struct ep_msg m;
+	char err[200];
+
+	if (fd < 0)
+		return NULL;
+	if (!ep_msg_recv(fd, &m, 3000000000ULL, err, sizeof(err))) {
+		m = (struct ep_msg){ .type = EP_MSG_WELCOME, .proto = EP_PROTO_VERSION + 1,
+				     .max_rate_bps = 1e9, .max_duration_ns = 1000000000,
+				     .max_size_bytes = 1000 };
+		ep_msg_send(fd, &m, 1000000000);
+	}
+	usleep(200000);
+	close(fd);
+	return NULL;
+}
+
+Test(udp_stream, a_peer_of_another_protocol_version_is_named)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	pthread_t th;
+	char spec[64];
+
+	cr_assert_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(lfd, 1), 0);
+	cr_assert_eq(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
+	cr_assert_eq(pthread_create(&th, NULL, fake_peer, &lfd), 0);
+	snprintf(spec, sizeof(spec), "127.0.0.1:%u", ntohs(a.sin_port));
+	tp_set(b, "peer", spec);
+	cr_assert_eq(embperf_bench_run(b), -EPROTO, "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "protocol"), "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), spec), "%s", embperf_bench_errmsg(b));
+	pthread_join(th, NULL);
+	close(lfd);
+}
+
+/* --- net.udp.rfc2544 on loopback --------------------------------------------- */
+
+static embperf_bench *rfc;
+
+static void rfc_setup(void)
+{
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+	rfc = embperf_bench_new(ctx, "net.udp.rfc2544");
+	cr_assert(rfc, "net.udp.rfc2544 is registered");
+	tp_set(rfc, "peer", "local");
+	tp_set(rfc, "duration", "300ms");
+	tp_set(rfc, "ramp", "50ms");
+	tp_set(rfc, "settle", "0");
+}
+
+static void rfc_teardown(void)
+{
+	embperf_bench_free(rfc);
+	embperf_ctx_free(ctx);
+}
+
+TestSuite(rfc2544, .init = rfc_setup, .fini = rfc_teardown);
+
+static const embperf_result *rfc_find(const char *metric, const char *frame)
+{
+	for (int i = 0; i < embperf_bench_result_count(rfc); i++) {
+		const embperf_result *r = embperf_bench_result(rfc, i);
+		char buf[16];
+
+		if (!strcmp(embperf_result_metric(r), metric) &&
+		    embperf_result_label(r, "frame", buf, sizeof(buf)) >= 0 && !strcmp(buf, frame) &&
+		    embperf_result_label(r, "step", buf, sizeof(buf)) < 0)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * A search per frame size, each with its trial log: no trial ran above the
+ * top it was given (the log holds the rates achieved), and the rate found
+ * is the highest that passed.
+ */
+Test(rfc2544, a_search_per_frame_size_with_its_trial_log)
+{
+	const char *frames[] = { "64", "1518" };
+
+	tp_set(rfc, "frame", "64,1518");
+	tp_set(rfc, "rate", "20Mbit");
+	tp_set(rfc, "max_trials", "4");
+	cr_assert_eq(embperf_bench_run(rfc), 0, "%s", embperf_bench_errmsg(rfc));
+	for (int i = 0; i < 2; i++) {
+		const embperf_result *r = rfc_find("throughput", frames[i]);
+		double top = 20e6 / ((atof(frames[i]) + 20) * 8), best = -1;
+
+		cr_assert(r, "frame %s", frames[i]);
+		cr_assert_geq(embperf_result_trial_count(r), 1);
+		cr_assert_leq(embperf_result_trial_count(r), 4);
+		for (int k = 0; k < embperf_result_trial_count(r); k++) {
+			double config, pass;
+
+			cr_assert_eq(embperf_result_trial(r, k, EMBPERF_TRIAL_CONFIG, &config), 0);
+			cr_assert_eq(embperf_result_trial(r, k, EMBPERF_TRIAL_PASS, &pass), 0);
+			cr_assert_leq(config, top * 1.01, "frame %s trial %d: %.0f of top %.0f",
+				      frames[i], k, config, top);
+			if (pass == 1.0 && config > best)
+				best = config;
+		}
+		if (best > 0) {
+			cr_assert_float_eq(embperf_result_value(r), best, 1e-6);
+			cr_assert(rfc_find("kpps", frames[i]), "the kept trial's figures");
+		}
+	}
+}
+
+Test(rfc2544, latency_at_the_found_rate_has_a_distribution)
+{
+	const embperf_result *lat;
+	double p50 = 0, p99 = 0;
+
+	tp_set(rfc, "test", "latency");
+	tp_set(rfc, "frame", "512");
+	tp_set(rfc, "rate", "50Mbit");
+	tp_set(rfc, "tag_every", "10");
+	tp_set(rfc, "repetitions", "2");
+	cr_assert_eq(embperf_bench_run(rfc), 0, "%s", embperf_bench_errmsg(rfc));
+	lat = rfc_find("latency", "512");
+	cr_assert(lat);
+	cr_assert_eq(embperf_result_percentile(lat, 50.0, &p50), 0);
+	cr_assert_eq(embperf_result_percentile(lat, 99.0, &p99), 0);
+	cr_assert_gt(p50, 0.0);
+	cr_assert_geq(p99, p50);
+	cr_assert_gt(embperf_result_dist_stat(lat, EMBPERF_STAT_N), 10, "echoes were timed");
+}
+
+/* §26.3 on loopback: steps down from the top until two trials lose nothing. */
+Test(rfc2544, the_loss_test_steps_down_to_two_clean_trials)
+{
+	const embperf_result *r;
+	double c0, c1;
+	int n;
+
+	tp_set(rfc, "test", "loss");
+	tp_set(rfc, "frame", "1024");
+	tp_set(rfc, "rate", "20Mbit");
+	cr_assert_eq(embperf_bench_run(rfc), 0, "%s", embperf_bench_errmsg(rfc));
+	r = rfc_find("no_loss", "1024");
+	cr_assert(r);
+	n = embperf_result_trial_count(r);
+	cr_assert_geq(n, 2);
+	cr_assert_leq(n, 10, "100 %% down to 10 %% in steps of 10");
+	/* The log holds the share of the top each trial achieved: never above
+	 * what it was asked (100, 90, ... %). */
+	for (int i = 0; i < n; i++) {
+		cr_assert_eq(embperf_result_trial(r, i, EMBPERF_TRIAL_CONFIG, &c0), 0);
+		cr_assert_leq(c0, (100.0 - 10.0 * i) * 1.01, "trial %d at %.1f %%", i, c0);
+	}
+	cr_assert_eq(embperf_result_trial(r, n - 1, EMBPERF_TRIAL_PASS, &c0), 0);
+	cr_assert_eq(embperf_result_trial(r, n - 2, EMBPERF_TRIAL_PASS, &c1), 0);
+	cr_assert(c0 == 1.0 && c1 == 1.0, "it ends on two clean trials");
+}
+
+Test(rfc2544, bad_input_names_the_parameter)
+{
+	tp_set(rfc, "frame", "64,63");
+	cr_assert_lt(embperf_bench_run(rfc), 0);
+	cr_assert(strstr(embperf_bench_errmsg(rfc), "parameter 'frame'"), "%s",
+		  embperf_bench_errmsg(rfc));
+	tp_set(rfc, "frame", "64");
+	tp_set(rfc, "test", "back-to-back");
+	tp_set(rfc, "direction", "rx");
+	cr_assert_lt(embperf_bench_run(rfc), 0);
+	cr_assert(strstr(embperf_bench_errmsg(rfc), "direction=tx"), "%s",
+		  embperf_bench_errmsg(rfc));
 }

@@ -747,6 +747,24 @@ Test(tables, searched_result_shows_its_trial_count)
 	embperf_report_free(rep);
 }
 
+/* The trial log follows the table, one line per trial, in text and markdown. */
+Test(tables, the_trial_log_is_printed_after_the_table)
+{
+	struct embperf_report *rep = trial_report();
+	char *text = embperf_report_render(rep, EMBPERF_FORMAT_TEXT);
+	char *md = embperf_report_render(rep, EMBPERF_FORMAT_MARKDOWN);
+
+	cr_assert(strstr(text, "3 trials, rate searched, judged by loss"), "%s", text);
+	cr_assert(strstr(text, "\n      2    500000000.00          0.00   yes    2000.0\n"), "%s", text);
+	cr_assert(strstr(md, "| trial | rate | loss | pass | ms |"), "%s", md);
+	cr_assert(strstr(md, "| 1 | "), "%s", md);
+	cr_assert(strstr(md, " | no | 2000.0 |"), "%s", md);
+	cr_assert(strstr(md, " | yes | 2000.0 |"), "%s", md);
+	free(text);
+	free(md);
+	embperf_report_free(rep);
+}
+
 Test(tables, csv_columns_of_0_2)
 {
 	struct embperf_report *rep = trial_report();

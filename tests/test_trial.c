@@ -35,6 +35,8 @@
  * @capacity:       search: the hidden capacity; a trial passes at or below it.
  * @search:         run the binary search instead of repetitions.
  * @bs:             the search's range.
+ * @far_side:       the body idles through the trial, then counts what a far
+ *                  side reports after the end and burns 200 ms of CPU.
  */
 struct tsynth {
 	uint64_t period_ns;
@@ -47,6 +49,7 @@ struct tsynth {
 	int torn_down;
 	int no_derive;
 	int derive_calls;
+	int far_side;
 };
 
 static struct tsynth ts;
@@ -106,12 +109,44 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Burn @ns of this thread's CPU time (at most 5 s of wall time). */
+static void burn_cpu(uint64_t ns)
+{
+	struct timespec t0, t;
+	uint64_t wall_end = ep_now_ns() + 5000000000ULL;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while ((uint64_t)((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec)) < ns &&
+	       ep_now_ns() < wall_end);
+}
+
+/* A network kernel's shape: the far side's figures come after the trial. */
+static int far_side_body(struct ep_trial *t)
+{
+	struct ep_tally *ta = ep_trial_tally(t);
+
+	while (ep_trial_running(t)) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+	}
+	ep_tally_count(ta, 0, 1);           /* after the end: not counted */
+	ep_tally_count_after(ta, 1, 5);     /* the far side's count: counted */
+	ep_tally_add_after(ta, 7, 7000);
+	burn_cpu(200000000);                /* waiting for a report is not the trial's load */
+	return 0;
+}
+
 static int ts_body(void *arg, struct ep_trial *t)
 {
 	struct worker w[4];
 	pthread_t tid[4];
 
 	(void)arg;
+	if (ts.far_side)
+		return far_side_body(t);
 	if (ts.search) {
 		/* A device that passes at or below its capacity: no work needed. */
 		while (ep_trial_running(t))
@@ -611,4 +646,31 @@ Test(trial, each_kind_is_offered_only_its_engine_parameters)
 				  strcmp(buf, "percentiles"),
 			  "mem.lat offers '%s'", buf);
 	}
+}
+
+/*
+ * What a far side reports after the trial counts (ep_tally_*_after), what
+ * the body counts after the end the usual way does not, and the CPU load
+ * closes with the measured part: a body that idled through it and burned
+ * 200 ms of CPU afterwards (waiting for a peer's report) shows an idle
+ * trial. (Had the load closed when the body returned, it would read about
+ * 200 / (200 + 200) = 50 % on a quiet machine.)
+ */
+Test(trial, the_far_sides_figures_count_after_the_end_and_cpu_load_closes_with_it)
+{
+	const embperf_result *ops, *cpu, *wakes;
+
+	ts.far_side = 1;
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
+	run_ok();
+	ops = find("ops");
+	wakes = find("wakes");
+	cpu = find("cpu");
+	cr_assert(ops && wakes && cpu);
+	cr_assert_float_eq(embperf_result_value(ops), 7 / 0.2, 7 / 0.2 * 0.2,
+			   "7 operations over the 200 ms trial");
+	cr_assert_float_eq(tp_counter(ops, "spare"), 5.0, 1e-9);
+	cr_assert_float_eq(embperf_result_value(wakes), 0.0, 1e-9, "counted after the end");
+	cr_assert_lt(embperf_result_value(cpu), 20.0, "%.1f %%: the burn after the end is in",
+		     embperf_result_value(cpu));
 }

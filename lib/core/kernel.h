@@ -293,6 +293,13 @@ void ep_trial_tally_merge(struct ep_trial *t, struct ep_tally *ta);
 double ep_trial_config(const struct ep_trial *t);
 
 /**
+ * ep_trial_set_config() - the configuration this trial actually ran at,
+ * when it is only known once it ran (an unpaced first trial of a rate
+ * search records the rate it achieved). The search judges and logs it.
+ */
+void ep_trial_set_config(struct ep_trial *t, double config);
+
+/**
  * ep_trial_end_ns() - when the trial's measured part ends (ep_now_ns()
  * time), for bodies that sleep: never sleep past it.
  */

@@ -185,6 +185,11 @@ double ep_trial_config(const struct ep_trial *t)
 	return t->config;
 }
 
+void ep_trial_set_config(struct ep_trial *t, double config)
+{
+	t->config = config;
+}
+
 uint64_t ep_trial_end_ns(const struct ep_trial *t)
 {
 	return t->end_ns < t->hard_end_ns ? t->end_ns : t->hard_end_ns;

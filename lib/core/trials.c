@@ -349,6 +349,7 @@ static int search_trials(struct case_run *cr)
 			return rc;
 		if (rc)
 			break; /* a cut trial judges nothing */
+		config = cr->trial->config; /* as the body says it ran */
 		rc = keep_trial(cr, ctr, ok);
 		row = rc ? NULL : &cr->log[cr->n - 1];
 		if (!rc)

@@ -78,6 +78,7 @@ static int run_sink(struct ep_peer_trial *t)
 	memcpy(&rx.from, &t->client, sizeof(rx.from));
 	rx.from_len = t->client_len;
 	rx.drop_every = t->req.drop_every;
+	rx.echo_every = t->req.echo_every;
 	ep_cpuload_start(&load);
 	while (!stopping(t) && ep_now_ns() < end) {
 		rc = ep_udp_rx_poll(&rx, 10, 1);
@@ -125,13 +126,15 @@ static int run_source(struct ep_peer_trial *t)
 	ep_pacer_init(&pacer, mode, source_pps(&t->req), t->req.burst, t->req.wait_ns,
 		      t->req.batch ? t->req.batch : 16, start);
 	ep_cpuload_start(&load);
-	while (!stopping(t)) {
+	while (!stopping(t) && (!t->req.count || tx.sent < t->req.count)) {
 		uint64_t now = ep_now_ns();
 		uint32_t n;
 
 		if (now >= end)
 			break;
 		n = ep_pacer_next(&pacer, end);
+		if (t->req.count && n > t->req.count - tx.sent)
+			n = (uint32_t)(t->req.count - tx.sent);
 		if (n)
 			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, 1));
 	}

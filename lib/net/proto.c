@@ -95,6 +95,8 @@ static const struct field start_fields[] = {
 	{ "duration_ns", FK_U64, S(duration_ns), 0, 1, U64MAX, 1 },
 	{ "port", FK_U16, S(port), 0, 0, 65535, 0 },
 	{ "drop_every", FK_U32, S(drop_every), 0, 0, U32MAX, 0 },
+	{ "count", FK_U64, S(count), 0, 0, U64MAX, 0 },
+	{ "echo_every", FK_U32, S(echo_every), 0, 0, U32MAX, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -337,6 +339,8 @@ static void encode_start(struct json_object *o, const struct ep_start *s)
 	add_u64(o, "duration_ns", s->duration_ns);
 	add_u64(o, "port", s->port);
 	add_u64(o, "drop_every", s->drop_every);
+	add_u64(o, "count", s->count);
+	add_u64(o, "echo_every", s->echo_every);
 }
 
 static void encode_report(struct json_object *o, const struct ep_report *r)

@@ -66,6 +66,8 @@ struct ep_start {
 	uint64_t duration_ns;    /* the peer stops by itself after this */
 	uint16_t port;           /* udp.source: the client's data port */
 	uint32_t drop_every;     /* udp.sink: discard every Nth datagram (tests) */
+	uint64_t count;          /* udp.source: stop after this many datagrams (0: none) */
+	uint32_t echo_every;     /* udp.sink: send back the header of every Nth datagram */
 };
 
 /** struct ep_report - what the peer counted in a trial (EP_MSG_REPORT). */

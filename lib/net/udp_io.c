@@ -192,6 +192,11 @@ static int take(struct ep_udp_rx *rx, int i, int counting, uint64_t now_ns, uint
 	/* Sender stamps are CLOCK_MONOTONIC, arrivals CLOCK_REALTIME: only
 	 * differences of transit times are used, so the offset cancels. */
 	ep_seq_add(rx->count, w.seq, len, w.send_ns, arrival_ns(h, real_ns));
+	/* The header goes back to where it came from (an address from_ok()
+	 * accepted: the client's), with the sender's own stamp. */
+	if (rx->echo_every && w.seq % rx->echo_every == 0)
+		(void)sendto(rx->fd, rx->bufs + (size_t)i * rx->size_max, EP_WIRE_HEADER_BYTES,
+			     MSG_DONTWAIT, (struct sockaddr *)&rx->names[i], h->msg_namelen);
 	return 1;
 }
 

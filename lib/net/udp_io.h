@@ -58,6 +58,8 @@ uint32_t ep_udp_tx_send(struct ep_udp_tx *tx, uint32_t n, int counted);
  * @fd:          the socket.
  * @flow:        datagrams of other flows are ignored (counted in @stray).
  * @drop_every:  discard every Nth counted datagram on purpose (tests; 0: none).
+ * @echo_every:  send the header of every Nth counted datagram back to its
+ *               sender (round trips; 0: none).
  * @count:       what arrived of the counted datagrams (heap: 8 KiB window).
  * @ramp:        datagrams of the flow sent before its measured part.
  * @stray:       datagrams of other flows or not ours.
@@ -69,6 +71,7 @@ struct ep_udp_rx {
 	int fd;
 	uint32_t flow;
 	uint32_t drop_every;
+	uint32_t echo_every;
 	struct ep_seq_count *count;
 	uint64_t ramp;
 	uint64_t stray;

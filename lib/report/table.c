@@ -348,6 +348,44 @@ static void put_notes(const struct embperf_report *report, int markdown, struct 
 	}
 }
 
+/* One trial log as a table: trial, configuration, outcome, pass, time. */
+static void put_trial_log(const struct embperf_result *r, int markdown, struct ep_buf *b)
+{
+	const char *sep = markdown ? " | " : "  ";
+	char config[32], outcome[32];
+
+	ep_buf_printf(b, "\n%s%s/%s[%s]: %zu trial%s, %s searched, judged by %s\n",
+		      markdown ? "**" : "", r->kernel, r->metric, r->labels, r->n_trials,
+		      r->n_trials == 1 ? "" : "s", r->trial_config_name, r->trial_outcome_name);
+	if (markdown)
+		ep_buf_printf(b, "**\n\n| trial | %s | %s | pass | ms |\n|---|---|---|---|---|\n",
+			      r->trial_config_name, r->trial_outcome_name);
+	else
+		ep_buf_printf(b, "  %5s%s%14s%s%12s%s%4s%s%8s\n", "trial", sep, r->trial_config_name,
+			      sep, r->trial_outcome_name, sep, "pass", sep, "ms");
+	for (size_t i = 0; i < r->n_trials; i++) {
+		const struct ep_trial_row *t = &r->trials[i];
+
+		ep_report_format_value(t->config, config, sizeof(config));
+		ep_report_format_value(t->outcome, outcome, sizeof(outcome));
+		if (markdown)
+			ep_buf_printf(b, "| %zu | %s | %s | %s | %.1f |\n", i + 1, config, outcome,
+				      t->pass ? "yes" : "no", (double)t->duration_ns / 1e6);
+		else
+			ep_buf_printf(b, "  %5zu%s%14s%s%12s%s%4s%s%8.1f\n", i + 1, sep, config, sep,
+				      outcome, sep, t->pass ? "yes" : "no", sep,
+				      (double)t->duration_ns / 1e6);
+	}
+}
+
+/* The trial logs of searched values (RFC 2544's, ...), after the table. */
+static void put_trial_logs(const struct embperf_report *report, int markdown, struct ep_buf *b)
+{
+	for (int i = 0; i < report->n_results; i++)
+		if (report->results[i]->n_trials)
+			put_trial_log(report->results[i], markdown, b);
+}
+
 char *ep_report_render_table(const struct embperf_report *report, int markdown)
 {
 	const char *const *headers = markdown ? markdown_headers : text_headers;
@@ -371,6 +409,7 @@ char *ep_report_render_table(const struct embperf_report *report, int markdown)
 		header(report, markdown, &b);
 		put_table(&b, cells, nrows, ncols, markdown);
 		put_notes(report, markdown, &b);
+		put_trial_logs(report, markdown, &b);
 		put_missing(report, markdown, &b);
 	}
 	for (int i = 0; i < nrows * COL_COUNT; i++)

@@ -31,6 +31,7 @@ from ._result import (Baseline, Distribution, Result, RunResult, Stat, Stats, Tr
                       TrialLog, Verdict)
 from ._bench import Bench, run
 from ._report import Format, Report
+from ._server import Server
 
 #: Version of these bindings (the library's is version()).
 __version__ = "0.3.0"
@@ -38,7 +39,7 @@ __version__ = "0.3.0"
 __all__ = [
     "Bench", "Baseline", "BudgetExceeded", "Cancelled", "Context", "Distribution",
     "ENV_LIBRARY", "Error", "FEATURES", "Format", "Info", "LibraryNotFoundError", "LogLevel",
-    "NotSupportedError", "ParameterError", "Report", "Result", "RunResult", "Stat",
+    "NotSupportedError", "ParameterError", "Report", "Result", "RunResult", "Server", "Stat",
     "Stats", "TrialField", "TrialLog", "UnknownKernelError", "Verdict", "describe",
     "features", "has_feature", "kernels", "run", "strerror", "version", "version_number",
 ]

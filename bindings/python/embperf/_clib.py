@@ -48,10 +48,15 @@ class _Report(Structure):
     """struct embperf_report (opaque)."""
 
 
+class _Server(Structure):
+    """struct embperf_server (opaque)."""
+
+
 CtxPtr = POINTER(_Ctx)
 BenchPtr = POINTER(_Bench)
 ResultPtr = POINTER(_Result)
 ReportPtr = POINTER(_Report)
+ServerPtr = POINTER(_Server)
 
 #: typedef void (*embperf_log_fn)(void *user_data, int level, const char *message);
 LOG_FN = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
@@ -161,6 +166,15 @@ PROTOTYPES = {
     "embperf_report_parse": (ReportPtr, (CtxPtr, c_char_p)),
     "embperf_report_compare": (c_int, (ReportPtr, ReportPtr, c_double)),
     "embperf_report_errmsg": (c_char_p, (ReportPtr,)),
+    # The network peer (0.3)
+    "embperf_server_new": (ServerPtr, (CtxPtr,)),
+    "embperf_server_free": (None, (ServerPtr,)),
+    "embperf_server_set": (c_int, (ServerPtr, c_char_p, c_char_p)),
+    "embperf_server_start": (c_int, (ServerPtr,)),
+    "embperf_server_port": (c_int, (ServerPtr,)),
+    "embperf_server_run": (c_int, (ServerPtr, c_uint64)),
+    "embperf_server_stat": (c_int, (ServerPtr, c_int, POINTER(c_uint64))),
+    "embperf_server_errmsg": (c_char_p, (ServerPtr,)),
 }
 
 

@@ -23,11 +23,13 @@ _ARG_TYPES = {
     "char *": ctypes.c_char_p,          # a buffer the library fills
     "void *": ctypes.c_void_p,
     "double *": ctypes.POINTER(ctypes.c_double),
+    "uint64_t *": ctypes.POINTER(ctypes.c_uint64),
     "embperf_log_fn": _clib.LOG_FN,
     "embperf_progress_fn": _clib.PROGRESS_FN,
 }
 for _name, _ptr in (("ctx", _clib.CtxPtr), ("bench", _clib.BenchPtr),
-                    ("result", _clib.ResultPtr), ("report", _clib.ReportPtr)):
+                    ("result", _clib.ResultPtr), ("report", _clib.ReportPtr),
+                    ("server", _clib.ServerPtr)):
     _ARG_TYPES["embperf_%s *" % _name] = _ptr
     _ARG_TYPES["const embperf_%s *" % _name] = _ptr
 _RES_TYPES = dict(_ARG_TYPES)

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * udp_flow.h - one trial's UDP flow between this host and the peer, as the
+ * UDP kernels (net.udp.stream, net.udp.rfc2544) run it: the peer told to
+ * sink or source a new flow before the trial, datagrams sent (paced) or
+ * received until the engine's deadline, the peer's report after it.
+ */
+#ifndef EMBPERF_NET_UDP_FLOW_H
+#define EMBPERF_NET_UDP_FLOW_H
+
+#include <stdint.h>
+
+#include "client.h"
+#include "lib/core/kernel.h"
+#include "proto.h"
+
+/**
+ * struct ep_udp_flow - a UDP kernel's flow settings and connection.
+ * @run:          the run (messages).
+ * @name:         the kernel's name, for messages.
+ * @peer:         the control connection.
+ * @tx:           1: this host sends; 0: the peer sends.
+ * @size_bytes:   UDP payload of each datagram.
+ * @frame_bytes:  the Ethernet frame it makes (payload + 46).
+ * @pps:          datagrams per second (pacing none: ignored).
+ * @pacing:       precise, burst or none.
+ * @burst:        pacing=burst: datagrams per burst.
+ * @wait_ns:      pacing=burst: time between bursts.
+ * @batch:        most datagrams per sendmmsg().
+ * @drop_every:   the receiver discards every Nth datagram (tests).
+ * @count:        stop after this many counted datagrams (0: at the deadline).
+ * @echo_every:   tx: the peer echoes every Nth datagram; the round trips go
+ *                into the tally's latencies (0: none).
+ * @idle_ramp:    tx: send nothing during the ramp (a burst from an idle link).
+ * @flow_cap_ns:  the peer stops a flow by itself after this.
+ * @data_fd:      the trial's data socket (-1 between trials).
+ * @req:          the running trial's request (its flow id).
+ */
+struct ep_udp_flow {
+	struct ep_run *run;
+	const char *name;
+	struct ep_peer_conn peer;
+	int tx;
+	uint32_t size_bytes;
+	uint32_t frame_bytes;
+	double pps;
+	enum ep_pacing pacing;
+	uint32_t burst;
+	uint64_t wait_ns;
+	uint32_t batch;
+	uint32_t drop_every;
+	uint64_t count;
+	uint32_t echo_every;
+	int idle_ramp;
+	uint64_t flow_cap_ns;
+	int data_fd;
+	struct ep_start req;
+};
+
+/**
+ * struct ep_udp_outcome - what one trial's flow did, both ends together.
+ * @sent:       counted datagrams sent (rx: expected from the sequence numbers).
+ * @received:   distinct counted datagrams received.
+ * @reordered:  received after a later one.
+ * @duplicated: received more than once.
+ * @jitter_ns:  RFC 3550 interarrival jitter.
+ * @peer:       the peer's report (its CPU load).
+ */
+struct ep_udp_outcome {
+	uint64_t sent;
+	uint64_t received;
+	uint64_t reordered;
+	uint64_t duplicated;
+	double jitter_ns;
+	struct ep_report peer;
+};
+
+/**
+ * ep_udp_flow_init() - the settings every UDP kernel shares, from the run's
+ * parameters (peer, timeout), and the connection to the peer.
+ * Return: 0 or a negative errno with the run's message.
+ */
+int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name);
+
+/**
+ * ep_udp_flow_begin() - before a trial (not timed): a new flow on the peer
+ * (tx: its sink's port; rx: this side's socket, the peer sending to it).
+ * Return: 0 or a negative errno with the run's message.
+ */
+int ep_udp_flow_begin(struct ep_udp_flow *f);
+
+/**
+ * ep_udp_flow_run() - the trial body: send or receive until the engine's
+ * deadline (or @f->count datagrams), then the peer's report into @o.
+ * Return: 0 or a negative errno with the run's message.
+ */
+int ep_udp_flow_run(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o);
+
+/** ep_udp_flow_close() - close the data socket and the session. */
+void ep_udp_flow_close(struct ep_udp_flow *f);
+
+/**
+ * ep_udp_flow_check_rate() - refuse a rate above the peer's limit or the
+ * link's speed (frames with preamble and gap), naming both.
+ * Return: 0 or -ERANGE with the run's message.
+ */
+int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps);
+
+#endif /* EMBPERF_NET_UDP_FLOW_H */
