@@ -25,11 +25,14 @@ static const struct {
 	{ "md", EMBPERF_FORMAT_MARKDOWN }, /* alias */
 	{ "json", EMBPERF_FORMAT_JSON },
 	{ "csv", EMBPERF_FORMAT_CSV },
+	{ "junit", EMBPERF_FORMAT_JUNIT },
+	{ "lava", EMBPERF_FORMAT_LAVA },
 };
 
 /**
  * cli_parse_format() - parse an output format name.
- * @text:   "table", "markdown", "json" or "csv" ("text" and "md" are aliases).
+ * @text:   "table", "markdown", "json", "csv", "junit" or "lava" ("text" and
+ *          "md" are aliases).
  * @format: receives the format.
  *
  * Return: 0, or -EINVAL for any other text.
@@ -50,7 +53,7 @@ int cli_parse_format(const char *text, enum embperf_format *format)
  * @path:   file name.
  * @format: receives the format.
  *
- * Return: 0 for .json, .csv, .md and .txt; -ENOENT otherwise.
+ * Return: 0 for .json, .csv, .md, .txt and .xml (JUnit); -ENOENT otherwise.
  */
 int cli_format_from_path(const char *path, enum embperf_format *format)
 {
@@ -62,6 +65,7 @@ int cli_format_from_path(const char *path, enum embperf_format *format)
 		{ ".csv", EMBPERF_FORMAT_CSV },
 		{ ".md", EMBPERF_FORMAT_MARKDOWN },
 		{ ".txt", EMBPERF_FORMAT_TEXT },
+		{ ".xml", EMBPERF_FORMAT_JUNIT },
 	};
 	const char *dot = strrchr(path, '.');
 

@@ -35,6 +35,8 @@ enum cli_exit {
  * struct cli_options - the command line, once parsed.
  * @format:        rendering of reports (enum embperf_format).
  * @output_path:   -o FILE, or NULL for stdout.
+ * @format_given:  --format was given (plot refuses it).
+ * @plot_path:     --plot FILE (run, suite): an SVG of the trial logs, or NULL.
  * @baseline_path: --baseline=FILE, or NULL.
  * @tolerance_pct: --tolerance, in percent.
  * @budget_ns:     --budget, 0 for none.
@@ -53,6 +55,8 @@ enum cli_exit {
 struct cli_options {
 	enum embperf_format format;
 	const char *output_path;
+	int format_given;
+	const char *plot_path;
 	const char *baseline_path;
 	double tolerance_pct;
 	uint64_t budget_ns;
@@ -71,9 +75,9 @@ struct cli_options {
 
 /* args.c: parsing of option values and operands. */
 
-/** cli_parse_format() - "table", "markdown", "json" or "csv". Return: 0 or -EINVAL. */
+/** cli_parse_format() - "table", "markdown", "json", "csv", "junit" or "lava". Return: 0 or -EINVAL. */
 int cli_parse_format(const char *text, enum embperf_format *format);
-/** cli_format_from_path() - format implied by .json, .csv, .md, .txt. Return: 0 or -ENOENT. */
+/** cli_format_from_path() - format implied by .json, .csv, .md, .txt, .xml. Return: 0 or -ENOENT. */
 int cli_format_from_path(const char *path, enum embperf_format *format);
 /** cli_parse_duration_ns() - "10s", "1.5ms", "2m", a bare number of seconds. Return: 0 or -EINVAL. */
 int cli_parse_duration_ns(const char *text, uint64_t *ns);
@@ -140,6 +144,18 @@ embperf_report *cli_load_report(embperf_ctx *ctx, const char *path);
 int cli_judge(const struct cli_options *opt, embperf_report *report,
 	      const embperf_report *baseline);
 
+/* plot.c: SVG pictures of the trial logs of searches. */
+
+/**
+ * cli_plot_report() - draw every trial log of @report as SVG into @path
+ * (written atomically), or on stdout when @path is NULL. A report without a
+ * trial log is refused with a message naming @source (the report's file,
+ * or "the run"), and nothing is written.
+ * Return: CLI_EXIT_OK, CLI_EXIT_FILE or CLI_EXIT_RUN.
+ */
+int cli_plot_report(const struct cli_options *opt, const embperf_report *report,
+		    const char *source, const char *path);
+
 /* Commands: each returns an exit code. */
 int cmd_list(const struct cli_options *opt);
 int cmd_describe(const struct cli_options *opt);
@@ -147,7 +163,9 @@ int cmd_suites(const struct cli_options *opt);
 int cmd_run(const struct cli_options *opt);
 int cmd_suite(const struct cli_options *opt);
 int cmd_compare(const struct cli_options *opt);
+int cmd_render(const struct cli_options *opt);
 int cmd_serve(const struct cli_options *opt);
+int cmd_plot(const struct cli_options *opt);
 
 /* help.c */
 

@@ -285,6 +285,8 @@ static int execute(const struct cli_options *opt, struct plan *p)
 	if (p->baseline)
 		verdict = cli_judge(opt, report, p->baseline);
 	status = worse(status, cli_emit_report(opt, report));
+	if (opt->plot_path)
+		status = worse(status, cli_plot_report(opt, report, "--plot: the run", opt->plot_path));
 	embperf_report_free(report);
 	return worse(status, verdict);
 }

@@ -22,6 +22,7 @@ enum {
 	OPT_TOLERANCE = 1 << 2, /* --tolerance */
 	OPT_SESSION = 1 << 3,   /* --budget, --cpu */
 	OPT_SERVE = 1 << 4,     /* --listen, --allow, --max-rate, --max-duration, --for */
+	OPT_PLOT = 1 << 5,      /* --plot */
 };
 
 /**
@@ -39,11 +40,13 @@ struct command {
 static const struct command commands[] = {
 	{ "list", cmd_list, 0 },
 	{ "describe", cmd_describe, 0 },
-	{ "run", cmd_run, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION },
-	{ "suite", cmd_suite, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION },
+	{ "run", cmd_run, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION | OPT_PLOT },
+	{ "suite", cmd_suite, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION | OPT_PLOT },
 	{ "suites", cmd_suites, 0 },
 	{ "compare", cmd_compare, OPT_OUTPUT | OPT_TOLERANCE },
+	{ "render", cmd_render, OPT_OUTPUT },
 	{ "serve", cmd_serve, OPT_SERVE },
+	{ "plot", cmd_plot, OPT_OUTPUT },
 };
 
 /* Long-only options get codes above the character range. */
@@ -59,6 +62,7 @@ enum {
 	LONG_MAX_RATE,
 	LONG_MAX_DURATION,
 	LONG_FOR,
+	LONG_PLOT,
 };
 
 static const struct option long_options[] = {
@@ -77,6 +81,7 @@ static const struct option long_options[] = {
 	{ "max-rate", required_argument, NULL, LONG_MAX_RATE },
 	{ "max-duration", required_argument, NULL, LONG_MAX_DURATION },
 	{ "for", required_argument, NULL, LONG_FOR },
+	{ "plot", required_argument, NULL, LONG_PLOT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -141,7 +146,7 @@ static int apply_option(int code, const char *arg, struct cli_options *opt, stru
 		p->given |= OPT_OUTPUT;
 		p->format = 1;
 		if (cli_parse_format(arg, &opt->format) < 0)
-			return bad_value("--format", arg, "table, markdown, json, csv");
+			return bad_value("--format", arg, "table, markdown, json, csv, junit, lava");
 		return CLI_EXIT_OK;
 	case 'o':
 		p->given |= OPT_OUTPUT;
@@ -157,6 +162,10 @@ static int apply_option(int code, const char *arg, struct cli_options *opt, stru
 		p->given |= OPT_SESSION;
 		if (cli_parse_cpu(arg, &opt->cpu) < 0)
 			return bad_value("--cpu", arg, "a CPU number, 0 or more");
+		return CLI_EXIT_OK;
+	case LONG_PLOT:
+		p->given |= OPT_PLOT;
+		opt->plot_path = arg;
 		return CLI_EXIT_OK;
 	case LONG_BASELINE:
 		p->given |= OPT_BASELINE;
@@ -237,6 +246,7 @@ static int check_options(const struct command *cmd, unsigned given)
 		{ OPT_TOLERANCE, "--tolerance" },
 		{ OPT_SESSION, "--budget/--cpu" },
 		{ OPT_SERVE, "--listen/--allow/--max-rate/--max-duration/--for" },
+		{ OPT_PLOT, "--plot" },
 	};
 
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
@@ -312,6 +322,7 @@ int main(int argc, char **argv)
 	/* -o report.json without --format: the extension says what is wanted. */
 	if (opt.output_path && !p.format)
 		cli_format_from_path(opt.output_path, &opt.format);
+	opt.format_given = p.format;
 	opt.argc = argc - optind - 1;
 	opt.argv = argv + optind + 1;
 	status = dispatch(&opt, &p, argv[optind]);

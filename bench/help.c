@@ -24,20 +24,24 @@ static const char usage_text[] =
 	"  suites [NAME]                 list the built-in suites, or print one\n"
 	"  compare BASELINE.json CURRENT.json\n"
 	"                                judge CURRENT against BASELINE\n"
+	"  render REPORT.json            print a saved report in another format\n"
 	"  serve [--listen ADDR[:PORT]] [--allow CIDR]...\n"
 	"                                the peer the net.* kernels measure against\n"
+	"  plot REPORT.json              SVG of the trial logs of its searches\n"
 	"  help [COMMAND]                this text, or the help of a command\n"
 	"\n"
 	"Options (before or after the command):\n"
-	"  --format=FMT       table (default), markdown, json or csv\n"
+	"  --format=FMT       table (default), markdown, json, csv, junit (JUnit XML)\n"
+	"                     or lava (lava-test-case lines)\n"
 	"  -o, --output=FILE  save the report to FILE (written atomically) instead of stdout;\n"
-	"                     without --format, .json/.csv/.md/.txt choose the format\n"
+	"                     without --format, .json/.csv/.md/.txt/.xml choose the format\n"
 	"  --budget=DURATION  stop measuring after DURATION (30s, 2m, 500ms); partial\n"
 	"                     results are still reported, exit code 5\n"
 	"  --cpu=N            pin the runs to CPU N\n"
 	"  --baseline=FILE    with run/suite: compare with a JSON report; the exit\n"
 	"                     code becomes the verdict\n"
 	"  --tolerance=PCT    allowed change before a metric counts as regressed (10)\n"
+	"  --plot=FILE        with run/suite: also draw the searches' trial logs as SVG\n"
 	"  -q, --quiet        no notes, progress or log messages on stderr\n"
 	"  -v, --verbose      log messages on stderr (-vv: debug)\n"
 	"  -h, --help         help; `embperf COMMAND --help` for a command\n"
@@ -95,6 +99,7 @@ static const struct command_help command_helps[] = {
 	{ "run",
 	  "usage: embperf run KERNEL [key=value ...] [--format=FMT] [-o FILE]\n"
 	  "                  [--budget=DURATION] [--cpu=N] [--baseline=FILE [--tolerance=PCT]]\n"
+	  "                  [--plot=FILE.svg]\n"
 	  "\n"
 	  "Run one kernel with the given parameters (see `embperf describe KERNEL`)\n"
 	  "and print its results, one row per metric: value (min X, max Y).\n"
@@ -105,6 +110,7 @@ static const struct command_help command_helps[] = {
 	{ "suite",
 	  "usage: embperf suite NAME|FILE [key=value ...] [--format=FMT] [-o FILE]\n"
 	  "                    [--budget=DURATION] [--cpu=N] [--baseline=FILE [--tolerance=PCT]]\n"
+	  "                    [--plot=FILE.svg]\n"
 	  "\n"
 	  "Run every entry of a built-in suite (see `embperf suites`) or of a suite\n"
 	  "file, and print one report. Each key=value applies to every entry whose\n"
@@ -133,6 +139,25 @@ static const struct command_help command_helps[] = {
 	  "stderr.\n"
 	  "Exit codes: 0 pass; 1 a metric regressed or is missing from CURRENT;\n"
 	  "2 usage error; 4 a file cannot be read or is not a report.\n" },
+	{ "plot",
+	  "usage: embperf plot REPORT.json [-o FILE.svg]\n"
+	  "\n"
+	  "Draw, for every result of a JSON report that carries a trial log (a searched\n"
+	  "value such as a zero-loss rate), the configuration each trial offered in the\n"
+	  "order run with pass (green) and fail (red) markers and the value found as a\n"
+	  "dashed line, and beside it the outcome against the configuration (e.g. the\n"
+	  "loss curve). Writes SVG to FILE (atomically) or to stdout. `run` and `suite`\n"
+	  "draw the same with --plot=FILE.\n"
+	  "Exit codes: 0; 2 usage error; 4 the report cannot be read, has no trial log\n"
+	  "(nothing is written), or FILE cannot be written.\n" },
+	{ "render",
+	  "usage: embperf render REPORT.json [--format=FMT] [-o FILE]\n"
+	  "\n"
+	  "Print a report saved with --format=json in another format, with the\n"
+	  "verdicts of the comparison it carries (a run with --baseline saves them):\n"
+	  "e.g. JUnit XML for a CI server from a report a board wrote.\n"
+	  "Exit codes: 0 done; 3 nothing to render (JUnit or LAVA of a report\n"
+	  "without results); 4 the file cannot be read or is not a report.\n" },
 	{ "help", "usage: embperf help [COMMAND]\n" },
 };
 

@@ -20,6 +20,10 @@ static const char *format_name(enum embperf_format format)
 		return "json";
 	case EMBPERF_FORMAT_CSV:
 		return "csv";
+	case EMBPERF_FORMAT_JUNIT:
+		return "junit";
+	case EMBPERF_FORMAT_LAVA:
+		return "lava";
 	}
 	return "?";
 }
@@ -41,7 +45,8 @@ static int save_report(const struct cli_options *opt, embperf_report *report)
 
 	if (err < 0) {
 		error_about_file(opt->output_path, embperf_report_errmsg(report), err);
-		return CLI_EXIT_FILE;
+		/* No results is no file error: the file was left as it was. */
+		return err == -ENODATA ? CLI_EXIT_RUN : CLI_EXIT_FILE;
 	}
 	cli_note(opt, "wrote %d result%s to %s (%s)", embperf_report_result_count(report),
 		 embperf_report_result_count(report) == 1 ? "" : "s", opt->output_path,
@@ -54,6 +59,12 @@ static int print_report(const struct cli_options *opt, const embperf_report *rep
 	char *text = embperf_report_render(report, opt->format);
 	int failed;
 
+	if (!text && errno == ENODATA) {
+		cli_error("the report has no results: nothing to render as %s (an empty %s output "
+			  "would read as a run that found nothing wrong)",
+			  format_name(opt->format), format_name(opt->format));
+		return CLI_EXIT_RUN;
+	}
 	if (!text) {
 		cli_error("cannot render the report as %s: %s", format_name(opt->format),
 			  embperf_strerror(-errno));
@@ -243,6 +254,40 @@ int cmd_compare(const struct cli_options *opt)
 	}
 	embperf_report_free(current);
 	embperf_report_free(baseline);
+	embperf_ctx_free(ctx);
+	return status;
+}
+
+/**
+ * cmd_render() - `embperf render REPORT.json`.
+ * @opt: options; operand: the file.
+ *
+ * Renders a saved report in the format asked, with the verdicts of the
+ * comparison it carries: a board saves JSON, the host turns it into what
+ * its CI server reads.
+ *
+ * Return: CLI_EXIT_OK, CLI_EXIT_USAGE, CLI_EXIT_FILE, or CLI_EXIT_RUN when
+ * there is nothing to render.
+ */
+int cmd_render(const struct cli_options *opt)
+{
+	embperf_report *report;
+	embperf_ctx *ctx;
+	int status = CLI_EXIT_FILE;
+
+	if (opt->argc != 1) {
+		cli_error("render needs one file: REPORT.json");
+		return CLI_EXIT_USAGE;
+	}
+	ctx = embperf_ctx_new();
+	if (!ctx) {
+		cli_error("cannot create a context: %s", embperf_strerror(-errno));
+		return CLI_EXIT_RUN;
+	}
+	report = cli_load_report(ctx, opt->argv[0]);
+	if (report)
+		status = cli_emit_report(opt, report);
+	embperf_report_free(report);
 	embperf_ctx_free(ctx);
 	return status;
 }

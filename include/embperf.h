@@ -959,12 +959,22 @@ EMBPERF_API const char *embperf_result_param_value(const embperf_result *result,
  * @EMBPERF_FORMAT_MARKDOWN: the same table in markdown.
  * @EMBPERF_FORMAT_JSON:     everything, samples included; see doc/report-format.md.
  * @EMBPERF_FORMAT_CSV:      one row per result, RFC 4180 quoting.
+ * @EMBPERF_FORMAT_JUNIT:    JUnit XML for CI servers: one test case per result,
+ *                           failed when the last compare judged it regressed
+ *                           (since 0.3; see doc/board-farms.md).
+ * @EMBPERF_FORMAT_LAVA:     `lava-test-case NAME --result pass|fail --measurement X
+ *                           --units U` lines for a LAVA test shell (since 0.3).
+ *
+ * JUnit and LAVA renderings of a report without results fail with ENODATA
+ * rather than give a file a farm cannot tell from a lost one.
  */
 enum embperf_format {
 	EMBPERF_FORMAT_TEXT = 0,
 	EMBPERF_FORMAT_MARKDOWN = 1,
 	EMBPERF_FORMAT_JSON = 2,
 	EMBPERF_FORMAT_CSV = 3,
+	EMBPERF_FORMAT_JUNIT = 4,
+	EMBPERF_FORMAT_LAVA = 5,
 };
 
 /**
@@ -1050,7 +1060,8 @@ EMBPERF_API const char *embperf_report_sysinfo(const embperf_report *report, con
  * @format: an enum embperf_format value.
  *
  * Return: a NUL-terminated string the caller frees with embperf_free(); NULL
- * with errno EINVAL (unknown format) or ENOMEM.
+ * with errno EINVAL (unknown format), ENODATA (JUnit or LAVA of a report
+ * without results) or ENOMEM.
  */
 EMBPERF_API char *embperf_report_render(const embperf_report *report, enum embperf_format format);
 

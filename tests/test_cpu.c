@@ -222,6 +222,28 @@ static embperf_bench *run_mhz(void)
 	return b;
 }
 
+/* loops=lmbench: lmbench mhz's nine loops, each timed and labelled mhz1..9;
+ * the run succeeds with or without a clock (busy machines give none). */
+Test(cpu, mhz_lmbench_loops_give_nine_times)
+{
+	embperf_bench *b = quick_bench("cpu.mhz", "3");
+	char label[16];
+	int with_clock = 0;
+
+	cr_assert_eq(embperf_bench_set(b, "loops", "lmbench"), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	for (int i = 1; i <= 9; i++) {
+		snprintf(label, sizeof(label), "loop=mhz%d", i);
+		cr_assert(value_of(b, "expression_time", label) > 0.0, "%s", label);
+	}
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		with_clock += !strcmp(embperf_result_metric(embperf_bench_result(b, i)), "mhz");
+	cr_assert_eq(embperf_bench_result_count(b), 9 + 2 * with_clock);
+	cr_assert_eq(embperf_bench_set(b, "loops", "mhz"), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "'loops'"), "%s", embperf_bench_errmsg(b));
+	embperf_bench_free(b);
+}
+
 Test(cpu, mhz_is_plausible_and_agrees_with_add_latency)
 {
 	embperf_bench *mhz = run_mhz();

@@ -2,8 +2,9 @@
 /*
  * test_mem_stream.c - mem.stream: the STREAM validation catches a corrupted
  * array and passes a correct one (called directly), a threaded run gives the
- * four metrics and validates, the defaults follow STREAM (best rate, first
- * run excluded), and bad parameters fail with messages that name them.
+ * four metrics and validates (STREAM's loops and STREAM2's), the defaults
+ * follow STREAM (best rate, first run excluded), and bad parameters fail
+ * with messages that name them.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -116,6 +117,35 @@ Test(mem_stream, threaded_run_reports_four_validated_rates)
 		cr_assert(embperf_result_value(r) > 0.0 && embperf_result_value(r) < 1e6, "%s: %g",
 			  names[i], embperf_result_value(r));
 	}
+}
+
+Test(mem_stream, stream2_reports_fill_copy_daxpy_sum_validated)
+{
+	static const char *const names[] = { "fill", "copy", "daxpy", "sum" };
+
+	cr_assert_eq(embperf_bench_set(bench, "size", "100000"), 0);
+	cr_assert_eq(embperf_bench_set(bench, "threads", "2"), 0);
+	cr_assert_eq(embperf_bench_set(bench, "loops", "stream2"), 0, "%s",
+		     embperf_bench_errmsg(bench));
+	/* 0 when the arrays and the threads' sums validated. */
+	cr_assert_eq(embperf_bench_run(bench), 0, "%s", embperf_bench_errmsg(bench));
+	cr_assert_eq(embperf_bench_result_count(bench), 4);
+	for (int i = 0; i < 4; i++) {
+		const embperf_result *r = embperf_bench_result(bench, i);
+
+		cr_assert_str_eq(embperf_result_metric(r), names[i]);
+		cr_assert_str_eq(embperf_result_labels(r), "size=100000 threads=2");
+		cr_assert(embperf_result_value(r) > 0.0 && embperf_result_value(r) < 1e7, "%s: %g",
+			  names[i], embperf_result_value(r));
+	}
+}
+
+Test(mem_stream, loops_other_than_stream_or_stream2_are_refused)
+{
+	cr_assert_eq(embperf_bench_set(bench, "loops", "stream3"), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(bench), "loops"), "%s", embperf_bench_errmsg(bench));
+	cr_assert(strstr(embperf_bench_errmsg(bench), "stream2"), "%s",
+		  embperf_bench_errmsg(bench));
 }
 
 /* Default of an engine parameter as mem.stream describes it. */

@@ -47,7 +47,7 @@ for _ in $(seq 50); do
 	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.2:5301 && break
 	sleep 0.1
 done
-echo "1..10"
+echo "1..12"
 
 # median of METRIC from the CSV of one run: run_metric METRIC ARGS...
 out=
@@ -59,6 +59,11 @@ metric() {
 	echo "$out" | awk -F, -v m="$1" '$4 == m { print $8; exit }'
 }
 tap_fail_extra() { echo "$out" | sed 's/^/#   /' | head -20; }
+# counter NAME: a kernel counter of the first result (CSV column kernel_counters)
+counter() {
+	echo "$out" | awk -F, 'NR == 2 { print $23 }' | tr ' ' '\n' |
+		awk -F= -v n="$1" '$1 == n { print $2 }'
+}
 
 # check NAME LOW HIGH VALUE: LOW <= VALUE <= HIGH
 check() {
@@ -85,8 +90,13 @@ above() {
 	if awk -v o="$offered_l2" 'BEGIN { exit !(o >= 24) }'; then
 		check "$1 at twice the shaped rate: what was offered above it is lost (%)" \
 			"$(awk -v o="$offered_l2" 'BEGIN { print (1 - 20.5 / o) * 100 }')" 100 "$loss"
+		# The sender's tbf dropped them (ramp included: at least the lost ones),
+		# read from the sending side: this host (tx) or the peer's report (rx).
+		check "$1: the loss is attributed to the sender's qdisc (drops >= lost)" \
+			"$(metric lost)" 1e12 "$(counter sender_qdisc_drops)"
 	else
 		skip "$1 at twice the shaped rate: loss" "the sender offered only $offered_l2 Mbit/s (machine busy)"
+		skip "$1: the loss is attributed to the sender's qdisc" "no loss to attribute (machine busy)"
 	fi
 }
 

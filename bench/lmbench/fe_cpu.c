@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lmb.h"
@@ -167,6 +168,85 @@ int lmb_par_ops(struct lmb *m, int argc, char **argv)
 	return printed ? 0 : lmb_fail(m, "cpu.par gave no parallelism");
 }
 
+/* mhz's nine expressions as its -d table names them (cpu.mhz loops=lmbench,
+ * loop=mhz1..mhz9, runs them). */
+static const char *const mhz_expressions[] = {
+	"p=(TYPE**)*p;", "a^=a+a;",    "a^=a+a+a;",    "a>>=b;",           "a>>=a+a;",
+	"a^=a<<b;",      "a^=a+b;",    "a+=(a+b)&07;", "a^=n;b^=a;a|=b;",
+};
+
+/* mhz keeps TRIES (11) timings a loop and puts ", " after all but the 11th. */
+#define MHZ_TRIES 11
+
+static int cmp_desc(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a < b) - (a > b);
+}
+
+/*
+ * One loop of the -d table: "{ N, {" and a row per sample, slowest first
+ * (mhz sorts its timings so), each "{ /+ u/(100 n) +/ u, n}" with u the
+ * sample's microseconds and n its expressions (units per sample x 100).
+ */
+static void mhz_print_loop(const embperf_result *r, const char *name, int last)
+{
+	double samples[64], units = 0, expressions;
+	int n = embperf_result_sample_count(r);
+
+	if (n > (int)(sizeof(samples) / sizeof(samples[0])))
+		n = (int)(sizeof(samples) / sizeof(samples[0]));
+	for (int i = 0; i < n; i++)
+		samples[i] = embperf_result_sample(r, i);
+	qsort(samples, (size_t)n, sizeof(samples[0]), cmp_desc);
+	if (embperf_result_counter(r, "units", &units) != 0 || n == 0)
+		units = 0;
+	expressions = n ? 100.0 * floor(units / n + 0.5) : 0;
+	printf("\t/* %s */ { %d, {", name, n);
+	for (int j = 0; j < n; j++) {
+		double u = floor(samples[j] * expressions / 1000.0 + 0.5);
+
+		printf("\n\t\t{ /* %f */ %lu, %lu}", expressions > 0 ? u / (100.0 * expressions) : 0.0,
+		       (unsigned long)u, (unsigned long)expressions);
+		if (j < MHZ_TRIES - 1)
+			printf(", ");
+	}
+	printf(last ? "}}\n" : "}},\n");
+}
+
+/*
+ * mhz -d: the timings behind the clock, as mhz prints them: a comment of
+ * CPU name, uname, email and speed placeholders ("CPU", "uname", "email",
+ * -1), the clock in MHz (-1 when none), the timing interval in us (the
+ * engine's sample_time), the loop overhead (0: mhz sets LOOP_O=0.0) and
+ * the timer overhead (0: the engine's samples are far above it), then one
+ * C initialiser per loop.
+ */
+static void mhz_print_data(const embperf_bench *b, double mhz)
+{
+	char text[64];
+	double enough_us = 0;
+
+	if (embperf_bench_get(b, "sample_time", text, sizeof(text)) > 0)
+		enough_us = lmb_duration_us(text);
+	printf("/* \"%s\", \"%s\", \"%s\", %d, %.0f, %d, %f, %f */\n", "CPU", "uname", "email", -1,
+	       mhz, (int)enough_us, 0.0, 0.0);
+	printf("result_t* data[] = { \n");
+	for (int i = 0; i < (int)(sizeof(mhz_expressions) / sizeof(mhz_expressions[0])); i++) {
+		char loop[8];
+		const embperf_result *r;
+
+		snprintf(loop, sizeof(loop), "mhz%d", i + 1);
+		r = lmb_result(b, "expression_time", "loop", loop);
+		if (r)
+			mhz_print_loop(r, mhz_expressions[i], i == 8);
+		else
+			printf("\t/* %s */ { 0, {%s", mhz_expressions[i], i == 8 ? "}}\n" : "}},\n");
+	}
+	printf("};\n");
+}
+
 /**
  * lmb_mhz() - mhz [-d] [-c]
  * @m:    invocation.
@@ -174,16 +254,16 @@ int lmb_par_ops(struct lmb *m, int argc, char **argv)
  * @argv: arguments.
  *
  * Prints on stdout "N MHz, X nanosec clock", or with -c the clock period
- * alone. -d (the original's raw timing table) is accepted and prints
- * nothing more: cpu.mhz keeps its samples in the library (see `embperf run
- * cpu.mhz --format=json`).
+ * alone. -d first prints the original's table of timings (mhz_print_data());
+ * its loops are the original's nine (cpu.mhz loops=lmbench), so the clock
+ * printed then is the one those loops give.
  *
  * Return: the exit status.
  */
 int lmb_mhz(struct lmb *m, int argc, char **argv)
 {
 	embperf_bench *b;
-	int c, err, status, period_only = 0;
+	int c, err, status, period_only = 0, data = 0;
 	double mhz;
 	long whole_mhz;
 
@@ -191,7 +271,9 @@ int lmb_mhz(struct lmb *m, int argc, char **argv)
 	while ((c = lmb_getopt(m, argc, argv, "cd")) != -1) {
 		if (c == 'c')
 			period_only = 1;
-		else if (c != 'd')
+		else if (c == 'd')
+			data = 1;
+		else
 			return lmb_usage(m);
 	}
 	status = lmb_open(m);
@@ -200,6 +282,10 @@ int lmb_mhz(struct lmb *m, int argc, char **argv)
 	b = lmb_bench(m, "cpu.mhz");
 	if (!b)
 		return LMB_EXIT_FAIL;
+	if (data && lmb_set(m, b, "loops", "lmbench") < 0) {
+		embperf_bench_free(b);
+		return LMB_EXIT_FAIL;
+	}
 	/* cpu.mhz fails with -EAGAIN where mhz cannot settle on a clock; mhz
 	 * then prints only "-1 System too busy" (stdout) and exits 1, so the
 	 * library's explanation is not printed for that case. */
@@ -209,6 +295,8 @@ int lmb_mhz(struct lmb *m, int argc, char **argv)
 	else
 		status = lmb_run_status(m, b, err);
 	mhz = status ? NAN : lmb_value(lmb_result(b, "mhz", NULL, NULL), "");
+	if (data && status != LMB_EXIT_CANCELLED)
+		mhz_print_data(b, status || !(mhz >= 0.5) ? -1.0 : (double)lround(mhz));
 	embperf_bench_free(b);
 	if (status == LMB_EXIT_CANCELLED)
 		return status;

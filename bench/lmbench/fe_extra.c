@@ -189,9 +189,8 @@ static void print_parallelism(const embperf_bench *b)
  * Prints "MB PARALLELISM" on stderr for sizes doubling from 16 lines to
  * LEN (default 64 MB, 2^20 bytes each), MB being 10^6 bytes as in the
  * original. -c is accepted and, as in the original, changes nothing.
- * mem.par measures whole pages: sizes of the doubling below one page (16
- * lines of less than page / 16) get no line, as the original prints no
- * line for a size it could not measure.
+ * Sizes below a page (-L under page / 16) are measured too, as mem.par
+ * measures them: 16 lines or more of one page.
  *
  * Return: the exit status.
  */
@@ -217,12 +216,9 @@ int lmb_par_mem(struct lmb *m, int argc, char **argv)
 	}
 	if (m->optind != argc)
 		return lmb_usage(m);
-	/* The original's first size is 16 lines, then it doubles; mem.par starts
-	 * at a page, so the sweep starts at the first size of the doubling that
-	 * holds one. With none to measure, nothing is printed. */
+	/* The original's first size is 16 lines, then it doubles while within
+	 * -M; with none to measure, it prints nothing. */
 	first_bytes = 16 * line_bytes;
-	while (first_bytes < (uint64_t)getpagesize() && first_bytes <= max_bytes)
-		first_bytes *= 2;
 	if (max_bytes < first_bytes)
 		return 0;
 	status = lmb_open(m);

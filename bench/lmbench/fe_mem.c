@@ -199,7 +199,7 @@ int lmb_bw_mem(struct lmb *m, int argc, char **argv)
 }
 
 /**
- * struct stream_row - one of the four STREAM loops as lmbench's stream prints it.
+ * struct stream_row - one of the STREAM loops as lmbench's stream prints it.
  * @metric:        mem.stream metric.
  * @bytes_per_elt: bytes read plus written per array element.
  */
@@ -208,30 +208,44 @@ struct stream_row {
 	int bytes_per_elt;
 };
 
-static const struct stream_row stream_rows[] = {
+#define STREAM_ROWS 4
+
+/* stream -v 1: STREAM's loops. */
+static const struct stream_row stream1_rows[STREAM_ROWS] = {
 	{ "copy", 16 },
 	{ "scale", 16 },
 	{ "add", 24 },
 	{ "triad", 24 },
 };
 
+/* stream -v 2: STREAM2's loops, in the order lmbench runs and prints them. */
+static const struct stream_row stream2_rows[STREAM_ROWS] = {
+	{ "fill", 8 },
+	{ "copy", 16 },
+	{ "daxpy", 24 },
+	{ "sum", 8 },
+};
+
 /*
  * Print the latency (time per element of one copy) and bandwidth lines of
- * each loop. mem.stream reports the best rate, as lmbench's stream keeps
- * its fastest run; the time per element follows from it.
+ * each loop of @version. mem.stream reports the best rate, as lmbench's
+ * stream keeps its fastest run; the time per element follows from it.
  */
-static int stream_print(struct lmb *m, const embperf_bench *b, int copies)
+static int stream_print(struct lmb *m, const embperf_bench *b, long version, int copies)
 {
-	for (size_t i = 0; i < sizeof(stream_rows) / sizeof(stream_rows[0]); i++) {
-		const struct stream_row *row = &stream_rows[i];
+	const struct stream_row *rows = version == 2 ? stream2_rows : stream1_rows;
+	const char *prefix = version == 2 ? "STREAM2" : "STREAM";
+
+	for (size_t i = 0; i < STREAM_ROWS; i++) {
+		const struct stream_row *row = &rows[i];
 		double mbs = lmb_value(lmb_result(b, row->metric, NULL, NULL), "MB/s");
 
 		if (!(mbs > 0))
 			return lmb_fail(m, "no %s rate from mem.stream", row->metric);
 		/* bytes / (MB/s) is microseconds per element; times 1000 for ns. */
-		fprintf(stderr, "STREAM %s latency: %.2f nanoseconds\n", row->metric,
+		fprintf(stderr, "%s %s latency: %.2f nanoseconds\n", prefix, row->metric,
 			1000.0 * row->bytes_per_elt * copies / mbs);
-		fprintf(stderr, "STREAM %s bandwidth: %.2f MB/sec\n", row->metric, mbs);
+		fprintf(stderr, "%s %s bandwidth: %.2f MB/sec\n", prefix, row->metric, mbs);
 	}
 	return 0;
 }
@@ -243,8 +257,10 @@ static int stream_print(struct lmb *m, const embperf_bench *b, int copies)
  * @argv: arguments.
  *
  * -M is the bytes of the three arrays together (lmbench's meaning); -P N
- * runs N threads of mem.stream, each on arrays of that size. Version 2
- * (fill, copy, daxpy, sum) has no kernel and fails with a message.
+ * runs N threads of mem.stream, each on arrays of that size. Version 2 runs
+ * mem.stream's STREAM2 loops (fill, copy, daxpy, sum). Copy is a loop of
+ * loads and stores in both, as lmbench's stream is built (-O: its copy is
+ * one movsd load and store per element, no memcpy() call).
  *
  * Return: the exit status.
  */
@@ -274,8 +290,6 @@ int lmb_stream(struct lmb *m, int argc, char **argv)
 		}
 	}
 	/* The original ignores extra operands; so does this one. */
-	if (version == 2)
-		return lmb_fail(m, "-v 2: the STREAM2 loops (fill, copy, daxpy, sum) are not available in libembperf; use -v 1");
 	elements = total_bytes / (3 * sizeof(double));
 	if (elements == 0)
 		return lmb_fail(m, "-M %llu: the three arrays need at least %zu bytes",
@@ -288,12 +302,14 @@ int lmb_stream(struct lmb *m, int argc, char **argv)
 		return LMB_EXIT_FAIL;
 	/* N copies of lmbench's stream each have their arrays: N threads share N times the elements. */
 	if (lmb_set(m, b, "size", "%llu", (unsigned long long)elements * (uint64_t)m->parallel) < 0 ||
-	    lmb_set(m, b, "threads", "%d", m->parallel) < 0)
+	    lmb_set(m, b, "threads", "%d", m->parallel) < 0 ||
+	    lmb_set(m, b, "copy", "loop") < 0 ||
+	    lmb_set(m, b, "loops", "%s", version == 2 ? "stream2" : "stream") < 0)
 		status = LMB_EXIT_FAIL;
 	if (!status)
 		status = lmb_run(m, b);
 	if (!status)
-		status = stream_print(m, b, m->parallel);
+		status = stream_print(m, b, version, m->parallel);
 	embperf_bench_free(b);
 	return status;
 }

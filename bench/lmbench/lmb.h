@@ -237,6 +237,15 @@ const embperf_result *lmb_result(const embperf_bench *b, const char *metric, con
 				 const char *value);
 
 /**
+ * lmb_duration_us() - a duration in the engine's canonical text ("5ms",
+ * "250us", a bare number of ns) in microseconds.
+ * @text: the text.
+ *
+ * Return: microseconds, or -1 when @text is not a duration.
+ */
+double lmb_duration_us(const char *text);
+
+/**
  * lmb_value() - a result's value (its primary statistic) in @unit.
  * @r:    result, or NULL.
  * @unit: "ns", "us", "MB/s", or "" to take the value as it is.

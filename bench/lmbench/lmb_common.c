@@ -282,7 +282,7 @@ int lmb_has_param(const char *kernel, const char *key)
 }
 
 /* A duration in the engine's canonical text ("5ms", "250us") in microseconds; -1 if not one. */
-static double duration_us(const char *text)
+double lmb_duration_us(const char *text)
 {
 	static const struct {
 		const char *suffix;
@@ -314,7 +314,7 @@ static int apply_warmup(struct lmb *m, embperf_bench *b)
 	if (m->warmup_us < 0)
 		return 0;
 	if (embperf_bench_get(b, "sample_time", text, sizeof(text)) > 0)
-		sample_us = duration_us(text);
+		sample_us = lmb_duration_us(text);
 	if (m->warmup_us == 0)
 		samples = 0;
 	else if (sample_us <= 0)

@@ -54,8 +54,28 @@ int ep_sysinfo_collect(uint64_t clock_res_ns, struct ep_kv **out);
 /** ep_kv_free() - free @n entries and the array. */
 void ep_kv_free(struct ep_kv *kv, int n);
 
-/** ep_mem_available_bytes() - MemAvailable from /proc/meminfo now; 0 when unknown. */
+/**
+ * ep_mem_available() - memory the system can give a run now.
+ * @source: receives what the figure is ("MemAvailable in /proc/meminfo", or
+ *          the estimate used where that is missing); may be NULL.
+ *
+ * MemAvailable of /proc/meminfo; on kernels without it MemFree + Buffers +
+ * Cached; without /proc, sysinfo()'s free and buffer RAM.
+ *
+ * Return: bytes; 0 when the system does not tell.
+ */
+uint64_t ep_mem_available(const char **source);
+
+/** ep_mem_available_bytes() - ep_mem_available(NULL). */
 uint64_t ep_mem_available_bytes(void);
+
+/**
+ * ep_mem_format_bytes() - a byte count for messages: "1.5 GiB", "512 KiB".
+ * @bytes: the count.
+ * @out:   destination.
+ * @size:  size of @out.
+ */
+void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size);
 
 /** ep_kernel_find() - registry lookup; NULL when there is no such kernel. */
 const struct ep_kernel *ep_kernel_find(const char *name);

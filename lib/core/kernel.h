@@ -473,6 +473,25 @@ const struct embperf_result *ep_run_find_result(const struct ep_run *run, int me
 						const char *labels);
 
 /**
+ * ep_mem_check_fits() - refuse a request larger than the memory available.
+ * @run:        run receiving the detail message.
+ * @param:      parameter the request comes from ("size").
+ * @value:      that parameter's text, for the message.
+ * @need_bytes: memory (anonymous or page cache) the kernel will hold in all.
+ *
+ * Every kernel that allocates or caches by a size parameter calls it in
+ * setup, before it allocates or writes anything: on a small board a size
+ * beyond the memory left would swap, measure the disk instead of the cache,
+ * or wake the OOM killer. Compares with ep_mem_available(); when the system
+ * does not tell, the allocation itself is the only check.
+ *
+ * Return: 0, or -ENOMEM with a message naming the parameter, the value, the
+ * bytes needed and the bytes available (and where that figure comes from).
+ */
+int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
+		      uint64_t need_bytes);
+
+/**
  * ep_run_fail() - record the detail message of a failure and return @err.
  * The message names the parameter, the value and what is accepted. Not for
  * worker threads: it writes the bench's one message buffer without a lock;

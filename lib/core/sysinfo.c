@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "core.h"
+#include "kernel.h"
 #include "util.h"
 
 #define SYSFS_CACHE "/sys/devices/system/cpu/cpu0/cache"
@@ -170,9 +172,74 @@ static uint64_t meminfo_kib(const char *key)
 	return kib;
 }
 
+/*
+ * Kernels before 3.14 have no MemAvailable; MemFree + Buffers + Cached was
+ * the estimate then (free(1)'s "free" column before it), a little generous
+ * since not all of the cache can be dropped. Without /proc at all (a
+ * minimal firmware image), sysinfo() still tells free and buffer RAM.
+ */
+uint64_t ep_mem_available(const char **source)
+{
+	static const char *const sources[] = {
+		"MemAvailable in /proc/meminfo",
+		"MemFree + Buffers + Cached in /proc/meminfo",
+		"freeram + bufferram of sysinfo()",
+	};
+	uint64_t kib = meminfo_kib("MemAvailable");
+	int from = 0;
+	struct sysinfo si;
+
+	if (!kib) {
+		from = 1;
+		kib = meminfo_kib("MemFree");
+		if (kib)
+			kib += meminfo_kib("Buffers") + meminfo_kib("Cached");
+	}
+	if (!kib && !sysinfo(&si) && si.mem_unit) {
+		from = 2;
+		kib = ((uint64_t)si.freeram + si.bufferram) * si.mem_unit / 1024;
+	}
+	if (source)
+		*source = kib ? sources[from] : "";
+	return kib * 1024;
+}
+
 uint64_t ep_mem_available_bytes(void)
 {
-	return meminfo_kib("MemAvailable") * 1024;
+	return ep_mem_available(NULL);
+}
+
+void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024.0 && u + 1 < EP_ARRAY_SIZE(units)) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, size, "%" PRIu64 " bytes", bytes);
+	else
+		snprintf(out, size, "%.1f %s", v, units[u]);
+}
+
+int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
+		      uint64_t need_bytes)
+{
+	const char *source;
+	uint64_t avail_bytes = ep_mem_available(&source);
+	char need[32], avail[32];
+
+	if (!avail_bytes || need_bytes <= avail_bytes)
+		return 0;
+	ep_mem_format_bytes(need_bytes, need, sizeof(need));
+	ep_mem_format_bytes(avail_bytes, avail, sizeof(avail));
+	return ep_run_fail(run, -ENOMEM,
+			   "parameter '%s': value '%s' needs %s of memory, more than the %s "
+			   "available (%s); accepted: a smaller %s",
+			   param, value, need, avail, source, param);
 }
 
 /* The bracketed choice of a sysfs selector such as "always [madvise] never". */

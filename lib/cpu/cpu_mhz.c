@@ -21,11 +21,18 @@
  * from beating a good fit on a coarse one. A fit that still leaves a loop
  * more than 0.2 cycles off a whole count means the times are too noisy: the
  * run fails with -EAGAIN, where mhz prints "System too busy".
+ *
+ * loops=lmbench runs instead the nine expressions of lmbench's mhz (a load
+ * of a self-pointing pointer, shifts, xors and adds on a long and the loop
+ * counter, labelled loop=mhz1..mhz9 in its order), for its front end's -d
+ * table; there a fit that fails keeps the loop times and adds no mhz or
+ * clock value instead of failing the run.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/core/kernel.h"
 #include "lib/core/result.h"
@@ -51,9 +58,25 @@ struct mhz_loop_state {
 	void *self;
 };
 
-/** struct mhz_state - one state per loop, in the order of mhz_loops[]. */
+struct mhz_loop;
+
+/**
+ * struct mhz_state - the run's state.
+ * @loops:   one state per loop, in the order of @set.
+ * @set:     the loops of the 'loops' parameter.
+ * @n_loops: how many.
+ */
 struct mhz_state {
 	struct mhz_loop_state loops[MHZ_MAX_LOOPS];
+	const struct mhz_loop *set;
+	int n_loops;
+};
+
+static const struct ep_param_desc mhz_params[] = {
+	{ "loops", EP_PT_ENUM, "own", 0, 0, 0, 0, "own|lmbench", "",
+	  "own: seven chains of adds, xors, multiplies and a load; lmbench: the nine "
+	  "expressions of lmbench's mhz (loop=mhz1..mhz9); a fit that fails then gives no mhz "
+	  "value instead of failing" },
 };
 
 static const struct ep_metric_desc mhz_metrics[] = {
@@ -101,6 +124,37 @@ static int mhz_load(void *arg, uint64_t units)
 	return 0;
 }
 
+/*
+ * lmbench mhz's expressions, on an unsigned long (lmbench: a long; the same
+ * instructions, without signed overflow) and b = 1, as its loops start.
+ * The loop counter is n. A shift by a + a is masked to the register's
+ * width, as x86's shr does with its count (C leaves larger counts undefined).
+ */
+#define MHZ_LMB_LOOP(name, expr)                                      \
+	static int name(void *arg, uint64_t units)                    \
+	{                                                             \
+		struct mhz_loop_state *ls = arg;                      \
+		unsigned long a = ls->a, b = ls->b;                   \
+                                                                      \
+		for (unsigned long n = units; n; n--) {               \
+			CPU_X100(expr; CPU_KEEP_INT(a); CPU_KEEP_INT(b);) \
+		}                                                     \
+		ls->a = a;                                            \
+		ls->b = b;                                            \
+		return 0;                                             \
+	}
+
+#define MHZ_LONG_BITS (8 * sizeof(unsigned long))
+
+MHZ_LMB_LOOP(mhz_lmb2, a ^= a + a)
+MHZ_LMB_LOOP(mhz_lmb3, a ^= a + a + a)
+MHZ_LMB_LOOP(mhz_lmb4, a >>= b)
+MHZ_LMB_LOOP(mhz_lmb5, a >>= (a + a) & (MHZ_LONG_BITS - 1))
+MHZ_LMB_LOOP(mhz_lmb6, a ^= a << b)
+MHZ_LMB_LOOP(mhz_lmb7, a ^= a + b)
+MHZ_LMB_LOOP(mhz_lmb8, a += (a + b) & 07)
+MHZ_LMB_LOOP(mhz_lmb9, a ^= n; b ^= a; a |= b)
+
 /**
  * struct mhz_loop - a loop of the run.
  * @name: label value.
@@ -119,6 +173,13 @@ static const struct mhz_loop mhz_loops[] = {
 
 #define MHZ_N_LOOPS ((int)EP_ARRAY_SIZE(mhz_loops))
 
+/* lmbench mhz's nine, in its order; the first is the load. */
+static const struct mhz_loop mhz_lmb_loops[] = {
+	{ "mhz1", mhz_load }, { "mhz2", mhz_lmb2 }, { "mhz3", mhz_lmb3 },
+	{ "mhz4", mhz_lmb4 }, { "mhz5", mhz_lmb5 }, { "mhz6", mhz_lmb6 },
+	{ "mhz7", mhz_lmb7 }, { "mhz8", mhz_lmb8 }, { "mhz9", mhz_lmb9 },
+};
+
 static void mhz_teardown(void *state)
 {
 	free(state);
@@ -129,22 +190,27 @@ static int mhz_setup(struct ep_run *run, void **state)
 	struct ep_case ec = { .metric = MHZ_METRIC_EXPR_TIME };
 	struct mhz_state *st = calloc(1, sizeof(*st));
 	char label[MHZ_LABEL_MAX];
-	int rc = 0;
+	int rc = 0, lmbench;
 
 	_Static_assert(EP_ARRAY_SIZE(mhz_loops) <= MHZ_MAX_LOOPS, "mhz: too many loops");
+	_Static_assert(EP_ARRAY_SIZE(mhz_lmb_loops) <= MHZ_MAX_LOOPS, "mhz: too many loops");
 	if (!st)
 		return -ENOMEM;
 	*state = st;
-	for (int i = 0; i < MHZ_N_LOOPS && !rc; i++) {
+	lmbench = !strcmp(ep_param_text(run, "loops"), "lmbench");
+	st->set = lmbench ? mhz_lmb_loops : mhz_loops;
+	st->n_loops = lmbench ? (int)EP_ARRAY_SIZE(mhz_lmb_loops) : MHZ_N_LOOPS;
+	for (int i = 0; i < st->n_loops && !rc; i++) {
 		struct mhz_loop_state *ls = &st->loops[i];
 
-		ls->a = 0x12345u + (unsigned long)i;
-		ls->b = 0x9e3779b1u;
+		/* lmbench's loops start from a = b = 1. */
+		ls->a = lmbench ? 1 : 0x12345u + (unsigned long)i;
+		ls->b = lmbench ? 1 : 0x9e3779b1u;
 		ls->c = 0x5bd1e995u;
 		ls->self = &ls->self;
-		snprintf(label, sizeof(label), "loop=%s", mhz_loops[i].name);
+		snprintf(label, sizeof(label), "loop=%s", st->set[i].name);
 		ec.labels = label;
-		ec.body = mhz_loops[i].body;
+		ec.body = st->set[i].body;
 		ec.arg = ls;
 		rc = ep_run_add_case(run, &ec);
 	}
@@ -204,25 +270,31 @@ int ep_cpu_mhz_period(const double *t_ns, int n, double *period_ns)
 
 static int mhz_finish(struct ep_run *run, void *state)
 {
+	const struct mhz_state *st = state;
 	const struct embperf_result *r;
-	double t_ns[EP_ARRAY_SIZE(mhz_loops)], period_ns;
+	double t_ns[MHZ_MAX_LOOPS], period_ns;
 	char label[MHZ_LABEL_MAX];
 	int rc;
 
-	for (int i = 0; i < MHZ_N_LOOPS; i++) {
-		snprintf(label, sizeof(label), "loop=%s", mhz_loops[i].name);
+	for (int i = 0; i < st->n_loops; i++) {
+		snprintf(label, sizeof(label), "loop=%s", st->set[i].name);
 		r = ep_run_find_result(run, MHZ_METRIC_EXPR_TIME, label);
 		t_ns[i] = r ? r->value : NAN;
 		if (!(t_ns[i] > 0.0))
 			return ep_run_fail(run, -ENODATA, "cpu.mhz: no time for %s", label);
 	}
-	if (ep_cpu_mhz_period(t_ns, MHZ_N_LOOPS, &period_ns))
+	/* With lmbench's loops, a failed fit keeps the loop times and gives
+	 * no clock, as mhz -d prints its timings and then -1. */
+	if (ep_cpu_mhz_period(t_ns, st->n_loops, &period_ns) && st->set == mhz_lmb_loops)
+		return 0;
+	if (ep_cpu_mhz_period(t_ns, st->n_loops, &period_ns))
 		return ep_run_fail(run, -EAGAIN,
-				   "cpu.mhz: the loop times (add %.3f ns, mul %.3f ns, load %.3f ns, "
+				   "cpu.mhz: the loop times (%s %.3f ns, %s %.3f ns, %s %.3f ns, "
 				   "...) are no whole multiples of one clock within %.1f cycles: the "
 				   "system is too busy (mhz: 'System too busy'); run again, or pin "
 				   "with cpu=N",
-				   t_ns[0], t_ns[4], t_ns[6], MHZ_FIT_TOLERANCE);
+				   st->set[0].name, t_ns[0], st->set[1].name, t_ns[1], st->set[2].name,
+				   t_ns[2], MHZ_FIT_TOLERANCE);
 	rc = ep_run_add_value(run, MHZ_METRIC_MHZ, "", 1000.0 / period_ns);
 	if (!rc)
 		rc = ep_run_add_value(run, MHZ_METRIC_CLOCK, "", period_ns);
@@ -232,6 +304,8 @@ static int mhz_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_cpu_mhz = {
 	.name = "cpu.mhz",
 	.summary = "processor clock from loops of whole cycle counts (lmbench mhz)",
+	.params = mhz_params,
+	.n_params = (int)EP_ARRAY_SIZE(mhz_params),
 	.metrics = mhz_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(mhz_metrics),
 	.engine_defaults = ep_lmbench_defaults,

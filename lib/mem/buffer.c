@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * buffer.c - anonymous mappings for the memory kernels, with the huge page
- * modes and the "does it fit in memory" check.
+ * modes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,38 +35,6 @@ static uint64_t meminfo_value(const char *key)
 	}
 	fclose(f);
 	return value;
-}
-
-void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size)
-{
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)bytes;
-	size_t u = 0;
-
-	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024.0;
-		u++;
-	}
-	if (u == 0)
-		snprintf(out, size, "%" PRIu64 " bytes", bytes);
-	else
-		snprintf(out, size, "%.1f %s", v, units[u]);
-}
-
-int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
-		      uint64_t need_bytes)
-{
-	uint64_t avail_bytes = ep_mem_available_bytes();
-	char need[32], avail[32];
-
-	if (!avail_bytes || need_bytes <= avail_bytes)
-		return 0;
-	ep_mem_format_bytes(need_bytes, need, sizeof(need));
-	ep_mem_format_bytes(avail_bytes, avail, sizeof(avail));
-	return ep_run_fail(run, -ENOMEM,
-			   "parameter '%s': value '%s' needs %s of memory, more than the %s "
-			   "available (MemAvailable in " MEMINFO_PATH "); accepted: a smaller %s",
-			   param, value, need, avail, param);
 }
 
 /* Round @bytes up to a multiple of @align (a power of two); 0 on overflow. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * buffer.h - page-aligned buffers of the memory kernels: huge page modes and
- * the check that a size fits in the memory the system has available.
+ * buffer.h - page-aligned buffers of the memory kernels and their huge page
+ * modes. (The check that a size fits in memory is lib/core's
+ * ep_mem_check_fits(), shared by every kernel.)
  */
 #ifndef EMBPERF_MEM_BUFFER_H
 #define EMBPERF_MEM_BUFFER_H
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/core/core.h"
 #include "lib/core/kernel.h"
 
 /**
@@ -40,21 +42,7 @@ struct ep_mem_buf {
 	size_t map_bytes;
 };
 
-/**
- * ep_mem_check_fits() - refuse a request larger than the available memory.
- * @run:        run receiving the detail message.
- * @param:      parameter the request comes from ("size").
- * @value:      that parameter's text, for the message.
- * @need_bytes: memory the kernel will touch in all.
- *
- * Compares @need_bytes with MemAvailable of /proc/meminfo. When the system
- * does not tell, the mapping itself is the only check.
- *
- * Return: 0, or -ENOMEM with a message naming the parameter, the bytes
- * needed and the bytes available.
- */
-int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
-		      uint64_t need_bytes);
+/* ep_mem_check_fits() and ep_mem_format_bytes(): lib/core (kernel.h, core.h). */
 
 /**
  * ep_mem_buf_alloc() - map a zero-filled buffer.
@@ -78,13 +66,5 @@ int ep_mem_buf_alloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes,
  * @buf: buffer, emptied.
  */
 void ep_mem_buf_free(struct ep_mem_buf *buf);
-
-/**
- * ep_mem_format_bytes() - a byte count for messages: "1.5 GiB", "512 KiB".
- * @bytes: the count.
- * @out:   destination.
- * @size:  size of @out.
- */
-void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size);
 
 #endif /* EMBPERF_MEM_BUFFER_H */

@@ -13,6 +13,11 @@
  * every chase by one load, so it costs about one load latency whatever w
  * is, as long as the memory system keeps w misses in flight.
  *
+ * A size below a page (par_mem -L with 16 lines under a page: its first
+ * sizes) is one page's first slots, the largest power of two of them the
+ * size holds, in the same bit-reversed order; par_mem's chain for such a
+ * size also takes 16 lines of one page.
+ *
  * For each size the parallelism is the best w * t(1) / t(w) over the widths,
  * with par_mem's stopping rule (it gives up once four times the best so far
  * is below w - 1).
@@ -81,7 +86,8 @@ struct par_state {
 };
 
 static const struct ep_param_desc par_params[] = {
-	{ "size", EP_PT_SIZE_RANGE, "4k..64M", 1024, PAR_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE_RANGE, "4k..64M", PAR_MAX_WIDTH * PAR_MIN_LINE, PAR_MAX_SIZE, 0, 0,
+	  NULL, "bytes",
 	  "buffer size, or MIN..MAX for sizes doubling from MIN as par_mem (-M); each at least "
 	  "16 lines" },
 	{ "line", EP_PT_SIZE, "0", 0, (int64_t)1 << 16, 0, 0, NULL, "bytes",
@@ -136,12 +142,21 @@ static void layout_of(const struct par_state *st, uint64_t size_bytes, struct pa
 {
 	size_t page_lines = st->page_bytes / st->line_bytes;
 
-	/* Sizes are at least a page (checked in setup); a partial last page is left out. */
-	l->lines_per_page = page_lines;
-	l->n_pages = (size_t)(size_bytes / st->page_bytes);
+	if (size_bytes < st->page_bytes) {
+		/* One page's first slots, a power of two of them (bit reversal
+		 * permutes only such a count): at least 16 (checked in setup). */
+		size_t lines = (size_t)(size_bytes / st->line_bytes);
+
+		l->lines_per_page = (size_t)1 << (log2_of(lines + 1) - 1);
+		l->n_pages = 1;
+	} else {
+		/* Whole pages; a partial last page is left out. */
+		l->lines_per_page = page_lines;
+		l->n_pages = (size_t)(size_bytes / st->page_bytes);
+	}
 	l->n_lines = l->n_pages * l->lines_per_page;
 	l->n_words = st->line_bytes / sizeof(void *);
-	l->line_bits = log2_of(page_lines);
+	l->line_bits = log2_of(l->lines_per_page);
 	l->word_bits = log2_of(l->n_words);
 }
 
@@ -317,14 +332,13 @@ static int check_params(struct ep_run *run, struct par_state *st, uint64_t lo)
 				   "the page size (%zu); accepted: such a size, or 0 for %zu",
 				   ep_param_text(run, "line"), sizeof(void *), st->page_bytes,
 				   st->page_bytes / 16);
-	/* Whole pages keep the bit-reversed slot order inside the buffer. */
-	if (lo < (uint64_t)PAR_MAX_WIDTH * line || lo < st->page_bytes)
+	/* 16 lines at least: one for each chase of the widest width. */
+	if (lo < (uint64_t)PAR_MAX_WIDTH * line)
 		return ep_run_fail(run, -ERANGE,
-				   "parameter 'size': value '%s' starts below %d lines of %zu bytes "
-				   "or one page; accepted: sizes of at least %zu bytes",
+				   "parameter 'size': value '%s' starts below %d lines of %zu bytes; "
+				   "accepted: sizes of at least %zu bytes",
 				   ep_param_text(run, "size"), PAR_MAX_WIDTH, line,
-				   (size_t)PAR_MAX_WIDTH * line > st->page_bytes
-					   ? (size_t)PAR_MAX_WIDTH * line : st->page_bytes);
+				   (size_t)PAR_MAX_WIDTH * line);
 	return 0;
 }
 

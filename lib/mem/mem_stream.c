@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * mem_stream.c - mem.stream: sustainable memory bandwidth of the four
- * kernels of STREAM (McCalpin), on arrays of 8-byte reals.
+ * kernels of STREAM (McCalpin), on arrays of 8-byte reals, or (loops=stream2)
+ * of the four of McCalpin's STREAM2 as lmbench's `stream -v 2` runs them.
  *
  *   copy   c = a          2 arrays of 8 bytes per element counted
  *   scale  b = q * c      2
  *   add    c = a + b      3
  *   triad  a = b + q * c  3
+ *   fill   a = 0          1  (STREAM2)
+ *   daxpy  a = a + q * b  3  (STREAM2)
+ *   sum    s = s + a      1  (STREAM2: a serial sum, each thread its own)
  *
  * Bytes are counted as STREAM counts them: every array read and every array
  * written, 8 bytes per element each. A team of threads (the caller and
@@ -15,6 +19,7 @@
  * after the run as STREAM does.
  */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,12 +41,22 @@
 #define STREAM_MAX_THREADS 1024
 #define STREAM_LABEL_MAX 80
 
-enum stream_kernel { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_COUNT };
+enum stream_kernel { K_COPY, K_SCALE, K_ADD, K_TRIAD, K_FILL, K_DAXPY, K_SUM, K_COUNT };
+
+/* The kernels each 'loops' value runs, in the order they run. */
+#define STREAM_LOOPS_PER_SET 4
+static const enum stream_kernel stream1_kernels[STREAM_LOOPS_PER_SET] = { K_COPY, K_SCALE, K_ADD,
+									   K_TRIAD };
+/* lmbench's stream -v 2 order: fill, copy, daxpy, sum. */
+static const enum stream_kernel stream2_kernels[STREAM_LOOPS_PER_SET] = { K_FILL, K_COPY, K_DAXPY,
+									   K_SUM };
 
 struct stream_state;
 
-typedef void (*stream_pass_fn)(double *restrict, double *restrict, double *restrict, size_t,
-			       size_t);
+/* One thread's share of one pass; returns the sum of a over the share for
+ * sum, 0 for the others. */
+typedef double (*stream_pass_fn)(double *restrict, double *restrict, double *restrict, size_t,
+				 size_t);
 
 /**
  * struct stream_case - one kernel's case.
@@ -61,7 +76,10 @@ struct stream_case {
  * @pool:     the thread team.
  * @expect:   value every element should hold, updated with each pass.
  * @passes:   the kernels' passes (copy as the 'copy' parameter picks).
- * @cases:    the four cases.
+ * @cases:    one case per kernel (only those of the 'loops' set are added).
+ * @sums:     each thread's sum of its share of a in its last sum pass.
+ * @sum_want: what the sums should add up to after the last sum pass.
+ * @summed:   1 once a sum pass ran.
  * @label:    "size=N threads=T", shared by the four results.
  */
 struct stream_state {
@@ -72,6 +90,9 @@ struct stream_state {
 	struct ep_stream_expect expect;
 	stream_pass_fn passes[K_COUNT];
 	struct stream_case cases[K_COUNT];
+	double *sums;
+	double sum_want;
+	int summed;
 	char label[STREAM_LABEL_MAX];
 };
 
@@ -82,6 +103,8 @@ static const struct ep_param_desc stream_params[] = {
 	  "threads sharing each pass (the OpenMP threads of STREAM)" },
 	{ "copy", EP_PT_ENUM, "memcpy", 0, 0, 0, 0, "loop|memcpy", "",
 	  "how copy moves the data: memcpy() as gcc -O2 compiles stream.c's copy, or a loop of loads and stores" },
+	{ "loops", EP_PT_ENUM, "stream", 0, 0, 0, 0, "stream|stream2", "",
+	  "which kernels: STREAM's copy, scale, add, triad; or STREAM2's fill, copy, daxpy, sum (lmbench stream -v 2)" },
 };
 
 static const struct ep_metric_desc stream_metrics[] = {
@@ -93,6 +116,12 @@ static const struct ep_metric_desc stream_metrics[] = {
 		    "c = a + b; 24 bytes per element, best rate as STREAM" },
 	[K_TRIAD] = { "triad", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
 		      "a = b + q * c; 24 bytes per element, best rate as STREAM" },
+	[K_FILL] = { "fill", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
+		     "a = 0 (loops=stream2); 8 bytes per element, best rate" },
+	[K_DAXPY] = { "daxpy", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
+		      "a = a + q * b (loops=stream2); 24 bytes per element, best rate" },
+	[K_SUM] = { "sum", "MB/s", EP_METRIC_RATE, 1.0, EP_PRIMARY_MAX, 1,
+		    "s = s + a (loops=stream2); 8 bytes per element, best rate" },
 };
 
 /* STREAM: NTIMES = 10 runs, the first excluded, best of the other nine. */
@@ -103,7 +132,10 @@ static const struct ep_default stream_defaults[] = {
 	{ NULL, NULL },
 };
 
-static const int stream_arrays_touched[K_COUNT] = { 2, 2, 3, 3 };
+static const int stream_arrays_touched[K_COUNT] = {
+	[K_COPY] = 2, [K_SCALE] = 2, [K_ADD] = 3, [K_TRIAD] = 3,
+	[K_FILL] = 1, [K_DAXPY] = 3, [K_SUM] = 1,
+};
 
 void ep_stream_expect_init(struct ep_stream_expect *e)
 {
@@ -126,8 +158,16 @@ static void expect_pass(struct ep_stream_expect *e, enum stream_kernel k)
 	case K_ADD:
 		e->c = e->a + e->b;
 		break;
-	default:
+	case K_TRIAD:
 		e->a = e->b + STREAM_SCALAR * e->c;
+		break;
+	case K_FILL:
+		e->a = 0.0;
+		break;
+	case K_DAXPY:
+		e->a = e->a + STREAM_SCALAR * e->b;
+		break;
+	default: /* K_SUM changes no array */
 		break;
 	}
 }
@@ -188,47 +228,97 @@ __attribute__((no_builtin("memcpy")))
 #elif defined(__GNUC__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
-static void pass_copy(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+static double pass_copy(double *restrict a, double *restrict b, double *restrict c, size_t lo,
 		      size_t hi)
 {
 	(void)b;
 	for (size_t j = lo; j < hi; j++)
 		c[j] = a[j];
+	return 0.0;
 }
 
-static void pass_copy_memcpy(double *restrict a, double *restrict b, double *restrict c,
+static double pass_copy_memcpy(double *restrict a, double *restrict b, double *restrict c,
 			     size_t lo, size_t hi)
 {
 	(void)b;
 	if (hi > lo)
 		memcpy(c + lo, a + lo, (hi - lo) * sizeof(*c));
+	return 0.0;
 }
 
-static void pass_scale(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+static double pass_scale(double *restrict a, double *restrict b, double *restrict c, size_t lo,
 		       size_t hi)
 {
 	(void)a;
 	for (size_t j = lo; j < hi; j++)
 		b[j] = STREAM_SCALAR * c[j];
+	return 0.0;
 }
 
-static void pass_add(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+static double pass_add(double *restrict a, double *restrict b, double *restrict c, size_t lo,
 		     size_t hi)
 {
 	for (size_t j = lo; j < hi; j++)
 		c[j] = a[j] + b[j];
+	return 0.0;
 }
 
-static void pass_triad(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+static double pass_triad(double *restrict a, double *restrict b, double *restrict c, size_t lo,
 		       size_t hi)
 {
 	for (size_t j = lo; j < hi; j++)
 		a[j] = b[j] + STREAM_SCALAR * c[j];
+	return 0.0;
+}
+
+/*
+ * STREAM2's kernels. fill is kept a loop of stores, as copy's loop form
+ * (gcc -O2 would make it a memset() call): lmbench's stream, built with -O,
+ * runs it as a loop (objdump of its fill: one movq $0 per element).
+ */
+#if defined(__clang__)
+__attribute__((no_builtin("memset")))
+#elif defined(__GNUC__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static double pass_fill(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+			size_t hi)
+{
+	(void)b;
+	(void)c;
+	for (size_t j = lo; j < hi; j++)
+		a[j] = 0.0;
+	return 0.0;
+}
+
+static double pass_daxpy(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+			 size_t hi)
+{
+	(void)c;
+	for (size_t j = lo; j < hi; j++)
+		a[j] = a[j] + STREAM_SCALAR * b[j];
+	return 0.0;
+}
+
+/* A serial sum, one add waiting for the one before, as STREAM2's and
+ * lmbench's sum: floating-point adds are not reassociated without
+ * -ffast-math, so the loop's speed is bound by the add's latency. */
+static double pass_sum(double *restrict a, double *restrict b, double *restrict c, size_t lo,
+		       size_t hi)
+{
+	double s = 0.0;
+
+	(void)b;
+	(void)c;
+	for (size_t j = lo; j < hi; j++)
+		s += a[j];
+	return s;
 }
 
 static const stream_pass_fn stream_passes[K_COUNT] = {
-	[K_COPY] = pass_copy, [K_SCALE] = pass_scale,
-	[K_ADD] = pass_add,   [K_TRIAD] = pass_triad,
+	[K_COPY] = pass_copy, [K_SCALE] = pass_scale, [K_ADD] = pass_add,
+	[K_TRIAD] = pass_triad, [K_FILL] = pass_fill, [K_DAXPY] = pass_daxpy,
+	[K_SUM] = pass_sum,
 };
 
 /* One thread's share of one pass of the case given as @arg. */
@@ -238,7 +328,7 @@ static void thread_pass(void *arg, int thread, int n_threads)
 	size_t lo, hi;
 
 	ep_mem_pool_share(sc->st->n, thread, n_threads, &lo, &hi);
-	sc->st->passes[sc->kernel](sc->st->a, sc->st->b, sc->st->c, lo, hi);
+	sc->st->sums[thread] = sc->st->passes[sc->kernel](sc->st->a, sc->st->b, sc->st->c, lo, hi);
 }
 
 /*
@@ -253,6 +343,10 @@ static int stream_body(void *arg, uint64_t units)
 	ep_mem_pool_run(sc->st->pool, thread_pass, sc, units);
 	for (uint64_t i = 0; i < units; i++)
 		expect_pass(&sc->st->expect, sc->kernel);
+	if (sc->kernel == K_SUM && units) {
+		sc->st->sum_want = sc->st->expect.a * (double)sc->st->n;
+		sc->st->summed = 1;
+	}
 	return 0;
 }
 
@@ -301,6 +395,7 @@ static void stream_teardown(void *state)
 		return;
 	ep_mem_pool_free(st->pool);
 	ep_mem_buf_free(&st->buf);
+	free(st->sums);
 	free(st);
 }
 
@@ -317,6 +412,9 @@ static int alloc_arrays(struct ep_run *run, struct stream_state *st, int threads
 	st->a = st->buf.addr;
 	st->b = (double *)((char *)st->buf.addr + array_bytes);
 	st->c = (double *)((char *)st->buf.addr + 2 * array_bytes);
+	st->sums = calloc((size_t)threads, sizeof(*st->sums));
+	if (!st->sums)
+		return -ENOMEM;
 	rc = ep_mem_pool_new(threads, ep_run_cpu(run), &st->pool);
 	if (rc)
 		return ep_run_fail(run, rc, "parameter 'threads': value '%d': cannot start the "
@@ -326,7 +424,11 @@ static int alloc_arrays(struct ep_run *run, struct stream_state *st, int threads
 
 static int add_cases(struct ep_run *run, struct stream_state *st)
 {
-	for (int k = 0; k < K_COUNT; k++) {
+	const enum stream_kernel *set =
+		strcmp(ep_param_text(run, "loops"), "stream2") ? stream1_kernels : stream2_kernels;
+
+	for (int i = 0; i < STREAM_LOOPS_PER_SET; i++) {
+		enum stream_kernel k = set[i];
 		struct ep_case c = {
 			.metric = k,
 			.labels = st->label,
@@ -338,7 +440,7 @@ static int add_cases(struct ep_run *run, struct stream_state *st)
 		int rc;
 
 		st->cases[k].st = st;
-		st->cases[k].kernel = (enum stream_kernel)k;
+		st->cases[k].kernel = k;
 		rc = ep_run_add_case(run, &c);
 		if (rc)
 			return rc;
@@ -380,6 +482,24 @@ static int stream_setup(struct ep_run *run, void **state)
 	return rc;
 }
 
+/*
+ * The threads' sums of the last sum pass against n times the value of a.
+ * A serial sum of n equal values rounds by at most (n - 1) units in the
+ * last place of the total.
+ */
+static int check_sum(struct ep_run *run, const struct stream_state *st, int threads)
+{
+	double got = 0.0, tolerance = (double)st->n * DBL_EPSILON * fabs(st->sum_want);
+
+	for (int t = 0; t < threads; t++)
+		got += st->sums[t];
+	if (fabs(got - st->sum_want) <= tolerance)
+		return 0;
+	return ep_run_fail(run, -EIO,
+			   "mem.stream: validation failed on sum: %.17g where a's %zu elements "
+			   "add up to %.17g", got, st->n, st->sum_want);
+}
+
 /* finish(): STREAM's check of the results; a wrong value fails the run. */
 static int stream_finish(struct ep_run *run, void *state)
 {
@@ -387,13 +507,15 @@ static int stream_finish(struct ep_run *run, void *state)
 	char msg[EP_ERRMSG_MAX];
 	int rc = ep_stream_validate(st->a, st->b, st->c, st->n, &st->expect, msg, sizeof(msg));
 
-	return rc ? ep_run_fail(run, rc, "%s", msg) : 0;
+	if (rc)
+		return ep_run_fail(run, rc, "%s", msg);
+	return st->summed ? check_sum(run, st, (int)ep_param_int(run, "threads")) : 0;
 }
 
 const struct ep_kernel ep_kernel_mem_stream = {
 	.name = "mem.stream",
-	.summary = "sustainable memory bandwidth: STREAM's copy, scale, add and triad, "
-		   "optionally multithreaded",
+	.summary = "sustainable memory bandwidth: STREAM's copy, scale, add and triad (or "
+		   "STREAM2's fill, copy, daxpy, sum), optionally multithreaded",
 	.params = stream_params,
 	.n_params = (int)EP_ARRAY_SIZE(stream_params),
 	.metrics = stream_metrics,

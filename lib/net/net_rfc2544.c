@@ -31,6 +31,7 @@
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "linkspeed.h"
+#include "linkstats.h"
 #include "udp_flow.h"
 #include "wire.h"
 
@@ -43,10 +44,16 @@ enum {
 	M_CPU_SYSTEM, M_PEER_CPU_SYSTEM,
 };
 
-enum { C_L2, C_LOSS, C_SENT, C_LOST, C_PEER_CPU_SYSTEM };
+enum {
+	C_L2, C_LOSS, C_SENT, C_LOST, C_PEER_CPU_SYSTEM,
+	C_WHERE, /* the places of linkstats.h, in enum ep_loss_place order */
+};
 
 static const char *const rfc_counters[] = {
 	"throughput_l2", "loss", "sent", "lost", "peer_cpu_system",
+	/* where the lost datagrams went (EP_LOSS_* order) */
+	"sender_socket_drops", "sender_qdisc_drops", "sender_nic_drops", "receiver_nic_drops",
+	"receiver_socket_drops", "receiver_udp_errors", "receiver_no_port",
 };
 
 static const struct ep_param_desc rfc_params[] = {
@@ -316,6 +323,8 @@ static void count_figures(struct rfc_case *c, struct ep_trial *t, const struct e
 	ep_tally_count_after(ta, C_LOSS, o->sent ? 100.0 * (double)lost / (double)o->sent : NAN);
 	ep_tally_count_after(ta, C_PEER_CPU_SYSTEM,
 			     o->peer.cpu_system_pct < 0 ? NAN : o->peer.cpu_system_pct);
+	for (int p = 0; p < EP_LOSS_PLACES; p++)
+		ep_tally_count_after(ta, C_WHERE + p, o->where.read[p] ? (double)o->where.at[p] : NAN);
 	if (secs > 0.0)
 		ep_tally_count_after(ta, C_L2, (double)o->received * f->frame_bytes * 8.0 / secs / 1e6);
 

@@ -18,6 +18,7 @@
 
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
+#include "linkstats.h"
 #include "udp_flow.h"
 #include "udp_io.h"
 #include "wire.h"
@@ -31,11 +32,15 @@ enum {
 enum {
 	C_OFFERED, C_L2, C_LOSS, C_LOST, C_REORDERED, C_DUPLICATED, C_JITTER, C_PEER_CPU_PROCESS,
 	C_PEER_CPU_SYSTEM,
+	C_WHERE, /* the places of linkstats.h, in enum ep_loss_place order */
 };
 
 static const char *const udp_counters[] = {
 	"offered", "throughput_l2", "loss", "lost", "reordered", "duplicated", "jitter",
 	"peer_cpu_process", "peer_cpu_system",
+	/* where the lost datagrams went (EP_LOSS_* order) */
+	"sender_socket_drops", "sender_qdisc_drops", "sender_nic_drops", "receiver_nic_drops",
+	"receiver_socket_drops", "receiver_udp_errors", "receiver_no_port",
 };
 
 static const struct ep_param_desc udp_params[] = {
@@ -152,6 +157,8 @@ static void count_figures(const struct ep_udp_flow *f, struct ep_tally *ta,
 	ep_tally_count_after(ta, C_JITTER, o->jitter_ns / 1e3);
 	ep_tally_count_after(ta, C_PEER_CPU_PROCESS, or_nan(o->peer.cpu_process_pct));
 	ep_tally_count_after(ta, C_PEER_CPU_SYSTEM, or_nan(o->peer.cpu_system_pct));
+	for (int p = 0; p < EP_LOSS_PLACES; p++)
+		ep_tally_count_after(ta, C_WHERE + p, o->where.read[p] ? (double)o->where.at[p] : NAN);
 }
 
 /** udp_body() - one trial: send or receive until the engine's deadline, then the report. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "flow_drops.h"
 #include "lib/core/core.h"
 #include "lib/core/measure.h"
 #include "pace.h"
@@ -71,6 +72,8 @@ static int run_sink(struct ep_peer_trial *t)
 	struct ep_udp_rx rx;
 	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
 	struct ep_cpuload load;
+	struct ep_flow_drops drops;
+	struct ep_linkstats delta;
 	int rc = ep_udp_rx_init(&rx, t->data_fd, t->req.flow, t->req.size_bytes);
 
 	if (rc)
@@ -79,6 +82,7 @@ static int run_sink(struct ep_peer_trial *t)
 	rx.from_len = t->client_len;
 	rx.drop_every = t->req.drop_every;
 	rx.echo_every = t->req.echo_every;
+	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
 	while (!stopping(t) && ep_now_ns() < end) {
 		rc = ep_udp_rx_poll(&rx, 10, 1);
@@ -90,6 +94,8 @@ static int run_sink(struct ep_peer_trial *t)
 		rc = 0;
 	}
 	load_into(&t->report, &load);
+	ep_flow_drops_stop(&drops, &delta);
+	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
 	t->report.received = rx.count->received;
 	t->report.bytes = rx.count->bytes;
@@ -113,6 +119,8 @@ static int run_source(struct ep_peer_trial *t)
 	struct ep_udp_tx tx;
 	struct ep_pacer pacer;
 	struct ep_cpuload load;
+	struct ep_flow_drops drops;
+	struct ep_linkstats delta;
 	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
 	enum ep_pacing mode = t->req.rate_bps > 0.0 || t->req.pacing == EP_PACING_BURST
 				      ? t->req.pacing
@@ -125,6 +133,7 @@ static int run_source(struct ep_peer_trial *t)
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	ep_pacer_init(&pacer, mode, source_pps(&t->req), t->req.burst, t->req.wait_ns,
 		      t->req.batch ? t->req.batch : 16, start);
+	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
 	while (!stopping(t) && (!t->req.count || tx.sent < t->req.count)) {
 		uint64_t now = ep_now_ns();
@@ -139,6 +148,8 @@ static int run_source(struct ep_peer_trial *t)
 			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, 1));
 	}
 	load_into(&t->report, &load);
+	ep_flow_drops_stop(&drops, &delta);
+	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
 	t->report.sent = tx.sent;
 	t->report.bytes = tx.sent * t->req.size_bytes;

@@ -125,6 +125,19 @@ static const struct field report_fields[] = {
 	{ "cpu_process_pct", FK_DOUBLE, R(cpu_process_pct), 0, -1, 1e5, 0 },
 	{ "cpu_system_pct", FK_DOUBLE, R(cpu_system_pct), 0, -1, 100.5, 0 },
 	{ "elapsed_ns", FK_U64, R(elapsed_ns), 0, 0, U64MAX, 0 },
+	{ "ls_have", FK_U32, R(ls_have), 0, 0, 7, 0 },
+	{ "ls_qdisc_drops", FK_U64, R(ls_qdisc_drops), 0, 0, U64MAX, 0 },
+	{ "ls_tx_dropped", FK_U64, R(ls_tx_dropped), 0, 0, U64MAX, 0 },
+	{ "ls_tx_errors", FK_U64, R(ls_tx_errors), 0, 0, U64MAX, 0 },
+	{ "ls_rx_dropped", FK_U64, R(ls_rx_dropped), 0, 0, U64MAX, 0 },
+	{ "ls_rx_errors", FK_U64, R(ls_rx_errors), 0, 0, U64MAX, 0 },
+	{ "ls_rx_over", FK_U64, R(ls_rx_over), 0, 0, U64MAX, 0 },
+	{ "ls_rx_fifo", FK_U64, R(ls_rx_fifo), 0, 0, U64MAX, 0 },
+	{ "ls_rx_missed", FK_U64, R(ls_rx_missed), 0, 0, U64MAX, 0 },
+	{ "ls_udp_sndbuf", FK_U64, R(ls_udp_sndbuf), 0, 0, U64MAX, 0 },
+	{ "ls_udp_rcvbuf", FK_U64, R(ls_udp_rcvbuf), 0, 0, U64MAX, 0 },
+	{ "ls_udp_in_errors", FK_U64, R(ls_udp_in_errors), 0, 0, U64MAX, 0 },
+	{ "ls_udp_no_ports", FK_U64, R(ls_udp_no_ports), 0, 0, U64MAX, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -357,6 +370,19 @@ static void encode_report(struct json_object *o, const struct ep_report *r)
 	add_double(o, "cpu_process_pct", r->cpu_process_pct);
 	add_double(o, "cpu_system_pct", r->cpu_system_pct);
 	add_u64(o, "elapsed_ns", r->elapsed_ns);
+	add_u64(o, "ls_have", r->ls_have);
+	add_u64(o, "ls_qdisc_drops", r->ls_qdisc_drops);
+	add_u64(o, "ls_tx_dropped", r->ls_tx_dropped);
+	add_u64(o, "ls_tx_errors", r->ls_tx_errors);
+	add_u64(o, "ls_rx_dropped", r->ls_rx_dropped);
+	add_u64(o, "ls_rx_errors", r->ls_rx_errors);
+	add_u64(o, "ls_rx_over", r->ls_rx_over);
+	add_u64(o, "ls_rx_fifo", r->ls_rx_fifo);
+	add_u64(o, "ls_rx_missed", r->ls_rx_missed);
+	add_u64(o, "ls_udp_sndbuf", r->ls_udp_sndbuf);
+	add_u64(o, "ls_udp_rcvbuf", r->ls_udp_rcvbuf);
+	add_u64(o, "ls_udp_in_errors", r->ls_udp_in_errors);
+	add_u64(o, "ls_udp_no_ports", r->ls_udp_no_ports);
 }
 
 static void encode_members(struct json_object *o, const struct ep_msg *m)

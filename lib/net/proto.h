@@ -84,6 +84,14 @@ struct ep_report {
 	double cpu_process_pct; /* the peer process's CPU load, % of one CPU */
 	double cpu_system_pct;  /* the peer host's CPU load, % */
 	uint64_t elapsed_ns;
+	/* Drops counted on the peer's side over the flow, toward the client
+	 * (linkstats.h): which parts were read (EP_LS_* bits), the interface's
+	 * root qdisc, the interface, the host's UDP counters. */
+	uint32_t ls_have;
+	uint64_t ls_qdisc_drops;
+	uint64_t ls_tx_dropped, ls_tx_errors;
+	uint64_t ls_rx_dropped, ls_rx_errors, ls_rx_over, ls_rx_fifo, ls_rx_missed;
+	uint64_t ls_udp_sndbuf, ls_udp_rcvbuf, ls_udp_in_errors, ls_udp_no_ports;
 };
 
 /** struct ep_msg - one control message, decoded and validated. */

@@ -152,6 +152,7 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 		if (rc)
 			return ep_run_fail(f->run, rc, "%s: data socket: %s", f->name, strerror(-rc));
 	}
+	ep_flow_drops_start(&f->drops, &f->peer.addr);
 	rc = ep_peer_start(&f->peer, &f->req, &port, err, sizeof(err));
 	if (rc)
 		return fail_peer(f, rc, err);
@@ -268,14 +269,40 @@ static int run_rx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	return stop_and_report(f, 0, &o->peer);
 }
 
+/* Where the trial's lost datagrams went: this side's counters and the peer's. */
+static void attribute(struct ep_udp_flow *f, struct ep_udp_outcome *o)
+{
+	struct ep_linkstats mine, theirs;
+	struct ep_loss_inputs in = {
+		.lost = o->sent > o->received ? o->sent - o->received : 0,
+		.socket_drops = UINT64_MAX,
+	};
+
+	ep_flow_drops_stop(&f->drops, &mine);
+	ep_flow_drops_from_report(&o->peer, &theirs);
+	in.sender = f->tx ? &mine : &theirs;
+	in.receiver = f->tx ? &theirs : &mine;
+	ep_loss_attribute(&in, &o->where);
+}
+
 int ep_udp_flow_run(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o)
 {
+	int rc;
+
 	memset(o, 0, sizeof(*o));
-	return f->tx ? run_tx(f, t, o) : run_rx(f, t, o);
+	rc = f->tx ? run_tx(f, t, o) : run_rx(f, t, o);
+	if (!rc)
+		attribute(f, o);
+	else
+		ep_flow_drops_stop(&f->drops, &(struct ep_linkstats){ 0 });
+	return rc;
 }
 
 void ep_udp_flow_close(struct ep_udp_flow *f)
 {
+	struct ep_linkstats unused;
+
+	ep_flow_drops_stop(&f->drops, &unused);
 	close_data(f);
 	ep_peer_close(&f->peer);
 }

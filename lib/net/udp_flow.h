@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "flow_drops.h"
 #include "lib/core/kernel.h"
 #include "proto.h"
 
@@ -33,6 +34,7 @@
  *                into the tally's latencies (0: none).
  * @idle_ramp:    tx: send nothing during the ramp (a burst from an idle link).
  * @flow_cap_ns:  the peer stops a flow by itself after this.
+ * @drops:        this side's drop counters over the trial's flow.
  * @data_fd:      the trial's data socket (-1 between trials).
  * @req:          the running trial's request (its flow id).
  */
@@ -53,6 +55,7 @@ struct ep_udp_flow {
 	uint32_t echo_every;
 	int idle_ramp;
 	uint64_t flow_cap_ns;
+	struct ep_flow_drops drops;
 	int data_fd;
 	struct ep_start req;
 };
@@ -65,6 +68,8 @@ struct ep_udp_flow {
  * @duplicated: received more than once.
  * @jitter_ns:  RFC 3550 interarrival jitter.
  * @peer:       the peer's report (its CPU load).
+ * @where:      the loss attributed to the places that counted drops, on
+ *              both sides (linkstats.h; places not read are marked so).
  */
 struct ep_udp_outcome {
 	uint64_t sent;
@@ -73,6 +78,7 @@ struct ep_udp_outcome {
 	uint64_t duplicated;
 	double jitter_ns;
 	struct ep_report peer;
+	struct ep_loss_attribution where;
 };
 
 /**

@@ -189,6 +189,12 @@ int ep_child_fork_error(struct ep_run *run, int err, const char *param, const ch
 		else
 			snprintf(limit, sizeof(limit), "%llu", (unsigned long long)rl.rlim_cur);
 	}
+	if (err == -ENOSYS)
+		return ep_run_fail(run, err,
+				   "parameter '%s': value '%s': %s is not available: this system has "
+				   "no fork() (a noMMU kernel, or a C library without it), and this "
+				   "kernel needs it",
+				   param, value, what);
 	if (err == -EAGAIN)
 		return ep_run_fail(run, err,
 				   "parameter '%s': value '%s': %s failed after %d were started: "

@@ -233,14 +233,11 @@ static int add_cases(struct ep_run *run, struct line_state *st)
 
 static int map_buffer(struct ep_run *run, struct line_state *st, uint64_t size_bytes)
 {
-	uint64_t avail = ep_mem_available_bytes();
+	int rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), size_bytes);
 	void *p;
 
-	if (avail && size_bytes > avail)
-		return ep_run_fail(run, -ENOMEM,
-				   "parameter 'size': value '%s' is more than the %llu bytes of "
-				   "available memory; accepted: a smaller size",
-				   ep_param_text(run, "size"), (unsigned long long)avail);
+	if (rc)
+		return rc;
 	st->n_pages = (size_t)((size_bytes + st->page_bytes - 1) / st->page_bytes);
 	st->map_bytes = st->n_pages * st->page_bytes;
 	/* No huge page advice: the system's policy decides, as for line's malloc(). */

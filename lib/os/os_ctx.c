@@ -601,16 +601,17 @@ static int map_working_sets(struct ctx_state *st)
 	size_t stride = (st->size_bytes + page - 1) / page * page;
 	int sets = st->mode == MODE_THREADS ? st->procs : 1;
 	uint64_t total = (uint64_t)stride * (uint64_t)st->procs;
-	uint64_t avail = ep_mem_available_bytes();
+	char value[96];
+	int rc;
 
 	if (!stride)
 		return 0;
-	if (avail && total > avail)
-		return ep_run_fail(st->run, -ENOMEM,
-				   "parameters 'procs' and 'size': %d working sets of %zu bytes need "
-				   "%llu bytes, more than the %llu bytes available",
-				   st->procs, st->size_bytes, (unsigned long long)total,
-				   (unsigned long long)avail);
+	/* Each of the procs members has its own working set of 'size'. */
+	snprintf(value, sizeof(value), "%s' for each of the %d members ('procs')",
+		 ep_param_text(st->run, "size"), st->procs);
+	rc = ep_mem_check_fits(st->run, "size", value, total);
+	if (rc)
+		return rc;
 	st->map_bytes = stride * (size_t)sets;
 	st->map = mmap(NULL, st->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
@@ -693,7 +694,7 @@ static int ctx_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_ctx = {
 	.name = "os.ctx",
-	.summary = "context switch time through a ring of pipes (lmbench lat_ctx)",
+	.summary = "context switch time through a ring of pipes (lmbench lat_ctx); mode=process needs fork()",
 	.params = ctx_params,
 	.n_params = (int)EP_ARRAY_SIZE(ctx_params),
 	.metrics = ctx_metrics,

@@ -210,8 +210,16 @@ int ep_os_file_open(struct ep_run *run, const char *prefix, uint64_t size_bytes,
 		    int keep_name, struct ep_os_file *f)
 {
 	const char *user = ep_param_text(run, "file");
+	int rc;
 
 	ep_os_file_init(f);
+	/*
+	 * The kernels on this file measure its pages in the page cache: a file
+	 * larger than the memory left would be read from the disk instead.
+	 */
+	rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), size_bytes);
+	if (rc)
+		return rc;
 	if (user && *user)
 		return open_user(run, user, size_bytes, writable, f);
 	return open_temporary(run, prefix, size_bytes, keep_name, f);

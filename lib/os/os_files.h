@@ -73,8 +73,13 @@ void ep_os_file_init(struct ep_os_file *f);
  * find real pages in the page cache) and fsync()ed, as lmbench's script
  * writes its file with lmdd fsync=1: later writeback cannot disturb samples.
  *
+ * A @size_bytes beyond the memory available is refused first
+ * (ep_mem_check_fits(), parameter 'size'): these kernels measure pages in
+ * the page cache, and such a file would be read from the disk.
+ *
  * Return: 0; a negative errno with a message naming 'file', 'tmpdir' or
- * 'size'. On failure nothing is left open or on disk.
+ * 'size' (-ENOMEM: more than the memory available). On failure nothing is
+ * left open or on disk.
  */
 int ep_os_file_open(struct ep_run *run, const char *prefix, uint64_t size_bytes, int writable,
 		    int keep_name, struct ep_os_file *f);

@@ -33,6 +33,7 @@
  * @from_partner: pipe the echo process writes, this process reads.
  * @echo:         the echo process's arguments.
  * @byte:         the byte going round.
+ * @echo_byte:    the echo's copy of it (a thread shares this struct).
  */
 struct pipe_lat {
 	struct ep_partner partner;
@@ -40,6 +41,7 @@ struct pipe_lat {
 	int from_partner[2];
 	struct ep_partner_echo echo;
 	char byte;
+	char echo_byte;
 };
 
 /**
@@ -65,6 +67,7 @@ struct pipe_bw {
 };
 
 static const struct ep_param_desc pipe_lat_params[] = {
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
@@ -73,6 +76,7 @@ static const struct ep_param_desc pipe_bw_params[] = {
 	  "bytes per write of the writer and most bytes per read (bw_pipe -m)" },
 	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
 	  "bytes read per unit (bw_pipe -M); raised to 'size' when smaller" },
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
@@ -132,6 +136,7 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 		.arg = &st->echo,
 		.n_keep = 2,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
 	};
 	int rc;
 
@@ -141,9 +146,10 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 	if (rc)
 		return rc;
 	st->echo = (struct ep_partner_echo){ .in = st->to_partner[0], .out = st->from_partner[1],
-					     .buf = &st->byte, .size = 1 };
+					     .buf = &st->echo_byte, .size = 1 };
 	cfg.keep[0] = st->to_partner[0];
 	cfg.keep[1] = st->from_partner[1];
+	cfg.wake[cfg.n_wake++] = st->to_partner[1]; /* a thread's read then ends */
 	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
@@ -152,7 +158,7 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 	 * end of file. Its read end stays open: the pipe we write then always
 	 * has a reader, and a write can never raise SIGPIPE in the caller.
 	 */
-	ep_ipc_close(&st->from_partner[1]);
+	ep_partner_release(&st->partner, &st->from_partner[1]);
 	/* One round trip before timing, as lat_pipe: both processes are up. */
 	return pipe_lat_body(st, 1);
 }
@@ -160,7 +166,8 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 static int pipe_lat_setup(struct ep_run *run, void **state)
 {
 	struct pipe_lat *st = calloc(1, sizeof(*st));
-	struct ep_case c = { .metric = 0, .labels = "", .body = pipe_lat_body };
+	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
+			     .body = pipe_lat_body };
 	int rc;
 
 	if (!st)
@@ -215,7 +222,11 @@ static void pipe_bw_teardown(void *state)
 static int pipe_bw_buffers(struct ep_run *run, struct pipe_bw *st)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	/* The writer's chunk and the reader's buffer. */
+	int rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)st->size);
 
+	if (rc)
+		return rc;
 	if (posix_memalign((void **)&st->wbuf, page, st->size) ||
 	    posix_memalign((void **)&st->rbuf_mem, page, st->size + page))
 		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
@@ -234,6 +245,7 @@ static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
 		.arg = st,
 		.n_keep = 1,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
 	};
 	int rc = pipe_bw_buffers(run, st);
 
@@ -242,10 +254,12 @@ static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
 	if (rc)
 		return rc;
 	cfg.keep[0] = st->fds[1];
+	cfg.wake[cfg.n_wake++] = st->fds[0]; /* a thread's write then fails */
 	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
-	ep_ipc_close(&st->fds[1]); /* the writer's death then reads as an end of file */
+	/* The writer's death (or end) then reads as an end of file. */
+	ep_partner_release(&st->partner, &st->fds[1]);
 	/* One chunk before timing: the writer is up. */
 	return ep_partner_receive(&st->partner, st->fds[0], st->rbuf, st->size, st->size);
 }
@@ -264,7 +278,8 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 	st->total = (uint64_t)ep_param_int(run, "total");
 	if (st->total < st->size)
 		st->total = st->size; /* as bw_pipe */
-	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	snprintf(st->label, sizeof(st->label), "size=%s%s%s", ep_param_text(run, "size"),
+		 *ep_partner_mode_label(run) ? " " : "", ep_partner_mode_label(run));
 	rc = pipe_bw_start(run, st);
 	if (!rc) {
 		c.labels = st->label;
@@ -277,7 +292,7 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_pipe_lat = {
 	.name = "os.pipe.lat",
-	.summary = "pipe round trip of one byte between two processes (lmbench lat_pipe)",
+	.summary = "pipe round trip of one byte between two processes (lmbench lat_pipe); mode=process needs fork()",
 	.params = pipe_lat_params,
 	.n_params = (int)EP_ARRAY_SIZE(pipe_lat_params),
 	.metrics = pipe_lat_metrics,
@@ -289,7 +304,7 @@ const struct ep_kernel ep_kernel_os_pipe_lat = {
 
 const struct ep_kernel ep_kernel_os_pipe_bw = {
 	.name = "os.pipe.bw",
-	.summary = "pipe bandwidth from a writer process to this one (lmbench bw_pipe)",
+	.summary = "pipe bandwidth from a writer process to this one (lmbench bw_pipe); mode=process needs fork()",
 	.params = pipe_bw_params,
 	.n_params = (int)EP_ARRAY_SIZE(pipe_bw_params),
 	.metrics = pipe_bw_metrics,

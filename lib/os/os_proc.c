@@ -68,7 +68,8 @@ struct proc_state {
 
 static const struct ep_param_desc proc_params[] = {
 	{ "op", EP_PT_ENUM, "fork", 0, 0, 0, 0, "fork|exec|sh|proccall", "",
-	  "fork+exit, fork+execve, fork+shell -c, or a procedure call (lat_proc's rows)" },
+	  "fork+exit, fork+execve, fork+shell -c (these need fork()), or a procedure call "
+	  "(lat_proc's rows)" },
 	{ "exec_path", EP_PT_STRING, EP_OS_HELLO_PATH, 0, 0, 0, 0, NULL, "",
 	  "program that exec and sh run (lat_proc's hello): embperf-hello as installed" },
 	{ "shell", EP_PT_STRING, "/bin/sh", 0, 0, 0, 0, NULL, "",
@@ -101,6 +102,12 @@ static int proc_call(void *arg, uint64_t units)
 
 static int fork_failed(struct proc_state *st, int err)
 {
+	if (err == -ENOSYS)
+		return ep_run_fail(st->run, -ENOSYS,
+				   "parameter 'op': value '%s' needs fork(), which this system does "
+				   "not have (a noMMU kernel, or a C library without it); accepted "
+				   "here: proccall",
+				   ep_param_text(st->run, "op"));
 	return ep_child_fork_error(st->run, err, "op", ep_param_text(st->run, "op"), 0, "fork()");
 }
 
@@ -304,7 +311,7 @@ static int proc_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_proc = {
 	.name = "os.proc",
-	.summary = "process creation: fork+exit, fork+exec, fork+/bin/sh -c, procedure call (lmbench lat_proc)",
+	.summary = "process creation: fork+exit, fork+exec, fork+/bin/sh -c, procedure call (lmbench lat_proc); needs fork() but for op=proccall",
 	.params = proc_params,
 	.n_params = (int)EP_ARRAY_SIZE(proc_params),
 	.metrics = proc_metrics,

@@ -36,6 +36,7 @@ struct sem_state {
 };
 
 static const struct ep_param_desc sem_params[] = {
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
@@ -130,6 +131,7 @@ static int sem_start(struct ep_run *run, struct sem_state *st)
 		.fn = sem_partner,
 		.arg = st,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
 		/* A dead partner does not end a semop() wait: removing the set does. */
 		.unblock = sem_remove,
 		.unblock_arg = st,
@@ -144,7 +146,8 @@ static int sem_start(struct ep_run *run, struct sem_state *st)
 static int sem_setup(struct ep_run *run, void **state)
 {
 	struct sem_state *st = calloc(1, sizeof(*st));
-	struct ep_case c = { .metric = 0, .labels = "", .body = sem_body };
+	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
+			     .body = sem_body };
 	int rc;
 
 	if (!st)
@@ -161,7 +164,7 @@ static int sem_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_sem = {
 	.name = "os.sem",
-	.summary = "System V semaphore hand-over between two processes (lmbench lat_sem)",
+	.summary = "System V semaphore hand-over between two processes (lmbench lat_sem); mode=process needs fork()",
 	.params = sem_params,
 	.n_params = (int)EP_ARRAY_SIZE(sem_params),
 	.metrics = sem_metrics,

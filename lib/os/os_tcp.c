@@ -38,6 +38,7 @@
  * @server:  the accepted end, the echo process's (closed here after the fork).
  * @echo:    the echo process's arguments.
  * @buf:     the message.
+ * @echo_buf: the echo thread's buffer (mode=threads), else NULL.
  * @size:    its size.
  * @label:   "size=1".
  */
@@ -47,6 +48,7 @@ struct tcp_lat {
 	int server;
 	struct ep_partner_echo echo;
 	char *buf;
+	char *echo_buf;
 	size_t size;
 	char label[TCP_LABEL_MAX];
 };
@@ -66,10 +68,12 @@ struct tcp_connect {
 static const struct ep_param_desc tcp_lat_params[] = {
 	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
 	  "message size of each round trip (lat_tcp -m)" },
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_param_desc tcp_connect_params[] = {
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
@@ -103,6 +107,7 @@ static void tcp_lat_teardown(void *state)
 	ep_ipc_close(&st->client);
 	ep_ipc_close(&st->server);
 	free(st->buf);
+	free(st->echo_buf);
 	free(st);
 }
 
@@ -114,23 +119,33 @@ static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 		.arg = &st->echo,
 		.n_keep = 1,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
 	};
 	int rc;
 
+	/* This buffer, and the echo process's copy of it once it writes there. */
+	rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)st->size);
+	if (rc)
+		return rc;
 	st->buf = calloc(1, st->size);
-	if (!st->buf)
+	/* An echo process writes into its own copy of the buffer; a thread needs one. */
+	if (st->buf && cfg.threads)
+		st->echo_buf = calloc(1, st->size);
+	if (!st->buf || (cfg.threads && !st->echo_buf))
 		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
 				   st->size);
 	rc = ep_ipc_tcp_pair(run, &st->client, &st->server);
 	if (rc)
 		return rc;
-	st->echo = (struct ep_partner_echo){ .in = st->server, .out = st->server, .buf = st->buf,
+	st->echo = (struct ep_partner_echo){ .in = st->server, .out = st->server,
+					     .buf = st->echo_buf ? st->echo_buf : st->buf,
 					     .size = st->size };
 	cfg.keep[0] = st->server;
 	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
-	ep_ipc_close(&st->server); /* the echo process's death then reads as an end of file */
+	/* The echo process's death (or end) then reads as an end of file. */
+	ep_partner_release(&st->partner, &st->server);
 	return tcp_lat_body(st, 1); /* one round trip first: both processes are up */
 }
 
@@ -145,7 +160,8 @@ static int tcp_lat_setup(struct ep_run *run, void **state)
 	*state = st;
 	st->client = st->server = -1;
 	st->size = (size_t)ep_param_int(run, "size");
-	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	snprintf(st->label, sizeof(st->label), "size=%s%s%s", ep_param_text(run, "size"),
+		 *ep_partner_mode_label(run) ? " " : "", ep_partner_mode_label(run));
 	rc = tcp_lat_start(run, st);
 	if (!rc) {
 		c.labels = st->label;
@@ -157,7 +173,14 @@ static int tcp_lat_setup(struct ep_run *run, void **state)
 
 /* --------------------------------------------------------------- connection */
 
-/* The server process: accept, wait for the client's close, close; for ever. */
+/* Cleanup of a cancelled server thread: the connection it was serving. */
+static void close_connection(void *arg)
+{
+	close(*(int *)arg);
+}
+
+/* The server process (or thread): accept, wait for the client's close,
+ * close; for ever. */
 static void tcp_connect_server(void *arg)
 {
 	const struct tcp_connect *st = arg;
@@ -171,9 +194,11 @@ static void tcp_connect_server(void *arg)
 				continue;
 			return;
 		}
+		/* A thread cancelled in read() (mode=threads) closes it too. */
+		pthread_cleanup_push(close_connection, &s);
 		while (read(s, &c, 1) > 0)
 			;
-		close(s);
+		pthread_cleanup_pop(1);
 	}
 }
 
@@ -236,6 +261,7 @@ static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 		.arg = st,
 		.n_keep = 1,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
 	};
 	int port = 0, rc;
 
@@ -251,14 +277,15 @@ static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
-	ep_ipc_close(&st->listener);
+	ep_partner_release(&st->partner, &st->listener);
 	return tcp_connect_body(st, 1); /* one connection first: the server is up */
 }
 
 static int tcp_connect_setup(struct ep_run *run, void **state)
 {
 	struct tcp_connect *st = calloc(1, sizeof(*st));
-	struct ep_case c = { .metric = 0, .labels = "", .body = tcp_connect_body };
+	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
+			     .body = tcp_connect_body };
 	int rc;
 
 	if (!st)
@@ -275,7 +302,7 @@ static int tcp_connect_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_tcp_lat = {
 	.name = "os.tcp.lat",
-	.summary = "TCP round trip over 127.0.0.1 between two processes (lmbench lat_tcp)",
+	.summary = "TCP round trip over 127.0.0.1 between two processes (lmbench lat_tcp); mode=process needs fork()",
 	.params = tcp_lat_params,
 	.n_params = (int)EP_ARRAY_SIZE(tcp_lat_params),
 	.metrics = tcp_lat_metrics,
@@ -287,7 +314,7 @@ const struct ep_kernel ep_kernel_os_tcp_lat = {
 
 const struct ep_kernel ep_kernel_os_tcp_connect = {
 	.name = "os.tcp.connect",
-	.summary = "TCP connection cost to a server on 127.0.0.1 (lmbench lat_connect)",
+	.summary = "TCP connection cost to a server on 127.0.0.1 (lmbench lat_connect); mode=process needs fork()",
 	.params = tcp_connect_params,
 	.n_params = (int)EP_ARRAY_SIZE(tcp_connect_params),
 	.metrics = tcp_connect_metrics,

@@ -55,6 +55,7 @@ struct udp_lat {
 static const struct ep_param_desc udp_params[] = {
 	{ "size", EP_PT_SIZE, "4", UDP_MIN_SIZE, UDP_MAX_SIZE, 0, 0, NULL, "bytes",
 	  "datagram size of each round trip (lat_udp -m); at least 4 for the sequence number" },
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
@@ -74,11 +75,11 @@ static void udp_server(void *arg)
 		ssize_t n = recvfrom(st->server, st->srv_buf, UDP_SERVER_BUF, 0,
 				     (struct sockaddr *)&from, &len);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* Datagrams have 4 bytes at least: 0 is a shut socket (threads mode). */
+		if (n <= 0)
 			return;
-		}
 		if (sendto(st->server, st->srv_buf, (size_t)n, 0, (struct sockaddr *)&from, len) < 0 &&
 		    errno != EINTR && errno != ECONNREFUSED)
 			return;
@@ -177,6 +178,7 @@ static int udp_start(struct ep_run *run, struct udp_lat *st)
 		.arg = st,
 		.n_keep = 1,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
 		.unblock = udp_unblock,
 		.unblock_arg = st,
 	};
@@ -194,7 +196,7 @@ static int udp_start(struct ep_run *run, struct udp_lat *st)
 	rc = ep_partner_start(run, &st->partner, &cfg);
 	if (rc)
 		return rc;
-	ep_ipc_close(&st->server);
+	ep_partner_release(&st->partner, &st->server);
 	return udp_body(st, 1); /* one round trip first: the server is up */
 }
 
@@ -209,7 +211,8 @@ static int udp_setup(struct ep_run *run, void **state)
 	*state = st;
 	st->client = st->server = -1;
 	st->size = (size_t)ep_param_int(run, "size");
-	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	snprintf(st->label, sizeof(st->label), "size=%s%s%s", ep_param_text(run, "size"),
+		 *ep_partner_mode_label(run) ? " " : "", ep_partner_mode_label(run));
 	rc = udp_start(run, st);
 	if (!rc) {
 		c.labels = st->label;
@@ -221,7 +224,7 @@ static int udp_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_udp_lat = {
 	.name = "os.udp.lat",
-	.summary = "UDP round trip over 127.0.0.1 between two processes (lmbench lat_udp)",
+	.summary = "UDP round trip over 127.0.0.1 between two processes (lmbench lat_udp); mode=process needs fork()",
 	.params = udp_params,
 	.n_params = (int)EP_ARRAY_SIZE(udp_params),
 	.metrics = udp_metrics,

@@ -32,7 +32,8 @@
  * @sv:      the socket pair: this process uses [0], the partner [1].
  * @echo:    the echo process's arguments (latency).
  * @buf:     message (latency) or read buffer (bandwidth), page aligned.
- * @wbuf:    the writer's chunk (bandwidth), allocated before the fork.
+ * @wbuf:    the writer's chunk (bandwidth), allocated before the fork; the
+ *           echo thread's buffer (latency, mode=threads).
  * @size:    message size (latency); bytes per write and most per read (bandwidth).
  * @total:   bytes per unit (bandwidth).
  * @label:   "size=1".
@@ -51,6 +52,7 @@ struct unix_ipc {
 static const struct ep_param_desc unix_lat_params[] = {
 	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
 	  "message size of each round trip (lat_unix -m)" },
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
@@ -59,6 +61,7 @@ static const struct ep_param_desc unix_bw_params[] = {
 	  "bytes per write of the writer and most bytes per read (bw_unix -m)" },
 	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
 	  "bytes asked for and read per unit (bw_unix -M); raised to 'size' when smaller" },
+	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
@@ -101,13 +104,22 @@ static struct unix_ipc *unix_new(struct ep_run *run)
 		return NULL;
 	st->sv[0] = st->sv[1] = -1;
 	st->size = (size_t)ep_param_int(run, "size");
-	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
+	snprintf(st->label, sizeof(st->label), "size=%s%s%s", ep_param_text(run, "size"),
+		 *ep_partner_mode_label(run) ? " " : "", ep_partner_mode_label(run));
 	return st;
 }
 
 /* Page-aligned, touched: no page fault in a timed call. */
 static int unix_alloc(struct ep_run *run, char **buf, size_t size)
 {
+	/*
+	 * Each side holds one buffer of @size: the echo process writes into
+	 * its copy, the bandwidth kernels allocate one for each side.
+	 */
+	int rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)size);
+
+	if (rc)
+		return rc;
 	if (posix_memalign((void **)buf, (size_t)sysconf(_SC_PAGESIZE), size))
 		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory", size);
 	memset(*buf, 'u', size);
@@ -132,13 +144,14 @@ static int unix_fork(struct ep_run *run, struct unix_ipc *st, const char *name,
 		.arg = arg,
 		.n_keep = 1,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
 	};
 	int rc;
 
 	cfg.keep[0] = st->sv[1];
 	rc = ep_partner_start(run, &st->partner, &cfg);
-	if (!rc)
-		ep_ipc_close(&st->sv[1]); /* the partner's death then reads as an end of file */
+	if (!rc) /* the partner's death (or end) then reads as an end of file */
+		ep_partner_release(&st->partner, &st->sv[1]);
 	return rc;
 }
 
@@ -171,12 +184,15 @@ static int unix_lat_setup(struct ep_run *run, void **state)
 		return -ENOMEM;
 	*state = st;
 	rc = unix_alloc(run, &st->buf, st->size);
+	/* An echo process works on its own copy of the buffer; a thread needs one. */
+	if (!rc && ep_param_int(run, "mode") == EP_PARTNER_THREADS)
+		rc = unix_alloc(run, &st->wbuf, st->size);
 	if (!rc)
 		rc = unix_pair(run, st);
 	if (!rc) {
-		/* The echo process works on its own copy of the buffer. */
 		st->echo = (struct ep_partner_echo){ .in = st->sv[1], .out = st->sv[1],
-						     .buf = st->buf, .size = st->size };
+						     .buf = st->wbuf ? st->wbuf : st->buf,
+						     .size = st->size };
 		rc = unix_fork(run, st, "AF_UNIX echo process", ep_partner_echo_loop, &st->echo);
 	}
 	if (!rc)
@@ -242,7 +258,7 @@ static int unix_bw_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_unix_lat = {
 	.name = "os.unix.lat",
-	.summary = "AF_UNIX stream socket round trip between two processes (lmbench lat_unix)",
+	.summary = "AF_UNIX stream socket round trip between two processes (lmbench lat_unix); mode=process needs fork()",
 	.params = unix_lat_params,
 	.n_params = (int)EP_ARRAY_SIZE(unix_lat_params),
 	.metrics = unix_lat_metrics,
@@ -254,7 +270,7 @@ const struct ep_kernel ep_kernel_os_unix_lat = {
 
 const struct ep_kernel ep_kernel_os_unix_bw = {
 	.name = "os.unix.bw",
-	.summary = "AF_UNIX stream socket bandwidth from a writer process (lmbench bw_unix)",
+	.summary = "AF_UNIX stream socket bandwidth from a writer process (lmbench bw_unix); mode=process needs fork()",
 	.params = unix_bw_params,
 	.n_params = (int)EP_ARRAY_SIZE(unix_bw_params),
 	.metrics = unix_bw_metrics,

@@ -4,7 +4,9 @@
  * partner.h), plus the full-length read and write every IPC body uses.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,6 +22,7 @@
 #define PARTNER_TICK_NS 50000000ULL   /* how often the watchdog looks: 50 ms */
 #define PARTNER_GRACE_NS 200000000ULL /* a stalled wait after a cancel or the budget's end */
 #define PARTNER_NS_PER_S 1000000000ULL
+#define PARTNER_LEAVE_NS 2000000000ULL /* a thread's time to leave its loop once woken */
 
 int ep_partner_read_full(int fd, void *buf, size_t len)
 {
@@ -66,6 +69,11 @@ void ep_partner_echo_loop(void *arg)
 		;
 }
 
+const char *ep_partner_mode_label(const struct ep_run *run)
+{
+	return ep_param_int(run, "mode") == EP_PARTNER_THREADS ? "mode=threads" : "";
+}
+
 /* In the child: die with the parent, keep only what the loop needs, run it. */
 static void __attribute__((noreturn)) partner_child(const struct ep_partner_cfg *cfg)
 {
@@ -90,11 +98,76 @@ static int stall_verdict(const struct ep_partner *partner, uint64_t stalled_ns)
 	return 0;
 }
 
+/*
+ * Point each of @fds at /dev/null. That drops the pipe or socket end the
+ * number held, as closing it would (a reader of the far end sees an end of
+ * file, a writer EPIPE), but keeps the number open for the teardown that
+ * closes it: closing it here could let another thread's open() take it.
+ */
+static void drop_fds(const int *fds, int n)
+{
+	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (int i = 0; null_fd >= 0 && i < n; i++)
+		if (fds[i] >= 0)
+			dup3(null_fd, fds[i], O_CLOEXEC);
+	if (null_fd >= 0)
+		close(null_fd);
+}
+
+/* Wait up to PARTNER_LEAVE_NS for the thread to end by itself. Return: 1 if it did. */
+static int joined_in_time(struct ep_partner *partner)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts); /* pthread_timedjoin_np()'s clock */
+	ts.tv_sec += (time_t)(PARTNER_LEAVE_NS / PARTNER_NS_PER_S);
+	ts.tv_nsec += (long)(PARTNER_LEAVE_NS % PARTNER_NS_PER_S);
+	if (ts.tv_nsec >= (long)PARTNER_NS_PER_S) {
+		ts.tv_sec++;
+		ts.tv_nsec -= (long)PARTNER_NS_PER_S;
+	}
+	return pthread_timedjoin_np(partner->helper, NULL, &ts) == 0;
+}
+
+/*
+ * Threads mode: make the helper thread's loop end by itself, as a process's
+ * death would end the caller's waits: its sockets are shut down (a read
+ * sees an end of file, accept() and recvfrom() return), the caller's pipe
+ * ends it waits on are dropped (cfg.wake), and the kernel's unblock action
+ * ends a semaphore wait. The thread is not cancelled unless that fails
+ * within PARTNER_LEAVE_NS: a cancel that lands as accept() returns leaks
+ * the connection (glibc before 2.41), and AddressSanitizer mistakes the
+ * stack of a cancelled thread for an overflow.
+ */
+static void end_helper(struct ep_partner *partner)
+{
+	if (!partner->helper_running)
+		return;
+	for (int i = 0; i < partner->n_owned; i++)
+		shutdown(partner->owned[i], SHUT_RDWR); /* ENOTSOCK for a pipe: harmless */
+	drop_fds(partner->cfg.wake, partner->cfg.n_wake);
+	if (partner->cfg.unblock)
+		partner->cfg.unblock(partner->cfg.unblock_arg);
+	if (!joined_in_time(partner)) {
+		/* The last resort: the loop waits only in cancellation points. */
+		pthread_cancel(partner->helper);
+		pthread_join(partner->helper, NULL);
+	}
+	partner->helper_running = 0;
+}
+
 /* Kill the child (its death ends reads and writes on pipes and sockets),
  * then let the kernel end waits a death does not end. */
 static void fire(struct ep_partner *partner, int why)
 {
 	__atomic_store_n(&partner->fired, why, __ATOMIC_RELEASE);
+	if (partner->cfg.threads) {
+		/* The body waits on the thread's ends: dropping them frees it first. */
+		drop_fds(partner->owned, partner->n_owned);
+		end_helper(partner);
+		return;
+	}
 	kill(partner->pid, SIGKILL); /* not reaped before the watchdog is joined */
 	if (partner->cfg.unblock)
 		partner->cfg.unblock(partner->cfg.unblock_arg);
@@ -177,27 +250,99 @@ static int start_watchdog(struct ep_partner *partner)
 	return 0;
 }
 
+/* The helper thread: the loop, cancelled where it waits. */
+static void *helper_main(void *arg)
+{
+	const struct ep_partner_cfg *cfg = arg;
+	sigset_t pipe_signal;
+
+	/*
+	 * A write to a dropped pipe or socket must give EPIPE, not a SIGPIPE
+	 * that would end the caller's process: blocked in this thread only
+	 * (a pending one is discarded when the thread ends).
+	 */
+	sigemptyset(&pipe_signal);
+	sigaddset(&pipe_signal, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_signal, NULL);
+	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
+	cfg->fn(cfg->arg);
+	return NULL;
+}
+
+/* Copy @name, with a final " process" made " thread" in threads mode. */
+static void set_name(struct ep_partner *partner, const char *name)
+{
+	static const char process[] = " process";
+	size_t len = strlen(name), plen = sizeof(process) - 1;
+
+	if (partner->cfg.threads && len >= plen && !strcmp(name + len - plen, process) &&
+	    len - plen < sizeof(partner->name) - sizeof(" thread"))
+		snprintf(partner->name, sizeof(partner->name), "%.*s thread", (int)(len - plen),
+			 name);
+	else
+		snprintf(partner->name, sizeof(partner->name), "%s", name);
+}
+
+static int start_helper(struct ep_run *run, struct ep_partner *partner)
+{
+	int err;
+
+	if (!partner->cfg.threads) {
+		pid_t pid = ep_child_fork(NULL);
+
+		if (pid == -ENOSYS)
+			return ep_run_fail(run, -ENOSYS,
+					   "cannot start the %s: this system has no fork() (a noMMU "
+					   "kernel, or a C library without it) and this kernel needs it "
+					   "in parameter 'mode' value 'process'; accepted: mode=threads",
+					   partner->name);
+		if (pid < 0)
+			return ep_run_fail(run, (int)pid,
+					   "cannot start the %s: fork() failed: %s (RLIMIT_NPROC or memory)",
+					   partner->name, strerror((int)-pid));
+		if (pid == 0)
+			partner_child(&partner->cfg);
+		partner->pid = pid;
+		return 0;
+	}
+	err = pthread_create(&partner->helper, NULL, helper_main, &partner->cfg);
+	if (err)
+		return ep_run_fail(run, -err, "cannot start the %s: pthread_create() failed: %s",
+				   partner->name, strerror(err));
+	/* Named, so that ps -L (and the tests) tell it from the caller's threads. */
+	pthread_setname_np(partner->helper, EP_PARTNER_THREAD_NAME);
+	partner->helper_running = 1;
+	return 0;
+}
+
 int ep_partner_start(struct ep_run *run, struct ep_partner *partner,
 		     const struct ep_partner_cfg *cfg)
 {
-	pid_t pid;
 	int err;
 
 	partner->run = run;
 	partner->cfg = *cfg;
-	pid = ep_child_fork(NULL);
-	if (pid < 0)
-		return ep_run_fail(run, (int)pid,
-				   "cannot start the %s: fork() failed: %s (RLIMIT_NPROC or memory)",
-				   cfg->name, strerror((int)-pid));
-	if (pid == 0)
-		partner_child(&partner->cfg);
-	partner->pid = pid;
+	set_name(partner, cfg->name);
+	err = start_helper(run, partner);
+	if (err)
+		return err;
 	err = start_watchdog(partner);
 	if (err)
 		return ep_run_fail(run, err, "cannot start the watchdog thread of the %s: %s",
-				   cfg->name, strerror(-err));
+				   partner->name, strerror(-err));
 	return 0;
+}
+
+void ep_partner_release(struct ep_partner *partner, int *fd)
+{
+	if (*fd < 0)
+		return;
+	if (!partner->cfg.threads) {
+		close(*fd);
+		*fd = -1;
+	} else if (partner->n_owned < EP_PARTNER_MAX_KEEP) {
+		partner->owned[partner->n_owned++] = *fd;
+	}
 }
 
 static void stop_watchdog(struct ep_partner *partner)
@@ -217,6 +362,7 @@ static void stop_watchdog(struct ep_partner *partner)
 void ep_partner_stop(struct ep_partner *partner)
 {
 	stop_watchdog(partner);
+	end_helper(partner);
 	if (partner->pid > 0) {
 		kill(partner->pid, SIGKILL);
 		while (waitpid(partner->pid, NULL, 0) < 0 && errno == EINTR)
@@ -239,12 +385,17 @@ int ep_partner_failed(struct ep_partner *partner, int err, const char *what)
 		ep_format_duration((int64_t)partner->cfg.timeout_ns, timeout, sizeof(timeout));
 		return ep_run_fail(partner->run, -ETIMEDOUT,
 				   "%s: the %s did not answer within parameter 'timeout' (%s) and "
-				   "was killed; a larger 'timeout' suits a slower system",
-				   what, partner->cfg.name, timeout);
+				   "was %s; a larger 'timeout' suits a slower system",
+				   what, partner->name, timeout,
+				   partner->cfg.threads ? "cancelled" : "killed");
 	}
-	if (err == -EPIPE || err == -ECONNRESET || err == -ECONNREFUSED || err == 0)
+	if (err == -EPIPE || err == -ECONNRESET || err == -ECONNREFUSED || err == 0) {
+		if (partner->cfg.threads)
+			return ep_run_fail(partner->run, -EPIPE, "%s: the %s went away", what,
+					   partner->name);
 		return ep_run_fail(partner->run, -EPIPE, "%s: the %s (pid %d) went away",
-				   what, partner->cfg.name, (int)partner->pid);
+				   what, partner->name, (int)partner->pid);
+	}
 	return ep_run_fail(partner->run, err, "%s: %s", what, strerror(-err));
 }
 

@@ -13,6 +13,17 @@
  * the kernel's own unblock action, e.g. removing a semaphore set), so the
  * blocked call returns and the body reports why.
  *
+ * With mode=threads (systems without fork(): noMMU kernels, some firmware
+ * C libraries) the helper is a thread of the caller instead: the same
+ * function on the same descriptors. The kernel hands the descriptors it
+ * would close after a fork to the partner (ep_partner_release()). On a
+ * stall the watchdog points those descriptor numbers at /dev/null (dup3()),
+ * which drops the pipe or socket end and so ends the body's wait as a dead
+ * process would; the kernel's teardown still closes the numbers. The
+ * thread's own loop is ended by shutting its sockets down, dropping the
+ * caller's pipe ends it waits on (cfg.wake) and the unblock action; a
+ * cancel is only the last resort.
+ *
  * The helper process:
  *   - is forked in setup, before the watchdog thread exists;
  *   - asks for SIGKILL when the thread that forked it exits
@@ -38,6 +49,26 @@
 	{ "timeout", EP_PT_DURATION, "10s", 10000000LL, 3600000000000LL, 0, 0, NULL, "ns",  \
 	  "longest wait for the helper process before the run fails with ETIMEDOUT" }
 
+/* The "mode" parameter: the partner is a forked process (lmbench's way, the
+ * default) or a thread of the caller, for systems without fork(). */
+#define EP_PARTNER_MODE_PARAM                                                              \
+	{ "mode", EP_PT_ENUM, "process", 0, 0, 0, 0, "process|threads", "",                 \
+	  "the partner is a forked process (needs fork(), as lmbench) or a thread of the "  \
+	  "caller (systems without fork(): noMMU)" }
+
+/* The name of a partner thread (mode=threads), as /proc/PID/task/TID/comm shows it. */
+#define EP_PARTNER_THREAD_NAME "ep-partner"
+
+/* Values of EP_PARTNER_MODE_PARAM, in its order. */
+enum ep_partner_mode { EP_PARTNER_PROCESS = 0, EP_PARTNER_THREADS = 1 };
+
+/**
+ * ep_partner_mode_label() - the label a result of @run adds for its mode:
+ * "mode=threads", or "" for the default process mode, so that the rows of
+ * lmbench's mode keep their names.
+ */
+const char *ep_partner_mode_label(const struct ep_run *run);
+
 /**
  * struct ep_partner_cfg - what to run in the helper process.
  * @name:       what the messages call it, e.g. "pipe echo process".
@@ -51,6 +82,13 @@
  *              child, for waits a dead child does not end (a semaphore, a
  *              UDP receive). Must be thread-safe with respect to the body.
  * @unblock_arg: passed to @unblock.
+ * @threads:    run @fn in a thread of the caller, not in a forked process
+ *              (enum ep_partner_mode; ep_param_int(run, "mode")).
+ * @wake:       threads mode: the caller's pipe ends whose far ends @fn waits
+ *              on (it reads what the caller writes there, or writes what
+ *              the caller reads); dropped at the end so that @fn's loop
+ *              ends (sockets need none: they are shut down).
+ * @n_wake:     entries of @wake.
  */
 struct ep_partner_cfg {
 	const char *name;
@@ -61,6 +99,9 @@ struct ep_partner_cfg {
 	uint64_t timeout_ns;
 	void (*unblock)(void *arg);
 	void *unblock_arg;
+	int threads;
+	int wake[EP_PARTNER_MAX_KEEP];
+	int n_wake;
 };
 
 /**
@@ -77,6 +118,12 @@ struct ep_partner_cfg {
  * @waiting:  1 while a body runs (only then can it be stalled).
  * @fired:    0, or why the watchdog killed the child: -ECANCELED, -ETIME,
  *            -ETIMEDOUT.
+ * @helper:   the partner thread (threads mode).
+ * @helper_running: @helper was started and not yet joined.
+ * @owned:    descriptors handed over with ep_partner_release() (threads
+ *            mode): shut down at the end, dropped on a stall.
+ * @n_owned:  entries of @owned.
+ * @name:     @cfg.name, with "process" made "thread" in threads mode.
  */
 struct ep_partner {
 	struct ep_run *run;
@@ -90,25 +137,49 @@ struct ep_partner {
 	uint64_t beats;
 	int waiting;
 	int fired;
+	pthread_t helper;
+	int helper_running;
+	int owned[EP_PARTNER_MAX_KEEP];
+	int n_owned;
+	char name[64];
 };
 
 /**
- * ep_partner_start() - fork the helper process, then start its watchdog.
+ * ep_partner_start() - fork the helper process (or start the helper thread),
+ * then start its watchdog.
  * @run:     the run (setup's).
  * @partner: zero-initialised; stop it with ep_partner_stop() whatever this
  *           returns.
  * @cfg:     what the child runs; copied.
  *
  * Return: 0, or a negative errno with the run's message set (-EAGAIN when
- * the system refuses another process).
+ * the system refuses another process; -ENOSYS when it has no fork(): the
+ * message says the kernel needs fork() and offers mode=threads).
  */
 int ep_partner_start(struct ep_run *run, struct ep_partner *partner,
 		     const struct ep_partner_cfg *cfg);
 
 /**
+ * ep_partner_release() - give up the caller's use of a descriptor the
+ * partner keeps.
+ * @partner: a started partner.
+ * @fd:      one of the cfg.keep descriptors.
+ *
+ * After a fork the caller closes the child's ends, so that the child's death
+ * reads as an end of file: in process mode this closes *@fd and sets it to
+ * -1. In threads mode the thread still uses the descriptor (its arguments
+ * may read the number from the caller's state): *@fd stays as it is, for
+ * the kernel's teardown to close after ep_partner_stop(), and the watchdog
+ * may drop it when it gives up on the thread.
+ */
+void ep_partner_release(struct ep_partner *partner, int *fd);
+
+/**
  * ep_partner_stop() - stop the watchdog, kill the child with SIGKILL, reap it.
  * @partner: a partner given to ep_partner_start(), or zero-initialised; may
  *           be called again (it then does nothing).
+ *
+ * In threads mode: end the thread's loop (see above) and join it.
  */
 void ep_partner_stop(struct ep_partner *partner);
 

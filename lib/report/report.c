@@ -557,7 +557,8 @@ const char *embperf_report_errmsg(const embperf_report *report)
  * @format: an enum embperf_format value.
  *
  * Return: text the caller frees with embperf_free(); NULL with errno EINVAL
- * (NULL report, unknown format) or ENOMEM.
+ * (NULL report, unknown format), ENODATA (JUnit or LAVA of a report without
+ * results: a farm must not take an empty file for a run) or ENOMEM.
  */
 char *embperf_report_render(const embperf_report *report, enum embperf_format format)
 {
@@ -565,6 +566,11 @@ char *embperf_report_render(const embperf_report *report, enum embperf_format fo
 
 	if (!report) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if ((format == EMBPERF_FORMAT_JUNIT || format == EMBPERF_FORMAT_LAVA) &&
+	    report->n_results == 0) {
+		errno = ENODATA;
 		return NULL;
 	}
 	switch (format) {
@@ -579,6 +585,12 @@ char *embperf_report_render(const embperf_report *report, enum embperf_format fo
 		break;
 	case EMBPERF_FORMAT_CSV:
 		text = ep_report_render_csv(report);
+		break;
+	case EMBPERF_FORMAT_JUNIT:
+		text = ep_report_render_junit(report);
+		break;
+	case EMBPERF_FORMAT_LAVA:
+		text = ep_report_render_lava(report);
 		break;
 	default:
 		errno = EINVAL;
@@ -675,11 +687,15 @@ int embperf_report_save(embperf_report *report, enum embperf_format format, cons
 		return -EINVAL;
 	if (!path || !*path)
 		return ep_report_fail(report, -EINVAL, "path: value '' is empty; accepted: a file name");
-	if ((unsigned)format > EMBPERF_FORMAT_CSV)
+	if ((unsigned)format > EMBPERF_FORMAT_LAVA)
 		return ep_report_fail(report, -EINVAL,
-				      "format: value '%d' is not a report format; accepted: 0 (text), 1 (markdown), 2 (json), 3 (csv)",
+				      "format: value '%d' is not a report format; accepted: 0 (text), 1 (markdown), 2 (json), 3 (csv), 4 (junit), 5 (lava)",
 				      (int)format);
 	text = embperf_report_render(report, format);
+	if (!text && errno == ENODATA)
+		return ep_report_fail(report, -ENODATA,
+				      "cannot save the report to '%s': it has no results, and an empty %s file would read as a run that found nothing wrong",
+				      path, format == EMBPERF_FORMAT_JUNIT ? "JUnit" : "LAVA");
 	if (!text)
 		return ep_report_fail(report, -ENOMEM, "cannot render the report: out of memory");
 	fd = create_temp(path, &tmp);

@@ -166,6 +166,23 @@ char *ep_report_render_csv(const struct embperf_report *report);
  */
 void ep_report_format_value(double value, char *buf, size_t size);
 
+/* farm.c */
+
+/**
+ * ep_report_render_junit() - JUnit XML: one test case per result, a failure
+ * for each regressed result and each missing baseline metric.
+ * Return: malloc'd text, or NULL (ENOMEM).
+ */
+char *ep_report_render_junit(const struct embperf_report *report);
+
+/**
+ * ep_report_render_lava() - one `lava-test-case NAME --result pass|fail
+ * --measurement X --units U` line per result, then per missing metric;
+ * names are sanitised for LAVA and unique.
+ * Return: malloc'd text, or NULL (ENOMEM).
+ */
+char *ep_report_render_lava(const struct embperf_report *report);
+
 /* compare.c */
 
 /**

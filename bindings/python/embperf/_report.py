@@ -23,6 +23,8 @@ class Format(enum.IntEnum):
     MARKDOWN = 1
     JSON = 2
     CSV = 3
+    JUNIT = 4  # since libembperf 0.3
+    LAVA = 5   # since libembperf 0.3
 
 
 _FORMAT_NAMES = {
@@ -30,6 +32,8 @@ _FORMAT_NAMES = {
     "markdown": Format.MARKDOWN, "md": Format.MARKDOWN,
     "json": Format.JSON,
     "csv": Format.CSV,
+    "junit": Format.JUNIT, "xml": Format.JUNIT,
+    "lava": Format.LAVA,
 }
 
 
@@ -191,7 +195,9 @@ class Report(OwnedHandle):
     # -- output ------------------------------------------------------------
 
     def render(self, fmt="text"):
-        """The report as text: fmt is "text", "markdown", "json", "csv" or a Format."""
+        """The report as text: fmt is "text", "markdown", "json", "csv", "junit",
+        "lava" or a Format. JUnit and LAVA of a report without results raise
+        Error (ENODATA)."""
         fmt = _format(fmt)
         handle = self._handle()
         raw = self._lib.embperf_report_render(handle, fmt)
@@ -207,7 +213,7 @@ class Report(OwnedHandle):
         """Write a rendering to ``path`` atomically.
 
         fmt defaults to the one the extension names (.json, .md, .csv,
-        .txt), JSON otherwise.
+        .txt, .xml for JUnit), JSON otherwise.
         """
         fmt = _format_of_path(path) if fmt is None else _format(fmt)
         rc = self._lib.embperf_report_save(self._handle(), fmt, encode_path(path))

@@ -139,6 +139,22 @@ class TestRender(ReportCase):
         rows = list(csv.reader(io.StringIO(self.report.render("csv"))))
         self.assertEqual(len(rows), len(self.report) + 1, "CSV: a header and one row per result")
 
+    def test_board_farm_formats(self):
+        import xml.etree.ElementTree as ET
+        root = ET.fromstring(self.report.render("junit").encode("utf-8"))
+        self.assertEqual(len(root.findall("./testsuite/testcase")), len(self.report))
+        lines = self.report.render(embperf.Format.LAVA).splitlines()
+        self.assertEqual(len(lines), len(self.report))
+        self.assertTrue(all(line.startswith("lava-test-case ") for line in lines))
+
+    def test_board_farm_formats_refuse_an_empty_report(self):
+        with embperf.Report(self.ctx) as empty:
+            for fmt in ("junit", "lava"):
+                with self.subTest(fmt=fmt):
+                    with self.assertRaises(embperf.Error) as cm:
+                        empty.render(fmt)
+                    self.assertEqual(cm.exception.errno, errno.ENODATA)
+
     def test_unknown_format(self):
         with self.assertRaises(ValueError):
             self.report.render("pdf")
