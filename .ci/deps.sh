@@ -22,6 +22,6 @@ ensure_packages() {
 }
 
 BUILD_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libjson-c-dev
-	libasound2-dev libpcap-dev libnl-3-dev libnl-route-3-dev python3)
+	libasound2-dev libpcap-dev libnl-3-dev libnl-route-3-dev liburing-dev python3)
 TEST_PACKAGES=(libcriterion-dev abigail-tools clang libclang-rt-14-dev binutils iproute2
 	python3-yaml)

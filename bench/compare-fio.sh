@@ -14,18 +14,23 @@
 # O_DIRECT, fsync) and removed at the end. Each round runs every case with
 # both tools, the tool order alternating from round to round:
 #   fio     fio --name=c --filename=F --size=SIZE --rw=RW --bs=BS --direct=1
-#           --ioengine=psync --iodepth=1 --time_based --runtime=S
+#           --ioengine=ENGINE --iodepth=D --time_based --runtime=S
 #           --norandommap --output-format=json
 #   blk.io  embperf run blk.io target=F size=SIZE rw=RW bs=BS direct=1
-#           engine=psync iodepth=1 time_based=1 duration=Ss repetitions=1
+#           engine=ENGINE iodepth=D time_based=1 duration=Ss repetitions=1
 #           --format=json
 # (--norandommap: blk.io draws random blocks uniformly, with repeats.)
 # Each run starts in a session of its own (setsid -w): with the scheduler's
 # autogroups (/proc/sys/kernel/sched_autogroup_enabled), the processes of
 # one session share one CPU share, so a tool run from a busy shell session
 # would get less CPU than one that is not (doc/benchmarks-blk.md).
-# Cases: seqread (read, 1M), seqwrite (write, 1M), randread (randread, 4k),
-# randwrite (randwrite, 4k). Printed per run and as the median of the rounds:
+# Cases (ENGINE psync, iodepth 1): seqread (read, 1M), seqwrite (write, 1M),
+# randread (randread, 4k), randwrite (randwrite, 4k); with io_uring (fio's
+# defaults otherwise: no fixed buffers, no registered files, no SQ polling,
+# one I/O per submission batch minimum): uring1-randread and
+# uring1-randwrite (4k, iodepth 1), uring32-randread and uring32-randwrite
+# (4k, iodepth 32), uring-seqread (1M, iodepth 8). CASES="..." picks some
+# by name. Printed per run and as the median of the rounds:
 # MB/s (10^6), IOPS, p50 and p99 completion latency (us), CPU (% of one
 # CPU: fio's usr_cpu + sys_cpu, blk.io's cpu_process).
 set -eu
@@ -67,17 +72,29 @@ print("%.1f %.0f %.1f %.1f %.1f" % out)
 EOF
 }
 
-# run_fio CASE RW BS OUT, run_blk CASE RW BS OUT: one run into OUT (JSON).
+# run_fio CASE RW BS ENGINE DEPTH OUT, run_blk (the same): one run into OUT (JSON).
 run_fio() {
 	setsid -w fio --name="$1" --filename="$file" --size="$size" --rw="$2" --bs="$3" --direct=1 \
-		--ioengine=psync --iodepth=1 --time_based --runtime="$secs" --norandommap \
-		--output-format=json >"$4"
+		--ioengine="$4" --iodepth="$5" --time_based --runtime="$secs" --norandommap \
+		--output-format=json >"$6"
 }
 run_blk() {
 	setsid -w "$embperf" run blk.io target="$file" size="$size" rw="$2" bs="$3" direct=1 \
-		engine=psync iodepth=1 time_based=1 duration="${secs}s" repetitions=1 \
-		--format=json >"$4"
+		engine="$4" iodepth="$5" time_based=1 duration="${secs}s" repetitions=1 \
+		--format=json >"$6"
 }
+
+all_cases="seqread:read:1M:psync:1 seqwrite:write:1M:psync:1 randread:randread:4k:psync:1
+randwrite:randwrite:4k:psync:1 uring1-randread:randread:4k:io_uring:1
+uring1-randwrite:randwrite:4k:io_uring:1 uring32-randread:randread:4k:io_uring:32
+uring32-randwrite:randwrite:4k:io_uring:32 uring-seqread:read:1M:io_uring:8"
+cases=""
+for c in $all_cases; do
+	name=${c%%:*}
+	if [ -z "${CASES:-}" ] || echo " $CASES " | grep -q " $name "; then
+		cases="$cases $c"
+	fi
+done
 
 echo "# $(uptime)"
 echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs; file system of $dir: $(stat -f -c %T "$dir")"
@@ -85,14 +102,18 @@ dd if=/dev/urandom of="$file" bs=1M count="$(echo "$size" | sed 's/M$//')" oflag
 	conv=fsync status=none
 echo "case tool round MB/s IOPS p50_us p99_us cpu_pct"
 for r in $(seq 1 "$rounds"); do
-	for c in "seqread read 1M" "seqwrite write 1M" "randread randread 4k" "randwrite randwrite 4k"; do
+	for c in $cases; do
+		oifs=$IFS
+		IFS=:
 		set -- $c
+		IFS=$oifs
+		name=$1 rw=$2 bs=$3 engine=$4 depth=$5
 		order="fio blk"
 		[ $((r % 2)) -eq 0 ] && order="blk fio"
 		for tool in $order; do
-			out="$tmp/$1.$tool.$r.json"
-			"run_$tool" "$1" "$2" "$3" "$out"
-			echo "$1 $tool $r $(summary "$tool" "$out")" | tee -a "$tmp/all"
+			out="$tmp/$name.$tool.$r.json"
+			"run_$tool" "$name" "$rw" "$bs" "$engine" "$depth" "$out"
+			echo "$name $tool $r $(summary "$tool" "$out")" | tee -a "$tmp/all"
 		done
 	done
 done

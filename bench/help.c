@@ -196,7 +196,7 @@ int cli_print_command_help(FILE *out, const char *command)
  */
 void cli_print_version(FILE *out)
 {
-	static const char *const features[] = { "alsa", "pcap", "libnl", "perf", "json" };
+	static const char *const features[] = { "alsa", "pcap", "libnl", "perf", "io_uring", "json" };
 
 	fprintf(out, "embperf %s (libembperf %s)\nfeatures:", EMBPERF_VERSION_STRING,
 		embperf_version_string());

@@ -86,7 +86,8 @@ EMBPERF_API const char *embperf_strerror(int err);
 
 /**
  * embperf_has_feature() - tell whether an optional part was built in.
- * @name: "alsa", "pcap", "libnl", "perf" (perf_event counters) or "json".
+ * @name: "alsa", "pcap", "libnl", "perf" (perf_event counters), "io_uring"
+ *        (the io_uring engine of the block kernels) or "json".
  *
  * A kernel that needs a feature left out of the build still exists and
  * fails with -EOPNOTSUPP when run.

@@ -110,3 +110,17 @@ Test(stats, labels)
 	cr_assert_eq(ep_labels_get("op=rd size=1M", "o", buf, sizeof(buf)), -ENOENT);
 	cr_assert_eq(ep_labels_get("", "op", buf, sizeof(buf)), -ENOENT);
 }
+
+/* A counter no trial counted (all 0) agrees with itself; a median of 0 with
+ * samples scattered around it has no relative spread. */
+Test(stats, robust_spread_around_zero)
+{
+	const double zeros[] = { 0, 0, 0, 0 };
+	const double scattered[] = { -2, 0, 3, -1, 0.5 };
+	const double some[] = { 10, 11, 9, 10 };
+	double tmp[5];
+
+	cr_assert_eq(ep_robust_spread(zeros, 4, tmp), 0.0);
+	cr_assert(isinf(ep_robust_spread(scattered, 5, tmp)));
+	cr_assert_float_eq(ep_robust_spread(some, 4, tmp), 1.4826 * 0.5 / 10.0, 1e-12);
+}

@@ -11,6 +11,7 @@
  * first trial (not timed). This file reads and checks the parameters and
  * opens the target; job.c does the I/O.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,9 +22,11 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "lib/blk/job.h"
+#include "lib/blk/mounts.h"
 #include "lib/core/util.h"
 
 #define BLK_MAX_BS (64LL << 20)
@@ -32,7 +35,6 @@
 	"file, or a block device with destructive=1"
 
 enum { M_BANDWIDTH, M_IOPS, M_LATENCY, M_SHORT_IOS, M_FSYNCS, M_CPU_PROCESS, M_CPU_SYSTEM };
-enum { ENGINE_PSYNC, ENGINE_IO_URING };
 
 static const struct ep_param_desc blk_params[] = {
 	{ "target", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
@@ -49,9 +51,9 @@ static const struct ep_param_desc blk_params[] = {
 	{ "sync", EP_PT_STRING, "none", 0, 0, 0, 0, NULL, "",
 	  "none, end (fsync when a job ends), every:N (fsync every N writes), dsync (O_DSYNC)" },
 	{ "engine", EP_PT_ENUM, "psync", 0, 0, 0, 0, "psync|io_uring", "",
-	  "psync (pread/pwrite)|io_uring (not in this build yet)" },
+	  "psync (pread/pwrite, one I/O at a time) or io_uring (liburing; 'iodepth' in flight)" },
 	{ "iodepth", EP_PT_INT, "1", 1, 1024, 0, 0, NULL, "",
-	  "I/Os in flight per job; above 1 needs engine=io_uring" },
+	  "I/Os in flight per job (fio's iodepth); above 1 needs engine=io_uring" },
 	{ "jobs", EP_PT_INT, "1", 1, BLK_MAX_JOBS, 0, 0, NULL, "",
 	  "threads, each on its own region of size/jobs (fio's numjobs)" },
 	{ "cache", EP_PT_ENUM, "drop", 0, 0, 0, 0, "drop|keep", "",
@@ -73,7 +75,7 @@ static const struct ep_metric_desc blk_metrics[] = {
 	[M_IOPS] = { "iops", "IO/s", EP_METRIC_TRIAL_OPS, 1.0, EP_PRIMARY_MEDIAN, 1,
 		     "completed I/Os of 'bs' per second, all jobs" },
 	[M_LATENCY] = { "latency", "us", EP_METRIC_TRIAL_LATENCY, 1000.0, EP_PRIMARY_MEDIAN, 0,
-			"completion latency of each I/O (fio's clat for psync)" },
+			"completion latency of each I/O (fio's clat)" },
 	[M_SHORT_IOS] = { "short_ios", "calls", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
 			  0, "short reads and writes finished by another call, per trial" },
 	[M_FSYNCS] = { "fsyncs", "calls", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
@@ -112,14 +114,18 @@ static int read_sync(struct ep_run *run, struct blk_job *job)
 
 /**
  * read_engine() - 'engine' and 'iodepth'.
- * Return: 0; -EOPNOTSUPP for io_uring; -EINVAL for iodepth > 1 with psync.
+ * Return: 0; -EOPNOTSUPP for io_uring in a build without it; -EINVAL for
+ * iodepth > 1 with psync.
  */
-static int read_engine(struct ep_run *run)
+static int read_engine(struct ep_run *run, struct blk_job *job)
 {
-	if (ep_param_int(run, "engine") == ENGINE_IO_URING)
+	job->engine = (int)ep_param_int(run, "engine");
+	job->iodepth = (int)ep_param_int(run, "iodepth");
+	if (job->engine == ENGINE_IO_URING && !embperf_has_feature("io_uring"))
 		return ep_run_fail(run, -EOPNOTSUPP, "parameter 'engine': value 'io_uring' is not "
-				   "in this build of blk.io yet; accepted: psync");
-	if (ep_param_int(run, "iodepth") > 1)
+				   "in this build (built without liburing: -Dio_uring=disabled or "
+				   "liburing-dev missing); accepted: psync");
+	if (job->engine == ENGINE_PSYNC && job->iodepth > 1)
 		return ep_run_fail(run, -EINVAL, "parameter 'iodepth': value '%s' needs "
 				   "engine=io_uring; accepted with engine=psync: 1",
 				   ep_param_text(run, "iodepth"));
@@ -162,7 +168,7 @@ static int read_params(struct ep_run *run, struct blk_job *job)
 	job->seed = (uint64_t)ep_param_int(run, "seed");
 	job->time_based = (int)ep_param_int(run, "time_based");
 	job->keep = (int)ep_param_int(run, "keep");
-	rc = read_engine(run);
+	rc = read_engine(run, job);
 	if (!rc)
 		rc = read_sync(run, job);
 	if (!rc)
@@ -258,14 +264,99 @@ static int open_file(struct ep_run *run, struct blk_job *job, const struct stat 
 						  (uint64_t)st->st_blocks * 512) : 0;
 }
 
+/** sysfs_line() - the first line of the file @dir/@name/@attr into @buf. Return: 0 or -1. */
+static int sysfs_line(const char *dir, const char *name, const char *attr, char *buf,
+		      size_t size)
+{
+	char path[600];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, name, attr);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	rc = fgets(buf, (int)size, f) ? 0 : -1;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return rc;
+}
+
+/** swap_on() - /dev/@name is an active swap area (/proc/swaps). */
+static int swap_on(const char *name)
+{
+	char line[512], want[300];
+	FILE *f = fopen("/proc/swaps", "re");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "/dev/%s ", name);
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, want, strlen(want));
+	fclose(f);
+	return found;
+}
+
 /**
- * open_bdev() - a block device: only with destructive=1, exclusively (a
- * mounted device is busy), at least 'size' long.
+ * part_in_use() - a partition of the whole disk @st is mounted, a swap
+ * area, or held by another driver (dm, md). The exclusive open that
+ * follows refuses such a disk too (Linux 6.1 does), but says only EBUSY:
+ * this names the partition and where it is mounted.
+ * @why: receives what, e.g. "its partition loop0p1 is mounted on /mnt (ext4)".
+ * Return: 1 when one is in use, 0 when none is.
+ */
+static int part_in_use(const struct stat *st, char *why, size_t size)
+{
+	char dir[64], attr[64], devnum[32];
+	struct blk_mount m;
+	struct dirent *e;
+	int found = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(st->st_rdev), minor(st->st_rdev));
+	d = opendir(dir);
+	while (d && !found && (e = readdir(d))) {
+		char holders[400];
+		DIR *h;
+
+		if (e->d_name[0] == '.' || sysfs_line(dir, e->d_name, "partition", attr,
+						      sizeof(attr)))
+			continue; /* not a partition */
+		if (!sysfs_line(dir, e->d_name, "dev", devnum, sizeof(devnum)) &&
+		    blk_mount_by_devnum(devnum, &m) == 1) {
+			snprintf(why, size, "its partition %.64s is mounted on %.200s (%.32s)",
+				 e->d_name, m.point, m.fstype);
+			found = 1;
+		} else if (swap_on(e->d_name)) {
+			snprintf(why, size, "its partition %.64s is a swap area", e->d_name);
+			found = 1;
+		}
+		snprintf(holders, sizeof(holders), "%s/%s/holders", dir, e->d_name);
+		h = found ? NULL : opendir(holders);
+		while (h && !found && (e = readdir(h)))
+			if (e->d_name[0] != '.') {
+				snprintf(why, size, "a partition is held by %.64s", e->d_name);
+				found = 1;
+			}
+		if (h)
+			closedir(h);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/**
+ * open_bdev() - a block device: only with destructive=1, none of its
+ * partitions in use, exclusively (a mounted device is busy), at least
+ * 'size' long.
  * Return: 0, or an error naming 'destructive', 'target' or 'size'.
  */
-static int open_bdev(struct ep_run *run, struct blk_job *job)
+static int open_bdev(struct ep_run *run, struct blk_job *job, const struct stat *st)
 {
 	uint64_t dev_bytes = 0;
+	char why[400];
 	int rc;
 
 	job->existing = job->bdev = 1;
@@ -274,6 +365,10 @@ static int open_bdev(struct ep_run *run, struct blk_job *job)
 				   "device, used only with destructive=1 (write jobs overwrite "
 				   "it); accepted: destructive=1, or a folder or regular file as "
 				   "'target'", job->path);
+	if (part_in_use(st, why, sizeof(why)))
+		return ep_run_fail(run, -EBUSY, "parameter 'target': value '%s' is in use: %s; "
+				   "refused even with destructive=1; accepted: a block device none "
+				   "of whose partitions is mounted or in use", job->path, why);
 	job->fd = open(job->path, open_flags(job) | O_EXCL);
 	if (job->fd < 0) {
 		rc = -errno;
@@ -312,7 +407,7 @@ static int open_target(struct ep_run *run, struct blk_job *job)
 	if (S_ISREG(st.st_mode))
 		return open_file(run, job, &st);
 	if (S_ISBLK(st.st_mode))
-		return open_bdev(run, job);
+		return open_bdev(run, job, &st);
 	return ep_run_fail(run, -EINVAL, "parameter 'target': value '%s' is a %s; "
 			   BLK_ACCEPTED_TARGET, text,
 			   S_ISCHR(st.st_mode) ? "character device" : "special file");
@@ -372,8 +467,9 @@ static int set_direct(struct ep_run *run, struct blk_job *job)
 }
 
 /**
- * alloc_workers() - each job's region, generator and aligned buffer.
- * Return: 0 or -ENOMEM.
+ * alloc_workers() - each job's region, generator and aligned buffer, and
+ * with engine=io_uring its ring.
+ * Return: 0, -ENOMEM, or the ring's error with the run's message.
  */
 static int alloc_workers(struct blk_job *job)
 {
@@ -390,17 +486,30 @@ static int alloc_workers(struct blk_job *job)
 		if (posix_memalign(&w->buf, 4096, job->bs_bytes))
 			return -ENOMEM;
 		blk_pattern_fill(w->buf, job->bs_bytes, 0, job->seed);
+		if (job->engine == ENGINE_IO_URING) {
+			int rc = blk_uring_init(w);
+
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }
 
-/** make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none engine=psync". */
+/**
+ * make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none
+ * engine=psync", and " iodepth=N" after engine=io_uring.
+ */
 static void make_label(struct ep_run *run, struct blk_job *job)
 {
-	snprintf(job->label, sizeof(job->label), "rw=%s bs=%s size=%s direct=%d jobs=%d sync=%s "
-		 "engine=%s", ep_param_text(run, "rw"), ep_param_text(run, "bs"),
-		 ep_param_text(run, "size"), job->direct, job->jobs, ep_param_text(run, "sync"),
-		 ep_param_text(run, "engine"));
+	int n = snprintf(job->label, sizeof(job->label), "rw=%s bs=%s size=%s direct=%d jobs=%d "
+			 "sync=%s engine=%s", ep_param_text(run, "rw"), ep_param_text(run, "bs"),
+			 ep_param_text(run, "size"), job->direct, job->jobs,
+			 ep_param_text(run, "sync"), ep_param_text(run, "engine"));
+
+	if (job->engine == ENGINE_IO_URING && n > 0 && (size_t)n < sizeof(job->label))
+		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d",
+			 job->iodepth);
 }
 
 /**
@@ -430,6 +539,8 @@ static void blk_teardown(void *state)
 
 	if (!job)
 		return;
+	for (int i = 0; i < BLK_MAX_JOBS; i++)
+		blk_uring_free(&job->workers[i]); /* before the descriptor it may hold */
 	if (job->fd >= 0)
 		close(job->fd);
 	if (job->created && !job->keep)

@@ -4,7 +4,8 @@
  * pread()/pwrite() over its own region of the target, stamps every I/O
  * with the engine's clock (ep_now_ns()) just before the call and just after
  * the whole block completed (a short transfer is finished by further calls,
- * counted in 'short_ios'), and counts it into its tally.
+ * counted in 'short_ios'), and counts it into its tally. engine=io_uring
+ * runs its own loop (uring.c) over the same offsets, pattern and counts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,11 +50,18 @@ void blk_pattern_fill(void *buf, size_t len, uint64_t off_bytes, uint64_t seed)
 		w[i] = mix64((off_bytes / 8 + i) ^ seed);
 }
 
-/**
- * pattern_check() - compare @buf with the pattern at @off_bytes.
- * Return: -1 when it matches, else the offset of the first wrong word.
- */
-static int64_t pattern_check(const void *buf, size_t len, uint64_t off_bytes, uint64_t seed)
+/** blk_scramble() - the offset of each 512-byte sector into its first word. */
+void blk_scramble(void *buf, size_t len, uint64_t off_bytes)
+{
+	for (size_t i = 0; i + 8 <= len; i += 512) {
+		uint64_t word = mix64(off_bytes + i);
+
+		memcpy((char *)buf + i, &word, sizeof(word));
+	}
+}
+
+/** blk_pattern_check() - compare @buf with the pattern at @off_bytes. */
+int64_t blk_pattern_check(const void *buf, size_t len, uint64_t off_bytes, uint64_t seed)
 {
 	const uint64_t *w = buf;
 
@@ -72,18 +80,13 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
-/**
- * io_full() - transfer a whole block at @off_bytes, finishing short
- * transfers with further calls (each one counted in 'short_ios').
- * Return: 0, or a negative errno (-EIO for a read past the end).
- */
-static int io_full(struct blk_worker *w, int is_read, uint64_t off_bytes)
+/** blk_io_rest() - finish a block from byte @done on with pread()/pwrite(). */
+int blk_io_rest(struct blk_worker *w, void *buf, int is_read, uint64_t off_bytes, size_t done)
 {
 	const struct blk_job *job = w->job;
-	size_t done = 0;
 
 	while (done < job->bs_bytes) {
-		char *p = (char *)w->buf + done;
+		char *p = (char *)buf + done;
 		size_t left = job->bs_bytes - done;
 		off_t off = (off_t)(off_bytes + done);
 		ssize_t n = is_read ? pread(job->fd, p, left, off) : ep_blk_pwrite(job->fd, p, left, off);
@@ -101,8 +104,18 @@ static int io_full(struct blk_worker *w, int is_read, uint64_t off_bytes)
 	return 0;
 }
 
-/** fail() - record the worker's error and where it happened. Return: @rc. */
-static int fail(struct blk_worker *w, int rc, const char *op, uint64_t off_bytes)
+/**
+ * io_full() - transfer a whole block at @off_bytes from the worker's
+ * buffer, finishing short transfers with further calls.
+ * Return: 0, or a negative errno (-EIO for a read past the end).
+ */
+static int io_full(struct blk_worker *w, int is_read, uint64_t off_bytes)
+{
+	return blk_io_rest(w, w->buf, is_read, off_bytes, 0);
+}
+
+/** blk_fail() - record the worker's error and where it happened. Return: @rc. */
+int blk_fail(struct blk_worker *w, int rc, const char *op, uint64_t off_bytes)
 {
 	w->rc = rc;
 	w->err_op = op;
@@ -111,17 +124,17 @@ static int fail(struct blk_worker *w, int rc, const char *op, uint64_t off_bytes
 }
 
 /**
- * sync_writes() - fsync() after every N writes (sync=every:N), counted in
- * 'fsyncs'; inside the measured time, outside the writes' latencies.
+ * blk_sync_writes() - fsync() after every N writes (sync=every:N), counted
+ * in 'fsyncs'; inside the measured time, outside the writes' latencies.
  * Return: 0 or a negative errno.
  */
-static int sync_writes(struct blk_worker *w, uint64_t off_bytes)
+int blk_sync_writes(struct blk_worker *w, uint64_t off_bytes)
 {
 	if (w->job->sync != SYNC_EVERY || w->writes < w->job->sync_every)
 		return 0;
 	w->writes = 0;
 	if (fsync(w->job->fd))
-		return fail(w, -errno, "fsync", off_bytes);
+		return blk_fail(w, -errno, "fsync", off_bytes);
 	ep_tally_count(w->ta, C_FSYNCS, 1);
 	return 0;
 }
@@ -139,28 +152,30 @@ static int one_io(struct blk_worker *w, int is_read, uint64_t off_bytes)
 
 	if (!is_read && job->verify)
 		blk_pattern_fill(w->buf, job->bs_bytes, off_bytes, job->seed);
+	else if (!is_read)
+		blk_scramble(w->buf, job->bs_bytes, off_bytes);
 	start_ns = ep_now_ns();
 	rc = io_full(w, is_read, off_bytes);
 	end_ns = ep_now_ns();
 	if (rc)
-		return fail(w, rc, is_read ? "read" : "write", off_bytes);
+		return blk_fail(w, rc, is_read ? "read" : "write", off_bytes);
 	ep_tally_add(w->ta, 1, job->bs_bytes);
 	ep_tally_latency(w->ta, end_ns - start_ns);
 	if (is_read && job->verify) {
-		int64_t bad = pattern_check(w->buf, job->bs_bytes, off_bytes, job->seed);
+		int64_t bad = blk_pattern_check(w->buf, job->bs_bytes, off_bytes, job->seed);
 
 		if (bad >= 0)
-			return fail(w, -EILSEQ, "verify", (uint64_t)bad);
+			return blk_fail(w, -EILSEQ, "verify", (uint64_t)bad);
 	}
 	if (!is_read) {
 		w->writes++;
-		return sync_writes(w, off_bytes);
+		return blk_sync_writes(w, off_bytes);
 	}
 	return 0;
 }
 
-/** next_offset() - the offset of the worker's next block (sequential or random). */
-static uint64_t next_offset(struct blk_worker *w)
+/** blk_next_offset() - the offset of the worker's next block (sequential or random). */
+uint64_t blk_next_offset(struct blk_worker *w)
 {
 	int rnd = w->job->rw == RW_RANDREAD || w->job->rw == RW_RANDWRITE ||
 		  w->job->rw == RW_RANDRW;
@@ -169,8 +184,8 @@ static uint64_t next_offset(struct blk_worker *w)
 	return w->lo_bytes + blk * w->job->bs_bytes;
 }
 
-/** next_is_read() - whether the next I/O reads ('rw' and 'rwmix'). */
-static int next_is_read(struct blk_worker *w)
+/** blk_next_is_read() - whether the next I/O reads ('rw' and 'rwmix'). */
+int blk_next_is_read(struct blk_worker *w)
 {
 	if (!blk_job_writes(w->job))
 		return 1;
@@ -193,12 +208,18 @@ static int worker_loop(struct blk_worker *w)
 	w->next_blk = 0;
 	w->writes = 0;
 	while (!rc && ep_trial_running(w->t) && (job->time_based || n_ios < w->n_blocks)) {
-		rc = one_io(w, next_is_read(w), next_offset(w));
+		rc = one_io(w, blk_next_is_read(w), blk_next_offset(w));
 		n_ios++;
 	}
 	if (!rc && job->sync == SYNC_END && blk_job_writes(job) && fsync(job->fd))
-		rc = fail(w, -errno, "fsync", 0);
+		rc = blk_fail(w, -errno, "fsync", 0);
 	return rc;
+}
+
+/** run_worker() - one trial of a worker with its job's engine. Return: 0 or a negative errno. */
+static int run_worker(struct blk_worker *w)
+{
+	return w->job->engine == ENGINE_IO_URING ? blk_uring_loop(w) : worker_loop(w);
 }
 
 /** worker_thread() - pthread entry of a worker. */
@@ -206,7 +227,7 @@ static void *worker_thread(void *arg)
 {
 	struct blk_worker *w = arg;
 
-	w->rc = worker_loop(w);
+	w->rc = run_worker(w);
 	return NULL;
 }
 
@@ -286,7 +307,7 @@ int blk_body(void *arg, struct ep_trial *t)
 	if (job->jobs == 1) {
 		job->workers[0].t = t;
 		job->workers[0].ta = ep_trial_tally(t);
-		job->workers[0].rc = worker_loop(&job->workers[0]);
+		job->workers[0].rc = run_worker(&job->workers[0]);
 	} else {
 		started = start_workers(job, t, &rc);
 		for (int i = 0; i < started; i++) {

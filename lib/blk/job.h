@@ -20,8 +20,10 @@
 enum blk_rw { RW_READ, RW_WRITE, RW_RANDREAD, RW_RANDWRITE, RW_RW, RW_RANDRW };
 enum blk_sync { SYNC_NONE, SYNC_END, SYNC_EVERY, SYNC_DSYNC };
 enum blk_counter { C_SHORT_IOS, C_FSYNCS };
+enum blk_engine { ENGINE_PSYNC, ENGINE_IO_URING };
 
 struct blk_job;
+struct blk_uring;
 
 /**
  * struct blk_worker - one thread of a trial and the region it works on.
@@ -36,7 +38,8 @@ struct blk_job;
  * @writes:    writes since the last fsync (sync=every:N) or since the trial began.
  * @rc:        0, or the negative errno it stopped on.
  * @err_off:   the offset of the I/O that failed or did not verify.
- * @err_op:    "read", "write", "fsync" or "verify" for the message.
+ * @err_op:    "read", "write", "fsync", "verify" or "submit" for the message.
+ * @uring:     engine=io_uring: its ring and 'iodepth' buffers (uring.c); NULL else.
  * @tid:       the thread.
  */
 struct blk_worker {
@@ -48,6 +51,7 @@ struct blk_worker {
 	int rc;
 	uint64_t err_off;
 	const char *err_op;
+	struct blk_uring *uring;
 	pthread_t tid;
 };
 
@@ -61,7 +65,8 @@ struct blk_worker {
  * @bdev:         the target is a block device.
  * @existing:     the target existed (never laid out).
  * @rw, @rwmix_pct, @bs_bytes, @size_bytes, @direct, @sync, @sync_every,
- * @jobs, @cache_drop, @verify, @time_based, @seed: the parameters.
+ * @jobs, @cache_drop, @verify, @time_based, @seed, @engine, @iodepth: the
+ *                parameters.
  * @align_bytes:  O_DIRECT alignment of offsets and sizes (0: unknown).
  * @workers:      @jobs workers with their buffers.
  * @label:        the case's labels.
@@ -71,7 +76,7 @@ struct blk_job {
 	int fd;
 	char path[BLK_PATH_MAX];
 	int created, keep, bdev, existing;
-	int rw, rwmix_pct, direct, sync, jobs, cache_drop, verify, time_based;
+	int rw, rwmix_pct, direct, sync, jobs, cache_drop, verify, time_based, engine, iodepth;
 	uint64_t bs_bytes, size_bytes, sync_every, seed, align_bytes;
 	struct blk_worker workers[BLK_MAX_JOBS];
 	char label[BLK_LABEL_MAX];
@@ -92,6 +97,64 @@ int blk_job_writes(const struct blk_job *job);
  * its offset and @seed.
  */
 void blk_pattern_fill(void *buf, size_t len, uint64_t off_bytes, uint64_t seed);
+
+/**
+ * blk_scramble() - make a write buffer of @len bytes unique to target
+ * offset @off_bytes at little cost: the first word of every 512 bytes
+ * becomes the offset of that sector (fio's scramble_buffers does the like).
+ * Without it every block of a job would hold the same bytes, which storage
+ * that deduplicates or compresses (a VM host, some flash controllers)
+ * writes and reads faster than real data.
+ */
+void blk_scramble(void *buf, size_t len, uint64_t off_bytes);
+
+/**
+ * blk_pattern_check() - compare @buf with the pattern at @off_bytes.
+ * Return: -1 when it matches, else the offset of the first wrong word.
+ */
+int64_t blk_pattern_check(const void *buf, size_t len, uint64_t off_bytes, uint64_t seed);
+
+/**
+ * blk_io_rest() - finish the block of 'bs' in @buf at @off_bytes from byte
+ * @done on, with pread()/pwrite() (each call counted in 'short_ios').
+ * Return: 0, or a negative errno (-EIO: a read past the end; -ENOSPC).
+ */
+int blk_io_rest(struct blk_worker *w, void *buf, int is_read, uint64_t off_bytes, size_t done);
+
+/** blk_fail() - record the worker's error, its operation and offset. Return: @rc. */
+int blk_fail(struct blk_worker *w, int rc, const char *op, uint64_t off_bytes);
+
+/** blk_next_offset() - the offset of the worker's next block (sequential or random). */
+uint64_t blk_next_offset(struct blk_worker *w);
+
+/** blk_next_is_read() - whether the worker's next I/O reads ('rw' and 'rwmix'). */
+int blk_next_is_read(struct blk_worker *w);
+
+/**
+ * blk_sync_writes() - sync=every:N: fsync() once N writes completed since
+ * the last one, counted in 'fsyncs'. Return: 0 or a negative errno.
+ */
+int blk_sync_writes(struct blk_worker *w, uint64_t off_bytes);
+
+/**
+ * blk_uring_init() - engine=io_uring: the worker's ring of 'iodepth'
+ * entries and its buffers.
+ * Return: 0; -EOPNOTSUPP without io_uring in the build; or the negative
+ * errno of io_uring_queue_init() (a kernel or seccomp filter refusing it)
+ * or -ENOMEM, the run's message naming 'engine'.
+ */
+int blk_uring_init(struct blk_worker *w);
+
+/** blk_uring_free() - the worker's ring and buffers (NULL ring: nothing). */
+void blk_uring_free(struct blk_worker *w);
+
+/**
+ * blk_uring_loop() - one trial of a worker with io_uring: keep 'iodepth'
+ * I/Os in flight until the trial ends or the region was covered once
+ * (unless time_based=1), then wait for those still in flight.
+ * Return: 0 or a negative errno (recorded in @w).
+ */
+int blk_uring_loop(struct blk_worker *w);
 
 /**
  * blk_layout() - write the pattern over the whole target and fsync it

@@ -85,6 +85,7 @@ int embperf_has_feature(const char *name)
 		{ "pcap", EMBPERF_HAVE_PCAP },
 		{ "libnl", EMBPERF_HAVE_LIBNL },
 		{ "perf", EMBPERF_HAVE_PERF },
+		{ "io_uring", EMBPERF_HAVE_IO_URING },
 	};
 
 	if (!name)

@@ -88,7 +88,8 @@ double ep_median_inplace(double *v, size_t n);
  * ep_robust_spread() - the samples' spread: 1.4826 x median absolute
  * deviation / |median| (stddev / mean for normal samples, but deaf to a few
  * stretched ones). @tmp has room for @n values. Return: NaN for no
- * samples, INFINITY for a median of 0.
+ * samples; for a median of 0, 0 when most samples are 0 (a counter no
+ * trial counted), else INFINITY.
  */
 double ep_robust_spread(const double *v, size_t n, double *tmp);
 

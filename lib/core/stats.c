@@ -67,15 +67,19 @@ void ep_stats_compute(const double *values, size_t n, struct ep_stats *out)
  */
 double ep_robust_spread(const double *v, size_t n, double *tmp)
 {
-	double median;
+	double median, mad;
 
 	if (!n)
 		return NAN;
 	memcpy(tmp, v, n * sizeof(*tmp));
 	median = ep_median_inplace(tmp, n);
-	if (median == 0.0)
-		return INFINITY;
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = fabs(v[i] - median);
-	return 1.4826 * ep_median_inplace(tmp, n) / fabs(median);
+	mad = ep_median_inplace(tmp, n);
+	/* Around a median of 0 (a counter no trial counted, a loss of 0 %) the
+	 * samples agree when they are all 0, and a relative spread means
+	 * nothing otherwise. */
+	if (median == 0.0)
+		return mad == 0.0 ? 0.0 : INFINITY;
+	return 1.4826 * mad / fabs(median);
 }

@@ -201,7 +201,13 @@ int ep_peer_start(struct ep_peer_conn *c, struct ep_start *s, uint16_t *port, ch
 int ep_peer_stop(struct ep_peer_conn *c, uint32_t flow, uint64_t sent, struct ep_report *r,
 		 char *err, size_t err_len)
 {
-	struct ep_msg m = { .type = EP_MSG_STOP, .flow = flow, .sent = sent };
+	return ep_peer_stop_marks(c, flow, 0, sent, r, err, err_len);
+}
+
+int ep_peer_stop_marks(struct ep_peer_conn *c, uint32_t flow, uint64_t ramp_sent, uint64_t sent,
+		       struct ep_report *r, char *err, size_t err_len)
+{
+	struct ep_msg m = { .type = EP_MSG_STOP, .flow = flow, .sent = sent, .ramp_sent = ramp_sent };
 	int rc = ep_msg_send(c->fd, &m, c->timeout_ns);
 
 	if (rc) {

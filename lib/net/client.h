@@ -63,6 +63,14 @@ int ep_peer_start(struct ep_peer_conn *c, struct ep_start *s, uint16_t *port, ch
 int ep_peer_stop(struct ep_peer_conn *c, uint32_t flow, uint64_t sent, struct ep_report *r,
 		 char *err, size_t err_len);
 
+/**
+ * ep_peer_stop_marks() - ep_peer_stop() of a tcp.sink trial: @ramp_sent
+ * bytes written before the measured part, @sent during it, so that the peer
+ * times the measured bytes as it received them.
+ */
+int ep_peer_stop_marks(struct ep_peer_conn *c, uint32_t flow, uint64_t ramp_sent, uint64_t sent,
+		       struct ep_report *r, char *err, size_t err_len);
+
 /** ep_peer_close() - say bye, close, stop an in-process peer. Safe on a closed one. */
 void ep_peer_close(struct ep_peer_conn *c);
 

@@ -357,6 +357,13 @@ static int check_limits(const embperf_server *s, const struct ep_start *r, char 
 	if (r->size_bytes > s->max_size_bytes)
 		snprintf(text, len, "size %u bytes is above this peer's limit of %u", r->size_bytes,
 			 s->max_size_bytes);
+	else if (r->response_bytes > s->max_size_bytes)
+		snprintf(text, len, "response %u bytes is above this peer's limit of %u",
+			 r->response_bytes, s->max_size_bytes);
+	else if ((r->test == EP_TEST_TCP_RR || r->test == EP_TEST_TCP_CRR ||
+		  r->test == EP_TEST_UDP_RR) && !r->response_bytes)
+		snprintf(text, len, "%s needs a response size of 1 byte or more",
+			 ep_net_test_name(r->test));
 	else if (r->rate_bps > s->max_rate_bps)
 		snprintf(text, len, "rate %.0f bit/s is above this peer's limit of %.0f", r->rate_bps,
 			 s->max_rate_bps);
@@ -366,6 +373,9 @@ static int check_limits(const embperf_server *s, const struct ep_start *r, char 
 	else if (r->test == EP_TEST_UDP_SOURCE && r->rate_bps <= 0.0 &&
 		 r->pacing != EP_PACING_BURST && s->max_rate_bps < EP_PEER_MAX_RATE_BPS)
 		snprintf(text, len, "an unpaced source is not allowed: this peer caps the rate");
+	else if (r->test == EP_TEST_TCP_SOURCE && s->max_rate_bps < EP_PEER_MAX_RATE_BPS)
+		/* A TCP source sends as fast as the path allows: no rate to cap. */
+		snprintf(text, len, "a TCP source is not allowed: this peer caps the rate");
 	else
 		return 0;
 	return -EINVAL;
@@ -421,6 +431,7 @@ static void on_stop(embperf_server *s, int i, const struct ep_msg *in)
 		return;
 	}
 	s->trial.sent_by_client = in->sent;
+	s->trial.ramp_sent_by_client = in->ramp_sent;
 	ep_peer_trial_finish(&s->trial);
 	s->trial_on = 0;
 	if (s->trial.rc) {

@@ -22,6 +22,9 @@
  * @port:       its port, for the ready reply.
  * @stop:       set by the server loop when the client says stop or leaves.
  * @sent_by_client: the client's count from its stop message.
+ * @ramp_sent_by_client: tcp.sink: bytes the client wrote before its
+ *              measured part (its stop message); with @sent_by_client they
+ *              mark the measured bytes in the stream.
  * @report:     what the worker counted, valid after it finished.
  * @rc:         the worker's result: 0 or a negative errno.
  * @text:       what failed, when @rc is set.
@@ -37,6 +40,7 @@ struct ep_peer_trial {
 	int stop;
 	uint64_t stop_ns;
 	uint64_t sent_by_client;
+	uint64_t ramp_sent_by_client;
 	struct ep_report report;
 	int rc;
 	char text[160];
@@ -60,5 +64,27 @@ int ep_peer_trial_start(struct ep_peer_trial *t);
  * (a sink) before it stops. Safe on a trial that never started.
  */
 void ep_peer_trial_finish(struct ep_peer_trial *t);
+
+struct ep_cpuload;
+
+/** ep_peer_trial_stopping() - the server loop said stop (the worker's check). */
+int ep_peer_trial_stopping(const struct ep_peer_trial *t);
+
+/** ep_peer_trial_hard_end_ns() - when a worker started at @start_ns stops by itself. */
+uint64_t ep_peer_trial_hard_end_ns(const struct ep_peer_trial *t, uint64_t start_ns);
+
+/** ep_peer_trial_load_into() - the CPU load since @load into @r (-1: unknown). */
+void ep_peer_trial_load_into(struct ep_report *r, const struct ep_cpuload *load);
+
+/**
+ * ep_peer_tcp_open() - the data socket of a TCP or request/response trial
+ * (peer_tcp.c): a TCP listener, or for udp.rr a UDP socket, bound to
+ * @t->local's address on a free port (@t->port).
+ * Return: 0, -EOPNOTSUPP for a test it does not serve, or a negative errno.
+ */
+int ep_peer_tcp_open(struct ep_peer_trial *t);
+
+/** ep_peer_tcp_run() - the worker of those trials. Return: 0 or a negative errno. */
+int ep_peer_tcp_run(struct ep_peer_trial *t);
 
 #endif /* EMBPERF_NET_PEER_H */

@@ -30,19 +30,19 @@
 /* A worker stops by itself this long after the duration the client asked for. */
 #define OVERRUN_NS 1000000000
 
-static int stopping(const struct ep_peer_trial *t)
+int ep_peer_trial_stopping(const struct ep_peer_trial *t)
 {
 	return __atomic_load_n(&t->stop, __ATOMIC_ACQUIRE);
 }
 
-static uint64_t hard_end_ns(const struct ep_peer_trial *t, uint64_t start_ns)
+uint64_t ep_peer_trial_hard_end_ns(const struct ep_peer_trial *t, uint64_t start_ns)
 {
 	uint64_t d = t->req.duration_ns;
 
 	return d > UINT64_MAX - start_ns - OVERRUN_NS ? UINT64_MAX : start_ns + d + OVERRUN_NS;
 }
 
-static void load_into(struct ep_report *r, const struct ep_cpuload *load)
+void ep_peer_trial_load_into(struct ep_report *r, const struct ep_cpuload *load)
 {
 	double v[EP_CTR_COUNT] = { 0 };
 	unsigned char ok[EP_CTR_COUNT] = { 0 };
@@ -70,7 +70,7 @@ static void drain(struct ep_peer_trial *t, struct ep_udp_rx *rx)
 static int run_sink(struct ep_peer_trial *t)
 {
 	struct ep_udp_rx rx;
-	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
+	uint64_t start = ep_now_ns(), end = ep_peer_trial_hard_end_ns(t, start);
 	struct ep_cpuload load;
 	struct ep_flow_drops drops;
 	struct ep_linkstats delta;
@@ -84,7 +84,7 @@ static int run_sink(struct ep_peer_trial *t)
 	rx.echo_every = t->req.echo_every;
 	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
-	while (!stopping(t) && ep_now_ns() < end) {
+	while (!ep_peer_trial_stopping(t) && ep_now_ns() < end) {
 		rc = ep_udp_rx_poll(&rx, 10, 1);
 		if (rc < 0)
 			break;
@@ -93,7 +93,7 @@ static int run_sink(struct ep_peer_trial *t)
 		drain(t, &rx);
 		rc = 0;
 	}
-	load_into(&t->report, &load);
+	ep_peer_trial_load_into(&t->report, &load);
 	ep_flow_drops_stop(&drops, &delta);
 	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
@@ -121,7 +121,7 @@ static int run_source(struct ep_peer_trial *t)
 	struct ep_cpuload load;
 	struct ep_flow_drops drops;
 	struct ep_linkstats delta;
-	uint64_t start = ep_now_ns(), end = hard_end_ns(t, start);
+	uint64_t start = ep_now_ns(), end = ep_peer_trial_hard_end_ns(t, start);
 	enum ep_pacing mode = t->req.rate_bps > 0.0 || t->req.pacing == EP_PACING_BURST
 				      ? t->req.pacing
 				      : EP_PACING_NONE;
@@ -135,7 +135,7 @@ static int run_source(struct ep_peer_trial *t)
 		      t->req.batch ? t->req.batch : 16, start);
 	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
-	while (!stopping(t) && (!t->req.count || tx.sent < t->req.count)) {
+	while (!ep_peer_trial_stopping(t) && (!t->req.count || tx.sent < t->req.count)) {
 		uint64_t now = ep_now_ns();
 		uint32_t n;
 
@@ -147,7 +147,7 @@ static int run_source(struct ep_peer_trial *t)
 		if (n)
 			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, 1));
 	}
-	load_into(&t->report, &load);
+	ep_peer_trial_load_into(&t->report, &load);
 	ep_flow_drops_stop(&drops, &delta);
 	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
@@ -171,7 +171,7 @@ static void *worker(void *arg)
 		t->rc = run_source(t);
 		break;
 	default:
-		t->rc = -EOPNOTSUPP;
+		t->rc = ep_peer_tcp_run(t);
 	}
 	if (t->rc && !t->text[0])
 		snprintf(t->text, sizeof(t->text), "%s trial failed: %s", ep_net_test_name(t->req.test),
@@ -241,9 +241,12 @@ int ep_peer_trial_open(struct ep_peer_trial *t)
 		rc = open_source(t);
 		break;
 	default:
-		snprintf(t->text, sizeof(t->text), "test '%s' is not served by this peer",
-			 ep_net_test_name(t->req.test));
-		return -EOPNOTSUPP;
+		rc = ep_peer_tcp_open(t);
+		if (rc == -EOPNOTSUPP) {
+			snprintf(t->text, sizeof(t->text), "test '%s' is not served by this peer",
+				 ep_net_test_name(t->req.test));
+			return rc;
+		}
 	}
 	if (rc)
 		snprintf(t->text, sizeof(t->text), "data socket: %s", strerror(-rc));

@@ -97,6 +97,9 @@ static const struct field start_fields[] = {
 	{ "drop_every", FK_U32, S(drop_every), 0, 0, U32MAX, 0 },
 	{ "count", FK_U64, S(count), 0, 0, U64MAX, 0 },
 	{ "echo_every", FK_U32, S(echo_every), 0, 0, U32MAX, 0 },
+	{ "nodelay", FK_U32, S(nodelay), 0, 0, 1, 0 },
+	{ "sockbuf", FK_U32, S(sockbuf_bytes), 0, 0, EP_PEER_MAX_SOCKBUF_BYTES, 0 },
+	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_RECV_BYTES, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -109,6 +112,7 @@ static const struct field ready_fields[] = {
 static const struct field stop_fields[] = {
 	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, 1 },
 	{ "sent", FK_U64, M(sent), 0, 0, U64MAX, 0 },
+	{ "ramp_sent", FK_U64, M(ramp_sent), 0, 0, U64MAX, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -354,6 +358,9 @@ static void encode_start(struct json_object *o, const struct ep_start *s)
 	add_u64(o, "drop_every", s->drop_every);
 	add_u64(o, "count", s->count);
 	add_u64(o, "echo_every", s->echo_every);
+	add_u64(o, "nodelay", s->nodelay);
+	add_u64(o, "sockbuf", s->sockbuf_bytes);
+	add_u64(o, "recv_size", s->recv_bytes);
 }
 
 static void encode_report(struct json_object *o, const struct ep_report *r)
@@ -412,6 +419,7 @@ static void encode_members(struct json_object *o, const struct ep_msg *m)
 	case EP_MSG_STOP:
 		add_u64(o, "flow", m->flow);
 		add_u64(o, "sent", m->sent);
+		add_u64(o, "ramp_sent", m->ramp_sent);
 		break;
 	case EP_MSG_REPORT:
 		encode_report(o, &m->report);

@@ -25,6 +25,11 @@
 #define EP_PEER_MAX_RATE_BPS 10e9
 #define EP_PEER_MAX_DURATION_NS (UINT64_C(300) * 1000000000)
 #define EP_PEER_MAX_SIZE_BYTES 65507
+/* The largest socket buffer a client may ask of the peer's data socket
+ * (the kernel caps it further at net.core.[rw]mem_max). */
+#define EP_PEER_MAX_SOCKBUF_BYTES (64u << 20)
+/* The largest read a client may ask the peer to make (its buffer). */
+#define EP_PEER_MAX_RECV_BYTES (1u << 20)
 
 enum ep_msg_type {
 	EP_MSG_HELLO,
@@ -68,6 +73,9 @@ struct ep_start {
 	uint32_t drop_every;     /* udp.sink: discard every Nth datagram (tests) */
 	uint64_t count;          /* udp.source: stop after this many datagrams (0: none) */
 	uint32_t echo_every;     /* udp.sink: send back the header of every Nth datagram */
+	uint32_t nodelay;        /* tcp tests: 1 = TCP_NODELAY on the data socket */
+	uint32_t sockbuf_bytes;  /* tcp tests: SO_SNDBUF and SO_RCVBUF; 0 = the system's */
+	uint32_t recv_bytes;     /* tcp.sink: bytes per recv(); 0 = 128 KiB */
 };
 
 /** struct ep_report - what the peer counted in a trial (EP_MSG_REPORT). */
@@ -107,7 +115,8 @@ struct ep_msg {
 	struct ep_start start;  /* start */
 	uint16_t port;          /* ready: the peer's data port */
 	uint32_t flow;          /* ready, stop */
-	uint64_t sent;          /* stop: counted datagrams the client sent */
+	uint64_t sent;          /* stop: counted datagrams the client sent, or tcp bytes */
+	uint64_t ramp_sent;     /* stop, tcp.sink: bytes the client wrote before the measured part */
 	struct ep_report report;
 };
 

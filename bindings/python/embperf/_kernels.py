@@ -11,7 +11,7 @@ __all__ = ["version", "version_number", "has_feature", "features", "kernels",
            "describe", "Info", "FEATURES"]
 
 #: Optional parts embperf_has_feature() knows.
-FEATURES = ("alsa", "pcap", "libnl", "perf", "json")
+FEATURES = ("alsa", "pcap", "libnl", "perf", "io_uring", "json")
 
 
 class Info(enum.IntEnum):

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kclient.h - what the TCP and request/response kernels (net_tcp_stream.c,
+ * net_rr.c) share on the client side: the session with the peer from the
+ * kernel's parameters, the data connection, and the check that the peer is
+ * still there.
+ */
+#ifndef EMBPERF_NET_KCLIENT_H
+#define EMBPERF_NET_KCLIENT_H
+
+#include <stdint.h>
+
+#include "client.h"
+
+struct ep_run;
+
+/*
+ * How long one blocking call of a streaming body waits before it looks at
+ * the trial's clock and the control connection again.
+ */
+#define EP_NETK_SLICE_NS 100000000
+
+/**
+ * ep_netk_open() - the session with the peer of parameter 'peer', waiting at
+ * most parameter 'timeout' at each step. Return: 0, or the negative errno
+ * of ep_run_fail() with a message that starts with @kernel and names the peer.
+ */
+int ep_netk_open(struct ep_run *run, const char *kernel, struct ep_peer_conn *c);
+
+/**
+ * ep_netk_peer_gone() - the control connection has something to say while
+ * data flows: the peer closed it, or sent an error. Either ends the trial.
+ */
+int ep_netk_peer_gone(const struct ep_peer_conn *c);
+
+/**
+ * ep_netk_set_timeouts() - SO_RCVTIMEO and SO_SNDTIMEO of @fd (a blocking
+ * connect() of Linux waits at most SO_SNDTIMEO too).
+ */
+void ep_netk_set_timeouts(int fd, uint64_t timeout_ns);
+
+/**
+ * ep_netk_tcp_connect() - a TCP connection to the peer's @port within
+ * @timeout_ns: TCP_NODELAY when @nodelay, socket buffers of @sockbuf_bytes
+ * (0: the system's) set before connecting (they shape the window scale),
+ * then blocking with @slice_ns timeouts.
+ * Return: the descriptor, or a negative errno.
+ */
+int ep_netk_tcp_connect(const struct ep_peer_conn *c, uint16_t port, int nodelay,
+			uint32_t sockbuf_bytes, uint64_t timeout_ns, uint64_t slice_ns);
+
+/** ep_netk_or_nan() - a CPU load from a report, NAN when the peer could not tell (-1). */
+double ep_netk_or_nan(double pct);
+
+#endif /* EMBPERF_NET_KCLIENT_H */

@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_net_tcp.c - net.tcp.stream, net.tcp.rr, net.tcp.crr, net.udp.rr and
+ * the peer's side of them (lib/net/peer_tcp.c), on loopback only.
+ *
+ * Figures are never asserted against a speed, only their consistency
+ * (throughput above 0, percentiles in order, transactions/s x mean latency
+ * at most 1 with one transaction outstanding, an exact loss count), so the
+ * tests hold on a loaded 2-CPU VM. The peer is peer=local, an in-process
+ * server (with limits), or a forked one that is killed mid-trial. Another
+ * host is played by 127.0.0.2, an address of the loopback too.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "embperf.h"
+#include "lib/net/client.h"
+#include "proc_state.h"
+
+static embperf_ctx *ctx;
+static embperf_bench *b;
+
+static void setup(void)
+{
+	ctx = embperf_ctx_new();
+	cr_assert(ctx);
+}
+
+static void teardown(void)
+{
+	embperf_bench_free(b);
+	b = NULL;
+	embperf_ctx_free(ctx);
+}
+
+TestSuite(net_tcp, .init = setup, .fini = teardown, .timeout = 120);
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/** bench() - a bench of @kernel against @peer: short trials, one repetition unless told. */
+static void bench(const char *kernel, const char *peer)
+{
+	b = embperf_bench_new(ctx, kernel);
+	cr_assert(b, "%s is registered", kernel);
+	tp_set(b, "peer", peer);
+	tp_set(b, "duration", "300ms");
+	tp_set(b, "ramp", "50ms");
+	tp_set(b, "settle", "0");
+	tp_set(b, "repetitions", "1");
+}
+
+static void run_ok(void)
+{
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+}
+
+/** run_fails() - the run fails (rc < 0) with a message naming each of @words (NULL-ended). */
+static void run_fails(const char *const *words)
+{
+	int rc = embperf_bench_run(b);
+
+	cr_assert_lt(rc, 0, "the run must fail: %s", embperf_bench_errmsg(b));
+	for (; *words; words++)
+		cr_assert(strstr(embperf_bench_errmsg(b), *words), "message '%s' names '%s'",
+			  embperf_bench_errmsg(b), *words);
+}
+
+/** value() - the primary value of @metric. */
+static double value(const char *metric)
+{
+	const embperf_result *r = tp_find(b, metric);
+
+	cr_assert(r, "metric %s", metric);
+	return embperf_result_value(r);
+}
+
+/* ---- an in-process server with limits, and a forked one to kill ---- */
+
+struct server {
+	embperf_ctx *ctx;
+	embperf_server *srv;
+	pthread_t thread;
+	char spec[64];
+};
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+
+	embperf_server_run(s->srv, UINT64_MAX);
+	return NULL;
+}
+
+/** server_start() - a peer on 127.0.0.1 in a thread; @max_size: its size limit, or NULL. */
+static void server_start(struct server *s, const char *max_size)
+{
+	s->ctx = embperf_ctx_new();
+	cr_assert(s->ctx);
+	s->srv = embperf_server_new(s->ctx);
+	cr_assert(s->srv);
+	cr_assert_eq(embperf_server_set(s->srv, "listen", "127.0.0.1:0"), 0);
+	if (max_size)
+		cr_assert_eq(embperf_server_set(s->srv, "max_size", max_size), 0, "%s",
+			     embperf_server_errmsg(s->srv));
+	cr_assert_eq(embperf_server_start(s->srv), 0, "%s", embperf_server_errmsg(s->srv));
+	snprintf(s->spec, sizeof(s->spec), "127.0.0.1:%d", embperf_server_port(s->srv));
+	cr_assert_eq(pthread_create(&s->thread, NULL, serve, s), 0);
+}
+
+static void server_stop(struct server *s)
+{
+	embperf_ctx_cancel(s->ctx);
+	pthread_join(s->thread, NULL);
+	embperf_server_free(s->srv);
+	embperf_ctx_free(s->ctx);
+}
+
+/** fork_peer() - a peer in a child process on 127.0.0.1; its address into @spec. */
+static pid_t fork_peer(char *spec, size_t len)
+{
+	int p[2], port = 0;
+	pid_t pid;
+
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		embperf_ctx *c = embperf_ctx_new();
+		embperf_server *srv = c ? embperf_server_new(c) : NULL;
+
+		close(p[0]);
+		if (!srv || embperf_server_set(srv, "listen", "127.0.0.1:0") ||
+		    embperf_server_start(srv))
+			_exit(1);
+		port = embperf_server_port(srv);
+		if (write(p[1], &port, sizeof(port)) != (ssize_t)sizeof(port))
+			_exit(1);
+		embperf_server_run(srv, UINT64_C(60) * 1000000000);
+		_exit(0);
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &port, sizeof(port)), (ssize_t)sizeof(port), "the child peer runs");
+	close(p[0]);
+	snprintf(spec, len, "127.0.0.1:%d", port);
+	return pid;
+}
+
+struct killer {
+	pid_t pid;
+	unsigned delay_ms;
+};
+
+static void *kill_later(void *arg)
+{
+	struct killer *k = arg;
+
+	usleep(k->delay_ms * 1000);
+	kill(k->pid, SIGKILL);
+	return NULL;
+}
+
+/* ---- the kernels run and their figures hold together ---- */
+
+static void stream_runs(const char *direction)
+{
+	int fds;
+
+	bench("net.tcp.stream", "local");
+	tp_set(b, "direction", direction);
+	tp_set(b, "repetitions", "2");
+	fds = tp_count_fds();
+	run_ok();
+	for (int i = 0; i < 2; i++) {
+		double mbps = embperf_result_sample(tp_find(b, "throughput"), i);
+
+		cr_assert(isfinite(mbps) && mbps > 0.0, "trial %d: throughput %g Mbit/s", i, mbps);
+	}
+	cr_assert(isnan(value("peer_cpu_process")) || value("peer_cpu_process") >= 0.0);
+	cr_assert(isnan(value("cpu_system")) || value("cpu_system") >= 0.0);
+	cr_assert_eq(tp_count_fds(), fds, "every socket of the run is closed");
+}
+
+Test(net_tcp, stream_tx_gives_the_receivers_throughput)
+{
+	stream_runs("tx");
+}
+
+Test(net_tcp, stream_rx_gives_the_receivers_throughput)
+{
+	stream_runs("rx");
+}
+
+Test(net_tcp, stream_takes_nodelay_sockbuf_and_a_small_size)
+{
+	bench("net.tcp.stream", "local");
+	tp_set(b, "size", "100");
+	tp_set(b, "nodelay", "1");
+	tp_set(b, "sockbuf", "256k");
+	run_ok();
+	cr_assert_gt(value("throughput"), 0.0);
+	cr_assert(strstr(embperf_result_labels(tp_find(b, "throughput")), "size=100"));
+}
+
+/**
+ * rr_holds_together() - transactions > 0; percentiles in order; with one
+ * transaction outstanding the latencies fit in the measured time, so
+ * transactions/s x mean latency is at most 1 (plus the one transaction that
+ * started in the ramp).
+ */
+static void rr_holds_together(void)
+{
+	const embperf_result *lat = tp_find(b, "latency");
+	double rate = value("transactions"), p50, p90, p99, mean_s;
+
+	cr_assert_gt(rate, 0.0);
+	cr_assert(lat);
+	cr_assert_eq(embperf_result_percentile(lat, 50, &p50), 0);
+	cr_assert_eq(embperf_result_percentile(lat, 90, &p90), 0);
+	cr_assert_eq(embperf_result_percentile(lat, 99, &p99), 0);
+	cr_assert(embperf_result_dist_stat(lat, EMBPERF_STAT_MIN) <= p50 && p50 <= p90 &&
+		  p90 <= p99 && p99 <= embperf_result_dist_stat(lat, EMBPERF_STAT_MAX),
+		  "min %g p50 %g p90 %g p99 %g max %g", embperf_result_dist_stat(lat, EMBPERF_STAT_MIN),
+		  p50, p90, p99, embperf_result_dist_stat(lat, EMBPERF_STAT_MAX));
+	cr_assert_gt(p50, 0.0);
+	mean_s = embperf_result_dist_stat(lat, EMBPERF_STAT_MEAN) / 1e6;
+	cr_assert_leq(rate * mean_s, 1.02, "%g trans/s x %g s mean latency", rate, mean_s);
+	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N),
+			   tp_counter(tp_find(b, "transactions"), "units"), 1e-9,
+			   "one latency per transaction");
+}
+
+Test(net_tcp, tcp_rr_runs)
+{
+	bench("net.tcp.rr", "local");
+	tp_set(b, "request", "100");
+	tp_set(b, "response", "2000");
+	run_ok();
+	rr_holds_together();
+	cr_assert(strstr(embperf_result_labels(tp_find(b, "latency")), "request=100 response=2000"));
+}
+
+Test(net_tcp, tcp_crr_runs_without_leaking_sockets)
+{
+	int fds = tp_count_fds();
+
+	bench("net.tcp.crr", "local");
+	run_ok();
+	rr_holds_together();
+	cr_assert_eq(tp_count_fds(), fds, "every connection of the run is closed");
+}
+
+Test(net_tcp, udp_rr_runs)
+{
+	bench("net.udp.rr", "local");
+	tp_set(b, "request", "64");
+	tp_set(b, "response", "64");
+	run_ok();
+	rr_holds_together();
+	cr_assert_geq(value("lost"), 0.0);
+}
+
+/*
+ * The peer leaves every 4th request unanswered: about a quarter of the
+ * transactions of the measured part are lost, and the trial goes on.
+ * Bounds: drops of the window >= floor(started / 4) - 1 (the window may cut
+ * a cycle of 4 at either end); a response later than lost_after (100 ms, a
+ * stall of this loaded VM) may add one, never take one away.
+ */
+Test(net_tcp, udp_rr_counts_every_lost_transaction)
+{
+	double lost, answered, started;
+
+	bench("net.udp.rr", "local");
+	tp_set(b, "duration", "1s");
+	tp_set(b, "drop_every", "4");
+	tp_set(b, "lost_after", "100ms");
+	run_ok();
+	lost = value("lost");
+	answered = tp_counter(tp_find(b, "transactions"), "units");
+	started = lost + answered;
+	cr_assert_gt(lost, 0.0);
+	cr_assert_geq(lost, floor(started / 4.0) - 1.0, "%g lost of %g", lost, started);
+	cr_assert_leq(lost, ceil(started / 4.0) + 3.0, "%g lost of %g", lost, started);
+	cr_assert_float_eq(value("loss"), 100.0 * lost / started, 1e-6);
+}
+
+/* ---- bad input ---- */
+
+/** bad_param() - @name=@value is refused, when set or when run, naming the parameter. */
+static void bad_param(const char *kernel, const char *name, const char *value)
+{
+	bench(kernel, "local");
+	if (embperf_bench_set(b, name, value) == 0) {
+		const char *words[] = { name, NULL };
+
+		run_fails(words);
+	} else {
+		cr_assert(strstr(embperf_bench_errmsg(b), name), "message '%s' names '%s'",
+			  embperf_bench_errmsg(b), name);
+	}
+}
+
+Test(net_tcp, sizes_of_0_and_above_a_datagram_are_refused)
+{
+	bad_param("net.tcp.stream", "size", "0");
+	embperf_bench_free(b);
+	bad_param("net.tcp.rr", "request", "0");
+	embperf_bench_free(b);
+	bad_param("net.udp.rr", "response", "65508");
+	embperf_bench_free(b);
+	bad_param("net.tcp.crr", "response", "0");
+}
+
+Test(net_tcp, a_request_above_the_peers_limit_names_the_limit)
+{
+	struct server s;
+	const char *words[] = { "request", "1000", "100", NULL };
+
+	server_start(&s, "100");
+	bench("net.tcp.rr", s.spec);
+	tp_set(b, "request", "1000");
+	run_fails(words);
+	embperf_bench_free(b);
+	{
+		const char *w2[] = { "size", "200", "100", NULL };
+
+		bench("net.tcp.stream", s.spec);
+		tp_set(b, "size", "200");
+		run_fails(w2);
+	}
+	server_stop(&s);
+}
+
+/* The peer itself refuses what is above its limit, whatever the client checked. */
+Test(net_tcp, the_peer_refuses_a_response_above_its_limit)
+{
+	struct server s;
+	struct ep_peer_conn c;
+	struct ep_start st = { .test = EP_TEST_TCP_RR, .size_bytes = 1, .response_bytes = 200,
+			       .duration_ns = 1000000000 };
+	char err[320];
+	uint16_t port;
+
+	server_start(&s, "100");
+	cr_assert_eq(ep_peer_open(&c, s.spec, 2000000000, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), -ERANGE, "%s", err);
+	cr_assert(strstr(err, "response 200"), "%s", err);
+	st.test = EP_TEST_UDP_RR;
+	st.response_bytes = 0;
+	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), -ERANGE, "%s", err);
+	cr_assert(strstr(err, "response"), "%s", err);
+	ep_peer_close(&c);
+	server_stop(&s);
+}
+
+Test(net_tcp, a_refusing_peer_is_named)
+{
+	const char *words[] = { "127.0.0.1:1", "refused", NULL };
+	double t0 = now_s();
+
+	bench("net.tcp.rr", "127.0.0.1:1");
+	run_fails(words);
+	cr_assert_lt(now_s() - t0, 5.0);
+}
+
+/* A peer that takes the connection and never answers: the timeout, then its name. */
+Test(net_tcp, a_silent_peer_fails_within_the_timeout)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	char spec[64];
+	double t0;
+
+	cr_assert_geq(lfd, 0);
+	cr_assert_eq(bind(lfd, (struct sockaddr *)&a, len), 0);
+	cr_assert_eq(listen(lfd, 4), 0);
+	cr_assert_eq(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
+	snprintf(spec, sizeof(spec), "127.0.0.1:%u", ntohs(a.sin_port));
+	{
+		const char *words[] = { spec, NULL };
+
+		bench("net.tcp.stream", spec);
+		tp_set(b, "timeout", "300ms");
+		t0 = now_s();
+		run_fails(words);
+		cr_assert_lt(now_s() - t0, 3.0, "failed within the timeout (and some margin)");
+	}
+	close(lfd);
+}
+
+/* ---- a peer that dies mid-trial: an error naming it, no hang ---- */
+
+static void peer_dies_mid_trial(const char *kernel, const char *direction)
+{
+	struct killer k = { .delay_ms = 600 };
+	char spec[64];
+	pthread_t th;
+	double t0;
+
+	k.pid = fork_peer(spec, sizeof(spec));
+	bench(kernel, spec);
+	tp_set(b, "duration", "3s");
+	tp_set(b, "timeout", "1s");
+	if (direction)
+		tp_set(b, "direction", direction);
+	cr_assert_eq(pthread_create(&th, NULL, kill_later, &k), 0);
+	t0 = now_s();
+	{
+		const char *words[] = { spec, NULL };
+
+		run_fails(words);
+	}
+	cr_assert_lt(now_s() - t0, 8.0, "ended within the trial and the timeout");
+	pthread_join(th, NULL);
+	waitpid(k.pid, NULL, 0);
+}
+
+Test(net_tcp, stream_tx_peer_gone_mid_trial)
+{
+	peer_dies_mid_trial("net.tcp.stream", "tx");
+}
+
+Test(net_tcp, stream_rx_peer_gone_mid_trial)
+{
+	peer_dies_mid_trial("net.tcp.stream", "rx");
+}
+
+Test(net_tcp, tcp_rr_peer_gone_mid_trial)
+{
+	peer_dies_mid_trial("net.tcp.rr", NULL);
+}
+
+Test(net_tcp, tcp_crr_peer_gone_mid_trial)
+{
+	peer_dies_mid_trial("net.tcp.crr", NULL);
+}
+
+Test(net_tcp, udp_rr_peer_gone_mid_trial)
+{
+	peer_dies_mid_trial("net.udp.rr", NULL);
+}
+
+/* ---- the peer serves only the client that asked ---- */
+
+/** from() - a socket of @type bound to 127.0.0.@host (1: the client; 2: another host). */
+static int from(int type, int host)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK - 1 + (unsigned)host) };
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 300000 };
+	int fd = socket(AF_INET, type, 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0, "bind 127.0.0.%d", host);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static void to_port(int fd, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
+}
+
+/*
+ * tcp.sink: a connection from another address is closed unread; the
+ * client's own is taken, and the peer counts its bytes exactly.
+ */
+Test(net_tcp, tcp_sink_takes_only_the_clients_connection)
+{
+	struct ep_start st = { .test = EP_TEST_TCP_SINK, .size_bytes = 1000,
+			       .duration_ns = 3000000000 };
+	static char data[100000];
+	struct ep_peer_conn c;
+	struct ep_report r;
+	char err[320], byte;
+	uint16_t port;
+	int other, mine;
+
+	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
+	other = from(SOCK_STREAM, 2);
+	to_port(other, port);
+	cr_assert_leq(recv(other, &byte, 1, 0), 0, "another host's connection is closed");
+	cr_assert(errno != EAGAIN, "closed, not left waiting");
+	close(other);
+	mine = from(SOCK_STREAM, 1);
+	to_port(mine, port);
+	cr_assert_eq(send(mine, data, sizeof(data), 0), (ssize_t)sizeof(data));
+	shutdown(mine, SHUT_WR);
+	cr_assert_eq(recv(mine, &byte, 1, 0), 0, "the peer confirms the end of the data");
+	close(mine);
+	cr_assert_eq(ep_peer_stop_marks(&c, st.flow, 1000, sizeof(data) - 1000, &r, err,
+					sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.received, sizeof(data), "every byte counted");
+	cr_assert_leq(r.bytes, sizeof(data) - 1000 + 128 * 1024);
+	ep_peer_close(&c);
+}
+
+/* udp.rr: a request from another address gets no answer; the client's does. */
+Test(net_tcp, udp_rr_answers_only_the_client)
+{
+	struct ep_start st = { .test = EP_TEST_UDP_RR, .size_bytes = 8, .response_bytes = 10,
+			       .duration_ns = 3000000000 };
+	struct ep_peer_conn c;
+	struct ep_report r;
+	char err[320], buf[64] = { 0 };
+	uint16_t port;
+	int other, mine;
+
+	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
+	other = from(SOCK_DGRAM, 2);
+	to_port(other, port);
+	cr_assert_eq(send(other, buf, 8, 0), 8);
+	cr_assert_eq(recv(other, buf, sizeof(buf), 0), -1, "no answer to another host");
+	mine = from(SOCK_DGRAM, 1);
+	to_port(mine, port);
+	cr_assert_eq(send(mine, buf, 8, 0), 8);
+	cr_assert_eq(recv(mine, buf, sizeof(buf), 0), 10, "the response's size");
+	close(other);
+	close(mine);
+	cr_assert_eq(ep_peer_stop(&c, st.flow, 0, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.received, 1);
+	cr_assert_eq(r.dropped, 1);
+	ep_peer_close(&c);
+}

@@ -1,0 +1,269 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/blk-mtd.sh - blk.mtd against the kernel's own MTD drivers, and
+# blk.fs and blk.io's partition check on VFAT, in a VM: boots
+# Debian's kernel (linux-image-*-amd64, taken apart, never installed) under
+# qemu-system-x86_64 (TCG) with a small initramfs holding busybox, the MTD
+# modules and the embperf command with its libraries, loads mtdram and
+# nandsim (with bad blocks) and runs blk.mtd there.
+#
+#   tests/vm/blk-mtd.sh BUILD_DIR
+#
+# Prints TAP. Skips ("1..0 # SKIP reason", exit 0) when qemu-system-x86_64,
+# a static busybox or the kernel package is not available. The kernel
+# package is looked for in $EMBPERF_VM_CACHE (~/.cache/embperf-vm) and,
+# when missing, fetched there with `apt-get download` (EMBPERF_VM_FETCH=0:
+# never). The VM is bounded by $EMBPERF_VM_TIMEOUT seconds (300).
+#
+# Checks, inside the VM:
+#   - mtdram (8 MiB, 128 KiB eraseblocks): refused without destructive=1;
+#     with it every pass of flash_speed's method runs, no bad blocks;
+#   - nandsim (16 MiB NAND, 16 KiB eraseblocks, 512-byte pages) with
+#     eraseblocks 3 and 17 marked bad: count=64 gives 62 eraseblocks per
+#     pass and bad_blocks = 2 (MEMGETBADBLOCK through the real driver);
+#   - mtdram mounted as JFFS2 through mtdblock0: refused even with
+#     destructive=1;
+#   - /dev/null on a kernel with MTD: refused as a character device that is
+#     not MTD;
+#   - a disk image with one VFAT partition (made here with mkfs.vfat, when
+#     dosfstools is installed) on a loop device: blk.io refuses the whole
+#     disk while the partition is mounted, even with destructive=1; blk.fs
+#     measures the VFAT file system (rows fs=vfat), also with remount=1,
+#     after which it is mounted again.
+set -u
+
+BUILD=${1:?usage: tests/vm/blk-mtd.sh BUILD_DIR}
+CACHE=${EMBPERF_VM_CACHE:-$HOME/.cache/embperf-vm}
+TIMEOUT=${EMBPERF_VM_TIMEOUT:-300}
+EMBPERF=$BUILD/bench/embperf
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+command -v qemu-system-x86_64 >/dev/null ||
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+BUSYBOX=$(command -v busybox) || skip_all "busybox not installed (apt-get install busybox-static)"
+ldd "$BUSYBOX" >/dev/null 2>&1 && skip_all "$BUSYBOX is not static (apt-get install busybox-static)"
+[ -x "$EMBPERF" ] || skip_all "$EMBPERF not built"
+
+mkdir -p "$CACHE"
+deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | grep -v -- '-dbg' | tail -1)
+if [ -z "$deb" ] && [ "${EMBPERF_VM_FETCH:-1}" != 0 ] && command -v apt-get >/dev/null; then
+	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+	[ -n "$pkg" ] && (cd "$CACHE" && apt-get download "$pkg" >/dev/null 2>&1)
+	deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | tail -1)
+fi
+[ -n "$deb" ] || skip_all "no Debian kernel package in $CACHE (apt-get download linux-image-amd64's dependency there)"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/embperf-vm.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
+# The kernel and the modules the checks need (dependencies first).
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$T" --wildcards './boot/vmlinuz-*' \
+	'./lib/modules/*/kernel/drivers/mtd/*' './lib/modules/*/kernel/lib/bch.ko' \
+	'./lib/modules/*/kernel/fs/jffs2/*' './lib/modules/*/kernel/fs/fat/*' \
+	'./lib/modules/*/kernel/fs/nls/nls_cp437.ko' './lib/modules/*/kernel/fs/nls/nls_ascii.ko' \
+	'./lib/modules/*/kernel/drivers/block/loop.ko' 2>/dev/null
+kernel=$(ls "$T"/boot/vmlinuz-* 2>/dev/null | head -1)
+[ -n "$kernel" ] || skip_all "$deb holds no vmlinuz"
+R=$T/root
+mkdir -p "$R/bin" "$R/mod" "$R/proc" "$R/sys" "$R/dev" "$R/mnt" "$R/tmp"
+for m in mtd mtdram bch nandcore nand nandsim mtd_blkdevs mtdblock jffs2; do
+	f=$(find "$T/lib/modules" -name "$m.ko" | head -1)
+	[ -n "$f" ] || skip_all "$deb has no $m.ko"
+	cp "$f" "$R/mod/"
+done
+for m in loop fat vfat nls_cp437 nls_ascii; do
+	f=$(find "$T/lib/modules" -name "$m.ko" | head -1)
+	[ -n "$f" ] && cp "$f" "$R/mod/"
+done
+cp "$BUSYBOX" "$R/bin/busybox"
+
+# A 16 MiB disk image: an MBR with one FAT partition from sector 2048.
+if command -v mkfs.vfat >/dev/null && command -v python3 >/dev/null; then
+	truncate -s 16M "$R/disk.img"
+	python3 - "$R/disk.img" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(446)
+    f.write(struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x0c, b"\0\0\0", 2048, 30720))
+    f.seek(510)
+    f.write(b"\x55\xaa")
+PY
+	mkfs.vfat --offset=2048 "$R/disk.img" 15360 >/dev/null 2>&1 || rm -f "$R/disk.img"
+fi
+
+# embperf and every library it loads, at the same paths.
+copy_with_libs() {
+	local f
+	mkdir -p "$R$(dirname "$1")"
+	cp -L "$1" "$R$1"
+	for f in $(ldd "$1" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'); do
+		mkdir -p "$R$(dirname "$f")"
+		cp -L "$f" "$R$f"
+	done
+}
+copy_with_libs "$(readlink -f "$EMBPERF")"
+ln -s "$(readlink -f "$EMBPERF")" "$R/bin/embperf"
+
+cat >"$R/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+cd /mod
+insmod mtd.ko; insmod mtdram.ko total_size=8192 erase_size=128
+insmod bch.ko; insmod nandcore.ko; insmod nand.ko
+insmod nandsim.ko id_bytes=0x20,0x33 badblocks=3,17
+echo "@@ mtd"; cat /proc/mtd
+run() { # run NAME ARGS...: embperf's output and exit code between markers
+	name=$1; shift
+	echo "@@ begin $name"
+	embperf -q "$@" 2>&1
+	echo "@@ rc $name $?"
+}
+run nodestructive run blk.mtd target=/dev/mtd0
+run mtdram run blk.mtd target=/dev/mtd0 destructive=1 repetitions=1 --format=csv
+run nandsim run blk.mtd target=/dev/mtd1 destructive=1 repetitions=1 count=64 multi=8 --format=csv
+run notmtd run blk.mtd target=/dev/null destructive=1
+insmod mtd_blkdevs.ko; insmod mtdblock.ko; insmod jffs2.ko
+mount -t jffs2 /dev/mtdblock0 /mnt && echo "@@ mounted"
+run mounted run blk.mtd target=/dev/mtd0 destructive=1 repetitions=1
+if [ -f /disk.img ]; then
+	insmod loop.ko; insmod fat.ko; insmod vfat.ko; insmod nls_cp437.ko; insmod nls_ascii.ko
+	losetup -P /dev/loop0 /disk.img
+	mkdir -p /vfat
+	mount -t vfat /dev/loop0p1 /vfat && echo "@@ vfat mounted"
+	run partmounted run blk.io target=/dev/loop0 destructive=1 rw=write size=1M duration=200ms repetitions=1
+	run vfat run blk.fs folder=/vfat size=2M bs=102400,1048576 repetitions=1 --format=csv
+	run vfatremount run blk.fs folder=/vfat size=2M bs=1M repetitions=2 remount=1 --format=csv
+	grep -q ' /vfat vfat ' /proc/mounts && echo "@@ vfat still mounted"
+	echo "@@ vfat files: $(ls -A /vfat | wc -l)"
+fi
+echo "@@ done"
+poweroff -f
+INIT
+chmod +x "$R/init"
+(cd "$R" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1 >"$T/initrd.gz")
+
+start=$(date +%s)
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic -no-reboot -nic none \
+	-kernel "$kernel" -initrd "$T/initrd.gz" \
+	-append "console=ttyS0 quiet panic=-1 loglevel=3" >"$T/console" 2>&1
+qrc=$?
+tr -d '\r' <"$T/console" >"$T/log"
+echo "# $(basename "$deb"), qemu exit $qrc after $(( $(date +%s) - start )) s"
+
+. "$(dirname "$0")/../tap.sh"
+tap_fail_extra() { sed -n "/@@ begin $cur/,/@@ rc $cur/p" "$T/log" | head -40 | sed 's/^/#   /'; }
+
+# out NAME: the output of run NAME; rc NAME: its exit code.
+out() { sed -n "/^@@ begin $1\$/,/^@@ rc $1 /p" "$T/log"; }
+rc() { sed -n "s/^@@ rc $1 \([0-9]*\)\$/\1/p" "$T/log"; }
+value() { # value NAME METRIC LABEL-PREFIX: the row's value
+	out "$1" | python3 -c 'import csv, sys
+rows = [r for r in csv.reader(sys.stdin) if len(r) > 8]
+h = rows[0] if rows and rows[0][0] == "title" else None
+for r in rows:
+    if h and r[h.index("metric")] == sys.argv[1] and r[h.index("labels")].startswith(sys.argv[2]):
+        print(r[h.index(sys.argv[3])]); break' "$2" "$3" "$4"
+}
+
+if ! grep -q '^@@ done' "$T/log"; then
+	cur=none
+	fail "the VM ran the checks to the end" "qemu exit $qrc; last lines:" "$(tail -5 "$T/log")"
+	echo "1..$checks"
+	exit 1
+fi
+pass "the VM booted $(basename "$kernel") and ran the checks"
+
+cur=nodestructive
+if [ "$(rc nodestructive)" != 0 ] && out nodestructive | grep -q "parameter 'destructive'"; then
+	pass "mtdram without destructive=1 is refused naming 'destructive'"
+else
+	fail "mtdram without destructive=1 is refused naming 'destructive'"
+fi
+
+cur=mtdram
+ops="eb_write eb_read page_write page_read erase multi_erase"
+missing=""
+for op in $ops; do
+	[ -n "$(value mtdram bandwidth "op=$op " value)" ] || missing="$missing $op"
+done
+if [ "$(rc mtdram)" = 0 ] && [ -z "$missing" ] && [ "$(value mtdram bad_blocks op=eb_write value)" = 0 ]; then
+	pass "mtdram: every pass of flash_speed's method, no bad block ($(value mtdram bandwidth 'op=eb_write ' value | cut -c1-7) MB/s eraseblock write)"
+else
+	fail "mtdram: every pass of flash_speed's method, no bad block" "missing:$missing"
+fi
+
+cur=nandsim
+w=$(value nandsim latency "op=eb_write " dist_n)
+p=$(value nandsim latency "op=page_write " dist_n)
+bad=$(value nandsim bad_blocks "op=eb_read " value)
+if [ "$(rc nandsim)" = 0 ] && [ "$w" = 62 ] && [ "$p" = $((62 * 32)) ] && [ "$bad" = 2 ]; then
+	pass "nandsim with eraseblocks 3 and 17 bad: 62 eraseblocks, 1984 pages per pass, bad_blocks 2"
+else
+	fail "nandsim with eraseblocks 3 and 17 bad: 62 eraseblocks, 1984 pages per pass, bad_blocks 2" \
+		"rc $(rc nandsim), eraseblocks '$w', pages '$p', bad '$bad'"
+fi
+
+cur=notmtd
+if [ "$(rc notmtd)" != 0 ] && out notmtd | grep -q "a character device that is not MTD"; then
+	pass "/dev/null is refused as a character device that is not MTD"
+else
+	fail "/dev/null is refused as a character device that is not MTD"
+fi
+
+cur=mounted
+if ! grep -q '^@@ mounted' "$T/log"; then
+	skip "a mounted MTD is refused" "JFFS2 could not be mounted on mtdblock0 in the VM"
+elif [ "$(rc mounted)" != 0 ] && out mounted | grep -q "is mounted as /dev/mtdblock0 on /mnt"; then
+	pass "mtdram mounted as JFFS2 is refused even with destructive=1"
+else
+	fail "mtdram mounted as JFFS2 is refused even with destructive=1"
+fi
+
+cur=partmounted
+if ! grep -q '^@@ vfat mounted' "$T/log"; then
+	skip "a disk with a mounted partition is refused" "no VFAT disk image (mkfs.vfat missing) or it did not mount"
+	skip "blk.fs on VFAT" "no VFAT disk image"
+else
+	if [ "$(rc partmounted)" != 0 ] && out partmounted | grep -q "its partition loop0p1 is mounted on /vfat (vfat)"; then
+		pass "a disk whose partition is mounted is refused even with destructive=1"
+	else
+		fail "a disk whose partition is mounted is refused even with destructive=1"
+	fi
+	cur=vfat
+	if [ "$(rc vfat)" = 0 ] && out vfat | grep -q ',op=write fs=vfat bs=102400 size=2M,' &&
+		out vfat | grep -q ',op=read fs=vfat bs=1048576 size=2M,'; then
+		pass "blk.fs on VFAT: rows labelled fs=vfat, both directions"
+	else
+		fail "blk.fs on VFAT: rows labelled fs=vfat, both directions"
+	fi
+	cur=vfatremount
+	if [ "$(rc vfatremount)" = 0 ] && grep -q '^@@ vfat still mounted' "$T/log" &&
+		grep -q '^@@ vfat files: 0' "$T/log"; then
+		pass "blk.fs remount=1 on VFAT: runs, the file system is mounted again, no file left"
+	else
+		fail "blk.fs remount=1 on VFAT: runs, the file system is mounted again, no file left" \
+			"$(grep '^@@ vfat' "$T/log")"
+	fi
+fi
+
+# The figures, for doc/benchmarks-blk.md.
+for n in mtdram nandsim vfat; do
+	out "$n" | python3 -c 'import csv, sys
+rows = [r for r in csv.reader(sys.stdin) if len(r) > 8]
+h = rows[0]
+for r in rows[1:]:
+    if r[h.index("metric")] in ("bandwidth", "speed", "throughput"):
+        print("# %s %s %s %s" % (sys.argv[1], r[h.index("labels")].split(" dev=")[0] +
+              (" " + r[h.index("labels")].split(" ")[-1] if "blocks=" in r[h.index("labels")] else ""),
+              r[h.index("value")][:9], r[h.index("unit")]))' "$n"
+done
+
+echo "1..$checks"
+[ "$failures" -eq 0 ]
