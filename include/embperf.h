@@ -296,7 +296,8 @@ EMBPERF_API const char *embperf_ctx_errmsg(const embperf_ctx *ctx);
  * @EMBPERF_INFO_HELP:    one line of help.
  * @EMBPERF_INFO_PRIMARY: metric: the statistic reported as its value
  *                        ("median", "min", "max").
- * @EMBPERF_INFO_BETTER:  metric: "higher" or "lower".
+ * @EMBPERF_INFO_BETTER:  metric: "higher", "lower" or "zero" (nearer zero:
+ *                        a signed error).
  * @EMBPERF_INFO_GROUP:   parameter: "kernel" for a kernel's own, "engine" for
  *                        the repetition parameters every kernel accepts.
  */
@@ -645,7 +646,10 @@ EMBPERF_API const char *embperf_result_primary(const embperf_result *result);
  * embperf_result_higher_is_better() - direction of the metric.
  * @result: result.
  *
- * Return: 1 when larger values are better (bandwidth), 0 when smaller are (latency).
+ * Return: 1 when larger values are better (bandwidth), 0 when smaller are
+ * (latency) or when values nearer zero are (a signed error such as a rate
+ * error in ppm: its "better" is "zero" in JSON and in the kernel's metric
+ * description, EMBPERF_INFO_BETTER).
  */
 EMBPERF_API int embperf_result_higher_is_better(const embperf_result *result);
 

@@ -4,7 +4,16 @@
  * created inside the test process (snd_pcm_ioplug_create(), no plugin
  * module to dlopen) whose hardware pointer advances with CLOCK_MONOTONIC at
  * rate x speed frames per second. Playback discards what it is given,
- * capture delivers silence. Its poll descriptor is a timerfd that fires
+ * capture delivers silence, or a sine of 'tone' Hz at 'amplitude' (of full
+ * scale) on every channel, continuous over what was read since the PCM was
+ * opened; 'dropout' frames of it from frame 'dropout_at' on are zeros.
+ *
+ * Loopback ('loop 1'): every paced PCM with it shares one wire, as
+ * snd-aloop's two ends do. What a playback PCM plays goes onto the wire at
+ * the moment its pointer passes it; a capture PCM captures what was on the
+ * wire 'loop_delay' frames before the moment its pointer passes each frame,
+ * and silence where nothing was playing. So a marker played reaches the
+ * capture exactly loop_delay / rate later, whenever each stream started. Its poll descriptor is a timerfd that fires
  * once a period; a wake-up reports the PCM ready only when avail_min frames
  * are. Underrun (the clock passed what was queued) and overrun (more came
  * than the buffer holds) are reported as xruns by the pointer callback.
@@ -15,6 +24,7 @@
  * stall_at + k x stall_every ms after the PCM's first start.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -28,6 +38,24 @@
 
 #include <alsa/pcm_external.h>
 
+#define WIRE_FRAMES (1 << 16) /* 1.36 s at 48 kHz: more than any queue and delay */
+
+/**
+ * struct paced_wire - the loopback's wire: the first channel of every frame
+ * the playback end was given since its prepare.
+ * @ring:     frame k at [k % WIRE_FRAMES].
+ * @written:  frames given.
+ * @start_ns: CLOCK_MONOTONIC when frame 0 played (0: not running).
+ * @fps:      the playback end's frames per second (rate x speed).
+ */
+struct paced_wire {
+	float ring[WIRE_FRAMES];
+	uint64_t written;
+	int64_t start_ns;
+	double fps;
+};
+
+static struct paced_wire paced_wire;
 static atomic_ulong paced_xruns_total;
 static atomic_ulong paced_stalls_total;
 static atomic_long paced_open_now;
@@ -44,6 +72,13 @@ static atomic_long paced_open_now;
  * @speed:       1.0: real time.
  * @stall_at_ns, @stall_ns, @stall_every_ns, @stall_count: the stalls.
  * @stalls_seen: stalls already counted into paced_stalls_total.
+ * @tone_hz:     capture: a sine of this frequency (0: silence).
+ * @amplitude:   its peak, of full scale.
+ * @tone_pos:    frames of it delivered so far.
+ * @dropout_at, @dropout: frames of it replaced by zeros.
+ * @loop:        an end of the loopback wire.
+ * @loop_delay:  capture end: frames between the wire and the capture.
+ * @delivered:   capture end: frames delivered since the last prepare.
  */
 struct paced {
 	snd_pcm_ioplug_t io;
@@ -57,6 +92,13 @@ struct paced {
 	int64_t stall_at_ns, stall_ns, stall_every_ns;
 	long stall_count;
 	long stalls_seen;
+	double tone_hz;
+	double amplitude;
+	uint64_t tone_pos;
+	uint64_t dropout_at, dropout;
+	int loop;
+	uint64_t loop_delay;
+	uint64_t delivered;
 };
 
 /** mono_ns() - CLOCK_MONOTONIC in nanoseconds. */
@@ -126,13 +168,21 @@ static int paced_start(snd_pcm_ioplug_t *io)
 	if (!p->epoch_ns)
 		p->epoch_ns = p->start_ns;
 	p->moved = 0;
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK) {
+		paced_wire.start_ns = p->start_ns;
+		paced_wire.fps = io->rate * p->speed;
+	}
 	return arm_timer(p, 1);
 }
 
-/** paced_stop() - ioplug stop: no more ticks. */
+/** paced_stop() - ioplug stop: no more ticks; a playback end leaves the wire silent. */
 static int paced_stop(snd_pcm_ioplug_t *io)
 {
-	return arm_timer(io->private_data, 0);
+	struct paced *p = io->private_data;
+
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK)
+		paced_wire.start_ns = 0;
+	return arm_timer(p, 0);
 }
 
 /** paced_prepare() - ioplug prepare: playback may be written before it starts. */
@@ -141,6 +191,11 @@ static int paced_prepare(snd_pcm_ioplug_t *io)
 	struct paced *p = io->private_data;
 
 	p->moved = 0;
+	p->delivered = 0;
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK) {
+		paced_wire.written = 0;
+		paced_wire.start_ns = 0;
+	}
 	return arm_timer(p, io->stream == SND_PCM_STREAM_PLAYBACK);
 }
 
@@ -160,6 +215,8 @@ static int paced_sw_params(snd_pcm_ioplug_t *io, snd_pcm_sw_params_t *params)
 /**
  * advance() - move the pointer by @delta frames, or report an xrun when
  * that passes what was queued (playback) or overfills the buffer (capture).
+ * A draining playback (snd_pcm_drain(), as aplay ends) plays what was
+ * queued and stops there: no xrun.
  * Return: 0 or -EPIPE.
  */
 static int advance(struct paced *p, uint64_t delta)
@@ -169,6 +226,8 @@ static int advance(struct paced *p, uint64_t delta)
 				? snd_pcm_ioplug_hw_avail(io, io->hw_ptr, io->appl_ptr)
 				: io->buffer_size - snd_pcm_ioplug_avail(io, io->hw_ptr, io->appl_ptr);
 
+	if (delta > room && io->state == SND_PCM_STATE_DRAINING)
+		delta = room;
 	if (delta > room) {
 		atomic_fetch_add(&paced_xruns_total, 1);
 		return -EPIPE;
@@ -183,7 +242,7 @@ static snd_pcm_sframes_t paced_pointer(snd_pcm_ioplug_t *io)
 	struct paced *p = io->private_data;
 	uint64_t bound = p->boundary ? p->boundary : io->buffer_size;
 
-	if (io->state == SND_PCM_STATE_RUNNING) {
+	if (io->state == SND_PCM_STATE_RUNNING || io->state == SND_PCM_STATE_DRAINING) {
 		int64_t now_ns = mono_ns(), begin_ns = stall_begin(p, now_ns);
 		uint64_t target = frames_at(p, begin_ns >= 0 ? begin_ns : now_ns);
 
@@ -193,11 +252,145 @@ static snd_pcm_sframes_t paced_pointer(snd_pcm_ioplug_t *io)
 	return (snd_pcm_sframes_t)(p->moved % bound);
 }
 
-/** paced_transfer() - ioplug transfer: discard playback, silence for capture. */
+/** put_sample() - @v (in [-1, 1]) into @p in @format, little-endian. */
+static void put_sample(unsigned char *p, snd_pcm_format_t format, double v)
+{
+	int32_t s;
+	float f = (float)v;
+
+	switch (format) {
+	case SND_PCM_FORMAT_S16_LE:
+		s = (int32_t)lrint(v * 32767.0);
+		p[0] = (unsigned char)s;
+		p[1] = (unsigned char)(s >> 8);
+		break;
+	case SND_PCM_FORMAT_S24_LE:
+	case SND_PCM_FORMAT_S24_3LE:
+		s = (int32_t)lrint(v * 8388607.0);
+		p[0] = (unsigned char)s;
+		p[1] = (unsigned char)(s >> 8);
+		p[2] = (unsigned char)(s >> 16);
+		if (format == SND_PCM_FORMAT_S24_LE)
+			p[3] = (unsigned char)(s < 0 ? 0xff : 0);
+		break;
+	case SND_PCM_FORMAT_S32_LE:
+		s = (int32_t)lrint(v * 2147483647.0);
+		memcpy(p, &s, sizeof(s)); /* the tests run on little-endian hosts */
+		break;
+	case SND_PCM_FORMAT_FLOAT_LE:
+		memcpy(p, &f, sizeof(f));
+		break;
+	default: /* U8 */
+		p[0] = (unsigned char)lrint(128.0 + v * 127.0);
+		break;
+	}
+}
+
+/** fill_tone() - @size frames of the tone at @offset of @areas. */
+static void fill_tone(struct paced *p, const snd_pcm_channel_area_t *areas,
+		      snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+	snd_pcm_ioplug_t *io = &p->io;
+
+	for (snd_pcm_uframes_t i = 0; i < size; i++, p->tone_pos++) {
+		int quiet = p->tone_pos >= p->dropout_at && p->tone_pos < p->dropout_at + p->dropout;
+		double v = quiet ? 0.0
+				 : p->amplitude * sin(2.0 * M_PI * p->tone_hz * (double)p->tone_pos /
+						      io->rate);
+
+		for (unsigned int c = 0; c < io->channels; c++) {
+			const snd_pcm_channel_area_t *a = &areas[c];
+
+			put_sample((unsigned char *)a->addr + (a->first + (offset + i) * a->step) / 8,
+				   io->format, v);
+		}
+	}
+}
+
+/** get_sample() - the sample at @p in @format, in [-1, 1]. */
+static double get_sample(const unsigned char *p, snd_pcm_format_t format)
+{
+	int32_t s;
+	float f;
+
+	switch (format) {
+	case SND_PCM_FORMAT_S16_LE:
+		return (int16_t)(p[0] | p[1] << 8) / 32768.0;
+	case SND_PCM_FORMAT_S24_LE:
+	case SND_PCM_FORMAT_S24_3LE:
+		s = (int32_t)((uint32_t)p[0] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 24);
+		return (s >> 8) / 8388608.0;
+	case SND_PCM_FORMAT_S32_LE:
+		memcpy(&s, p, sizeof(s));
+		return s / 2147483648.0;
+	case SND_PCM_FORMAT_FLOAT_LE:
+		memcpy(&f, p, sizeof(f));
+		return f;
+	default: /* U8 */
+		return (p[0] - 128) / 128.0;
+	}
+}
+
+/** area_at() - where frame @frame of channel @c is in @areas. */
+static unsigned char *area_at(const snd_pcm_channel_area_t *areas, unsigned int c,
+			      snd_pcm_uframes_t frame)
+{
+	return (unsigned char *)areas[c].addr + (areas[c].first + frame * areas[c].step) / 8;
+}
+
+/** wire_put() - the playback end: the first channel of @size frames onto the wire. */
+static void wire_put(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
+		     snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+	for (snd_pcm_uframes_t i = 0; i < size; i++)
+		paced_wire.ring[paced_wire.written++ % WIRE_FRAMES] =
+			(float)get_sample(area_at(areas, 0, offset + i), io->format);
+}
+
+/**
+ * wire_value() - the capture end: what the wire carried loop_delay frames
+ * before capture frame @m passed (silence when nothing was playing).
+ */
+static double wire_value(const struct paced *p, uint64_t m)
+{
+	double fps = p->io.rate * p->speed;
+	double at_ns = (double)p->start_ns + ((double)m - (double)p->loop_delay) * 1e9 / fps;
+	double k;
+
+	if (!paced_wire.start_ns || at_ns < (double)paced_wire.start_ns)
+		return 0.0;
+	k = floor((at_ns - (double)paced_wire.start_ns) * paced_wire.fps / 1e9 + 0.5);
+	if (k >= (double)paced_wire.written || (double)paced_wire.written - k > WIRE_FRAMES)
+		return 0.0;
+	return paced_wire.ring[(uint64_t)k % WIRE_FRAMES];
+}
+
+/** wire_get() - the capture end: @size frames from the wire on every channel. */
+static void wire_get(struct paced *p, const snd_pcm_channel_area_t *areas,
+		     snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+	for (snd_pcm_uframes_t i = 0; i < size; i++, p->delivered++) {
+		double v = wire_value(p, p->delivered);
+
+		for (unsigned int c = 0; c < p->io.channels; c++)
+			put_sample(area_at(areas, c, offset + i), p->io.format, v);
+	}
+}
+
+/** paced_transfer() - ioplug transfer: playback to the wire or nowhere; capture from
+ * the wire, the tone or silence. */
 static snd_pcm_sframes_t paced_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
 					snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
 {
-	if (io->stream == SND_PCM_STREAM_CAPTURE)
+	struct paced *p = io->private_data;
+
+	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK)
+		wire_put(io, areas, offset, size);
+	else if (p->loop)
+		wire_get(p, areas, offset, size);
+	else if (io->stream == SND_PCM_STREAM_CAPTURE && p->tone_hz > 0)
+		fill_tone(p, areas, offset, size);
+	else if (io->stream == SND_PCM_STREAM_CAPTURE)
 		snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
 	return (snd_pcm_sframes_t)size;
 }
@@ -262,6 +455,11 @@ static int read_field(struct paced *p, snd_config_t *n)
 		return 0;
 	if (!strcmp(id, "speed"))
 		return snd_config_get_ireal(n, &p->speed) < 0 || p->speed <= 0 ? -EINVAL : 0;
+	if (!strcmp(id, "tone"))
+		return snd_config_get_ireal(n, &p->tone_hz) < 0 || p->tone_hz < 0 ? -EINVAL : 0;
+	if (!strcmp(id, "amplitude"))
+		return snd_config_get_ireal(n, &p->amplitude) < 0 || p->amplitude < 0 ||
+			       p->amplitude > 1 ? -EINVAL : 0;
 	if (snd_config_get_integer(n, &v) < 0 || v < 0)
 		return -EINVAL;
 	if (!strcmp(id, "stall_at"))
@@ -272,6 +470,14 @@ static int read_field(struct paced *p, snd_config_t *n)
 		p->stall_every_ns = v * 1000000LL;
 	else if (!strcmp(id, "stall_count"))
 		p->stall_count = v;
+	else if (!strcmp(id, "dropout_at"))
+		p->dropout_at = (uint64_t)v;
+	else if (!strcmp(id, "dropout"))
+		p->dropout = (uint64_t)v;
+	else if (!strcmp(id, "loop"))
+		p->loop = v != 0;
+	else if (!strcmp(id, "loop_delay"))
+		p->loop_delay = (uint64_t)v;
 	else
 		return -EINVAL;
 	return 0;
@@ -286,6 +492,7 @@ static int read_config(struct paced *p, snd_config_t *conf)
 	snd_config_iterator_t i, next;
 
 	p->speed = 1.0;
+	p->amplitude = 0.5;
 	snd_config_for_each(i, next, conf) {
 		if (read_field(p, snd_config_iterator_entry(i)))
 			return -EINVAL;

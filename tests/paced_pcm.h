@@ -12,7 +12,11 @@
  * paced_pcm_open() - create the paced PCM in this process (an ioplug PCM,
  * no plugin module), configured by the fields of @conf, a config node such
  * as `{ type paced speed 2.0 stall_at 50 stall 40 stall_every 100
- * stall_count 2 }` (times in ms from the PCM's first start).
+ * stall_count 2 }` (times in ms from the PCM's first start); capture of a
+ * sine: `tone 1000 amplitude 0.5` (Hz, of full scale), with zeros in it:
+ * `dropout_at 4812 dropout 100` (frames of the tone delivered); an end of
+ * the process's one loopback wire: `loop 1`, and for a capture end
+ * `loop_delay 480` (frames from the wire to the capture).
  * Return: 0 or a negative errno (-EINVAL for an unknown field).
  */
 int paced_pcm_open(snd_pcm_t **pcm, const char *name, snd_config_t *conf,

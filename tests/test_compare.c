@@ -103,6 +103,33 @@ Test(compare, lower_is_better_edges)
 	}
 }
 
+Test(compare, nearer_zero_is_better_whatever_the_sign)
+{
+	static const struct {
+		double current, baseline;
+		int verdict;
+	} cases[] = {
+		/* A rate error in ppm: the magnitude is judged, lower better. */
+		{ -100.0, 100.0, EMBPERF_VERDICT_PASS },     { 100.0, -100.0, EMBPERF_VERDICT_PASS },
+		{ -104.0, -100.0, EMBPERF_VERDICT_PASS },    { -200.0, -100.0, EMBPERF_VERDICT_REGRESSED },
+		{ 200.0, -100.0, EMBPERF_VERDICT_REGRESSED }, { -5.0, 100.0, EMBPERF_VERDICT_IMPROVED },
+		{ 5.0, -100.0, EMBPERF_VERDICT_IMPROVED },   { 0.0, 0.0, EMBPERF_VERDICT_PASS },
+		{ -1.0, 0.0, EMBPERF_VERDICT_REGRESSED },    { 0.0, -3.0, EMBPERF_VERDICT_IMPROVED },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double ratio = 0.0;
+		int failures, v = verdict_of(cases[i].current, cases[i].baseline, EP_BETTER_ZERO, 5.0,
+					     &failures, &ratio);
+
+		cr_expect_eq(v, cases[i].verdict, "%g ppm against %g ppm at 5%%: verdict %d",
+			     cases[i].current, cases[i].baseline, v);
+		cr_expect_eq(failures, v == EMBPERF_VERDICT_REGRESSED);
+		if (cases[i].baseline != 0.0)
+			cr_expect_float_eq(ratio, fabs(cases[i].current / cases[i].baseline), 1e-12);
+	}
+}
+
 Test(compare, zero_tolerance_and_wide_tolerance)
 {
 	double ratio;

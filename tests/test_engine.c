@@ -297,15 +297,17 @@ Test(engine, steady_samples_take_no_extra_warmup)
 	}
 	cr_assert_eq(extra, 0, "%d calls more than warm-up and samples", extra);
 
-	/* A ramp longer than the cap: 20 samples more warm-up, no more. */
-	synth_cfg.ramp_calls = 100;
+	/* A ramp longer than the cap: 20 samples more warm-up, no more. A
+	 * noisy machine (or the sanitizers') may hide the trend from every
+	 * check of one run; not of three. The cap holds in each. */
 	synth_cfg.ramp_factor = 3.0;
-	synth_cfg.calls = 0;
 	embperf_bench_set(b, "warmup_max", "20");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	/* Never more than the cap; some extra warm-up (a noisy machine, the
-	 * sanitizers' one, may hide the trend from one check before the cap). */
-	cr_assert_leq(synth_cfg.calls, 1 + 1 + 11 + 20);
+	for (int i = 0; i < 3 && (i == 0 || synth_cfg.calls == 1 + 1 + 11); i++) {
+		synth_cfg.ramp_calls = 100;
+		synth_cfg.calls = 0;
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		cr_assert_leq(synth_cfg.calls, 1 + 1 + 11 + 20);
+	}
 	cr_assert_gt(synth_cfg.calls, 1 + 1 + 11, "the ramp was seen");
 	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 11);
 }

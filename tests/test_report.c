@@ -109,7 +109,7 @@ static struct embperf_report *sample_report(void)
 	cr_assert_eq(ep_report_append(rep, r), 0);
 
 	r = mk("test.odd", "value", "ns", "", odd_samples, EP_ARRAY_SIZE(odd_samples),
-	       EP_PRIMARY_MIN, 0);
+	       EP_PRIMARY_MIN, EP_BETTER_ZERO); /* a signed error: better nearer zero */
 	set_params(r, "path=\"/tmp/a b\" size=4k");
 	r->truncated = 1;
 	r->counters[EP_CTR_CPU_SYSTEM_PCT] = 0.0;
@@ -224,6 +224,10 @@ Test(report_json, document_members)
 	cr_assert_str_eq(json_object_get_string(json_object_object_get(x, "size")), "1M");
 	cr_assert(json_object_object_get_ex(res, "better", &x));
 	cr_assert_str_eq(json_object_get_string(x), "higher");
+	x = json_object_object_get(json_object_array_get_idx(v, 1), "better");
+	cr_assert_str_eq(json_object_get_string(x), "zero");
+	x = json_object_object_get(json_object_array_get_idx(v, 2), "better");
+	cr_assert_str_eq(json_object_get_string(x), "lower");
 	cr_assert(json_object_object_get_ex(res, "counters", &x));
 	cr_assert(json_object_object_get_ex(x, "cycles", &v));
 	cr_assert_null(v, "an unavailable counter is null");
@@ -311,7 +315,7 @@ Test(report_parse, malformed_members_are_named)
 		{ "results.2.metric", "7", "results[2].metric", "a non-empty string, found the number 7" },
 		{ "results.2.kernel", "\"\"", "results[2].kernel", "a non-empty string" },
 		{ "results.0.value", NULL, "results[0].value", "a finite number or null" },
-		{ "results.0.better", "\"up\"", "results[0].better", "\"higher\" or \"lower\"" },
+		{ "results.0.better", "\"up\"", "results[0].better", "\"higher\", \"lower\" or \"zero\"" },
 		{ "results.0.primary", "\"mean\"", "results[0].primary", "\"median\", \"min\" or \"max\"" },
 		{ "results.0.stats.n", "-1", "results[0].stats.n", "an integer from 0" },
 		{ "results.0.stats.n", "4", "results[0].samples", "4 samples" },

@@ -47,12 +47,14 @@ struct tsynth {
 	int search;
 	struct ep_bsearch bs;
 	int torn_down;
+	int no_derive;
+	int derive_calls;
 	int far_side;
 };
 
 static struct tsynth ts;
 
-enum { M_MBPS, M_BITS, M_OPS, M_LAT, M_WAKES, M_CPU, M_RATE };
+enum { M_MBPS, M_BITS, M_OPS, M_LAT, M_WAKES, M_CPU, M_RATE, M_PER_MS };
 
 static const struct ep_metric_desc ts_metrics[] = {
 	{ "bandwidth", "MB/s", EP_METRIC_TRIAL_MBPS, 1, EP_PRIMARY_MEDIAN, 1, "bytes per second" },
@@ -62,6 +64,8 @@ static const struct ep_metric_desc ts_metrics[] = {
 	{ "wakes", "", EP_METRIC_TRIAL_COUNTER, 1, EP_PRIMARY_MEDIAN, 0, "a kernel counter" },
 	{ "cpu", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1, EP_PRIMARY_MEDIAN, 0, "process CPU load" },
 	{ "capacity", "op/s", EP_METRIC_SEARCH, 1, EP_PRIMARY_MEDIAN, 1, "highest passing rate" },
+	{ "per_ms", "ops/ms", EP_METRIC_TRIAL_DERIVED, 1, EP_PRIMARY_MEDIAN, EP_BETTER_ZERO,
+	  "derived from the tally: operations per ms" },
 };
 
 static const char *const ts_counters[] = { "wakes", "spare" };
@@ -174,6 +178,17 @@ static int ts_judge(void *arg, const struct ep_tally *tally, double config, doub
 	return 0;
 }
 
+/* The derived metric: operations per millisecond of the trial's measured time. */
+static double ts_derive(void *arg, int metric, const struct ep_tally *ta)
+{
+	cr_assert_eq(arg, &ts, "derive() gets the case's arg");
+	cr_assert_eq(metric, M_PER_MS, "derive() is asked only for derived metrics");
+	ts.derive_calls++;
+	if (!ep_tally_elapsed_ns(ta))
+		return NAN;
+	return (double)ep_tally_ops(ta) / ((double)ep_tally_elapsed_ns(ta) / 1e6);
+}
+
 static int ts_setup(struct ep_run *run, void **state)
 {
 	struct ep_search s = {
@@ -191,6 +206,8 @@ static int ts_setup(struct ep_run *run, void **state)
 		.counters = ts_counters,
 		.n_counters = 2,
 		.search = ts.search ? &s : NULL,
+		.arg = &ts,
+		.derive = ts.no_derive ? NULL : ts_derive,
 	};
 
 	*state = &ts;
@@ -298,11 +315,11 @@ Test(trial, a_paced_body_reports_its_known_rate)
 
 Test(trial, one_tally_gives_every_metric_with_the_same_counters)
 {
-	const char *names[] = { "bandwidth", "bitrate", "ops", "latency", "wakes", "cpu" };
+	const char *names[] = { "bandwidth", "bitrate", "ops", "latency", "wakes", "cpu", "per_ms" };
 	double units = NAN;
 
 	run_ok();
-	cr_assert_eq(embperf_bench_result_count(b), 6, "the search metric is absent without a search");
+	cr_assert_eq(embperf_bench_result_count(b), 7, "the search metric is absent without a search");
 	for (size_t i = 0; i < EP_ARRAY_SIZE(names); i++) {
 		const embperf_result *r = find(names[i]);
 
@@ -322,6 +339,37 @@ Test(trial, one_tally_gives_every_metric_with_the_same_counters)
 						     embperf_result_counter_count(find("ops")) - 2),
 			 "wakes");
 	cr_assert_eq(embperf_result_percentile_count(find("ops")), 0, "only latencies have percentiles");
+}
+
+Test(trial, a_derived_metric_is_one_sample_per_trial_from_its_tally)
+{
+	const embperf_result *ops, *per_ms;
+
+	run_ok();
+	ops = find("ops");
+	per_ms = find("per_ms");
+	cr_assert(ops && per_ms);
+	cr_assert_eq(ts.derive_calls, 3, "derive() once per trial");
+	cr_assert_eq(embperf_result_sample_count(per_ms), 3);
+	/* The same tally and measured time as ops/s: each trial's value is ops/s / 1000. */
+	for (int i = 0; i < 3; i++)
+		cr_assert_float_eq(embperf_result_sample(per_ms, i), embperf_result_sample(ops, i) / 1e3,
+				   1e-9 * embperf_result_sample(ops, i), "trial %d", i);
+	cr_assert_float_eq(embperf_result_value(per_ms), embperf_result_value(ops) / 1e3,
+			   1e-9 * embperf_result_value(ops), "the median, as every metric's");
+	cr_assert(!isnan(embperf_result_stat(per_ms, EMBPERF_STAT_STDDEV)), "statistics of 3 samples");
+	cr_assert_eq(embperf_result_higher_is_better(per_ms), 0, "better nearer zero is not higher");
+	cr_assert_float_eq(tp_counter(per_ms, "units"), tp_counter(ops, "units"), 1e-9,
+			   "the case's counters, as every metric's");
+}
+
+Test(trial, a_case_without_derive_gives_no_derived_result)
+{
+	ts.no_derive = 1;
+	run_ok();
+	cr_assert(find("ops"));
+	cr_assert_null(find("per_ms"));
+	cr_assert_eq(ts.derive_calls, 0);
 }
 
 Test(trial, latency_metric_carries_the_distribution_of_all_trials)

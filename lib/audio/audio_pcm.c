@@ -47,8 +47,9 @@ static void accepted_formats(snd_pcm_t *pcm, snd_pcm_hw_params_t *hw, char *buf,
  * set_format() - the asked format, exactly.
  * Return: 0, or an error naming the formats the device offers.
  */
-static int set_format(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t *hw)
+static int set_format(struct ep_run *run, struct audio_state *st, snd_pcm_hw_params_t *hw)
 {
+	snd_pcm_t *pcm = st->pcm;
 	snd_pcm_format_t fmt = audio_formats[ep_param_int(run, "format")];
 	char list[128];
 	int err = snd_pcm_hw_params_set_format(pcm, hw, fmt);
@@ -57,7 +58,7 @@ static int set_format(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t *h
 		return 0;
 	accepted_formats(pcm, hw, list, sizeof(list));
 	return ep_run_fail(run, -EINVAL, "parameter 'format': value '%s' is refused by device '%s'; "
-			   "accepted: %s", snd_pcm_format_name(fmt), ep_param_text(run, "device"),
+			   "accepted: %s", snd_pcm_format_name(fmt), st->device,
 			   list);
 }
 
@@ -65,8 +66,9 @@ static int set_format(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t *h
  * set_channels() - the asked channel count, exactly.
  * Return: 0, or an error naming the device's range.
  */
-static int set_channels(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t *hw)
+static int set_channels(struct ep_run *run, struct audio_state *st, snd_pcm_hw_params_t *hw)
 {
+	snd_pcm_t *pcm = st->pcm;
 	unsigned int want = (unsigned int)ep_param_int(run, "channels"), lo = 0, hi = 0;
 
 	if (!snd_pcm_hw_params_set_channels(pcm, hw, want))
@@ -74,7 +76,7 @@ static int set_channels(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t 
 	snd_pcm_hw_params_get_channels_min(hw, &lo);
 	snd_pcm_hw_params_get_channels_max(hw, &hi);
 	return ep_run_fail(run, -EINVAL, "parameter 'channels': value '%u' is refused by device "
-			   "'%s'; accepted: %u..%u", want, ep_param_text(run, "device"), lo, hi);
+			   "'%s'; accepted: %u..%u", want, st->device, lo, hi);
 }
 
 /**
@@ -82,9 +84,10 @@ static int set_channels(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t 
  * device's range; resampling in alsa-lib's plug layers is left as configured.
  * Return: 0, or an error naming the device's range.
  */
-static int set_rate(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t *hw,
+static int set_rate(struct ep_run *run, struct audio_state *st, snd_pcm_hw_params_t *hw,
 		    unsigned int *rate_hz)
 {
+	snd_pcm_t *pcm = st->pcm;
 	unsigned int want = (unsigned int)ep_param_int(run, "rate"), lo = 0, hi = 0;
 	int dir = 0;
 
@@ -94,7 +97,7 @@ static int set_rate(struct ep_run *run, snd_pcm_t *pcm, snd_pcm_hw_params_t *hw,
 	if (want >= lo && want <= hi && !snd_pcm_hw_params_set_rate_near(pcm, hw, rate_hz, &dir))
 		return 0;
 	return ep_run_fail(run, -EINVAL, "parameter 'rate': value '%u' is refused by device '%s'; "
-			   "accepted: %u..%u Hz", want, ep_param_text(run, "device"), lo, hi);
+			   "accepted: %u..%u Hz", want, st->device, lo, hi);
 }
 
 /**
@@ -133,7 +136,7 @@ static int set_period_buffer(struct ep_run *run, struct audio_state *st, snd_pcm
 		snd_pcm_hw_params_get_period_size_max(hw, &hi, &dir);
 		return ep_run_fail(run, -EINVAL, "parameter 'period': value '%s' is refused by "
 				   "device '%s'; accepted: %lu..%lu frames", ep_param_text(run, "period"),
-				   ep_param_text(run, "device"), (unsigned long)lo, (unsigned long)hi);
+				   st->device, (unsigned long)lo, (unsigned long)hi);
 	}
 	buffer = buffer_wanted(run, st->rate_hz, period);
 	if (!snd_pcm_hw_params_set_buffer_size_near(st->pcm, hw, &buffer))
@@ -142,7 +145,7 @@ static int set_period_buffer(struct ep_run *run, struct audio_state *st, snd_pcm
 	snd_pcm_hw_params_get_buffer_size_max(hw, &hi);
 	return ep_run_fail(run, -EINVAL, "parameter 'buffer': value '%lu' frames is refused by "
 			   "device '%s' with period %lu; accepted: %lu..%lu frames",
-			   (unsigned long)buffer, ep_param_text(run, "device"), (unsigned long)period,
+			   (unsigned long)buffer, st->device, (unsigned long)period,
 			   (unsigned long)lo, (unsigned long)hi);
 }
 
@@ -159,7 +162,7 @@ static int set_access(struct ep_run *run, struct audio_state *st, snd_pcm_hw_par
 		return 0;
 	return ep_run_fail(run, -EINVAL, "parameter 'access': value '%s' is refused by device '%s' "
 			   "(interleaved only); accepted: %s", ep_param_text(run, "access"),
-			   ep_param_text(run, "device"),
+			   st->device,
 			   st->access == AUDIO_ACCESS_MMAP ? "rw" : "mmap");
 }
 
@@ -196,14 +199,14 @@ static int set_hw_params(struct ep_run *run, struct audio_state *st)
 	rc = snd_pcm_hw_params_any(st->pcm, hw);
 	if (rc < 0)
 		return ep_run_fail(run, rc, "device '%s': cannot read its hardware parameters: %s",
-				   ep_param_text(run, "device"), snd_strerror(rc));
+				   st->device, snd_strerror(rc));
 	rc = set_access(run, st, hw);
 	if (!rc)
-		rc = set_format(run, st->pcm, hw);
+		rc = set_format(run, st, hw);
 	if (!rc)
-		rc = set_channels(run, st->pcm, hw);
+		rc = set_channels(run, st, hw);
 	if (!rc)
-		rc = set_rate(run, st->pcm, hw, &st->rate_hz);
+		rc = set_rate(run, st, hw, &st->rate_hz);
 	if (!rc)
 		rc = set_period_buffer(run, st, hw);
 	if (rc)
@@ -211,7 +214,7 @@ static int set_hw_params(struct ep_run *run, struct audio_state *st)
 	rc = snd_pcm_hw_params(st->pcm, hw);
 	if (rc < 0)
 		return ep_run_fail(run, rc, "device '%s': the hardware parameters were refused: %s",
-				   ep_param_text(run, "device"), snd_strerror(rc));
+				   st->device, snd_strerror(rc));
 	read_negotiated(st, hw);
 	return 0;
 }
@@ -240,7 +243,7 @@ static int set_sw_params(struct ep_run *run, struct audio_state *st)
 		rc = snd_pcm_sw_params(st->pcm, sw);
 	if (rc < 0)
 		return ep_run_fail(run, rc, "device '%s': the software parameters were refused: %s",
-				   ep_param_text(run, "device"), snd_strerror(rc));
+				   st->device, snd_strerror(rc));
 	return 0;
 }
 
@@ -251,7 +254,7 @@ static int set_sw_params(struct ep_run *run, struct audio_state *st)
  */
 static int open_device(struct ep_run *run, struct audio_state *st)
 {
-	const char *name = ep_param_text(run, "device");
+	const char *name = st->device;
 	snd_pcm_stream_t dir = st->capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK;
 	int mode = st->mode == AUDIO_MODE_POLL ? SND_PCM_NONBLOCK : 0;
 	int rc = -ENOENT;
@@ -263,11 +266,11 @@ static int open_device(struct ep_run *run, struct audio_state *st)
 	if (rc >= 0)
 		return 0;
 	st->pcm = NULL;
-	return ep_run_fail(run, rc, "parameter 'device': value '%s': cannot open it for %s: %s; "
+	return ep_run_fail(run, rc, "parameter '%s': value '%s': cannot open it for %s: %s; "
 			   "accepted: an alsa-lib PCM name (hw:CARD,DEV, plughw:..., default, a PCM "
-			   "of the ALSA configuration) that can %s", name,
+			   "of the ALSA configuration) that can %s%s", st->device_param, name,
 			   st->capture ? "capture" : "playback", snd_strerror(rc),
-			   st->capture ? "capture" : "play");
+			   st->capture ? "capture" : "play", st->open_hint ? st->open_hint : "");
 }
 
 /** make_label() - the case's labels: what was negotiated. */
@@ -275,9 +278,12 @@ static void make_label(struct ep_run *run, struct audio_state *st)
 {
 	snprintf(st->label, sizeof(st->label),
 		 "device=%s rate=%u channels=%u format=%s period=%lu buffer=%lu access=%s mode=%s",
-		 ep_param_text(run, "device"), st->rate_hz, st->channels,
+		 st->device, st->rate_hz, st->channels,
 		 ep_param_text(run, "format"), st->period_frames, st->buffer_frames,
 		 ep_param_text(run, "access"), ep_param_text(run, "mode"));
+	if (st->check_tone)
+		snprintf(st->label + strlen(st->label), sizeof(st->label) - strlen(st->label),
+			 " check=tone tone_freq=%s", ep_param_text(run, "tone_freq"));
 }
 
 /** log_changes() - a warning naming each value the device changed. */
@@ -291,7 +297,7 @@ static void log_changes(struct ep_run *run, const struct audio_state *st)
 	    (buffer && buffer != st->buffer_frames))
 		ep_run_log(run, EMBPERF_LOG_WARNING,
 			   "device '%s' gave rate=%u period=%lu buffer=%lu for rate=%lu period=%lu "
-			   "buffer=%lu", ep_param_text(run, "device"), st->rate_hz,
+			   "buffer=%lu", st->device, st->rate_hz,
 			   st->period_frames, st->buffer_frames, rate, period, buffer);
 }
 

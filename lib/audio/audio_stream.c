@@ -18,12 +18,11 @@
 #include <alsa/asoundlib.h>
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sched.h>
 #include <string.h>
 
 #include "lib/audio/audio.h"
 #include "lib/core/kernel.h"
+#include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"
 
 #define AUDIO_WAIT_MAX_MS 50 /* longest wait: cancel and the deadline are seen within it */
@@ -68,6 +67,8 @@ static int stream_start(struct audio_state *st, struct audio_pos *pos)
 
 	pos->appl_frames = 0;
 	pos->hw_frames = 0;
+	if (st->check_tone)
+		audio_tone_restart(&st->tone);
 	if (rc < 0)
 		return rc;
 	if (st->capture)
@@ -205,6 +206,8 @@ static int stream_step(struct audio_state *st, const struct ep_trial *t, struct 
 	n = transfer(st, (snd_pcm_uframes_t)avail);
 	if (n < 0)
 		return recover(st, ta, pos, (int)n);
+	if (st->check_tone)
+		audio_tone_feed(&st->tone, st->buf, st->format, st->frame_bytes, (uint64_t)n);
 	pos->appl_frames += (uint64_t)n;
 	return 0;
 }
@@ -226,33 +229,20 @@ static int resync(struct audio_state *st, struct ep_tally *ta, struct audio_pos 
 }
 
 /**
- * set_fifo() - SCHED_FIFO at @priority for the calling thread, saving what
- * it had into @policy and @sp. Return: 0 or a positive errno.
+ * check_tone() - check=tone: after a trial, is what was captured the tone?
+ * Return: 0, or -EBADMSG with a message saying what was wrong.
  */
-static int set_fifo(int priority, int *policy, struct sched_param *sp)
+static int check_tone(struct audio_state *st, const struct ep_trial *t)
 {
-	struct sched_param fifo = { .sched_priority = priority };
-	int err = pthread_getschedparam(pthread_self(), policy, sp);
+	char why[256];
 
-	return err ? err : pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo);
-}
-
-int audio_check_priority(struct ep_run *run, const struct audio_state *st)
-{
-	struct sched_param sp;
-	int policy, err;
-
-	if (!st->priority)
+	if (!audio_tone_verdict(&st->tone, st->tone_level_dbfs, st->tone_tolerance, why,
+				sizeof(why)))
 		return 0;
-	err = set_fifo(st->priority, &policy, &sp);
-	if (!err) {
-		pthread_setschedparam(pthread_self(), policy, &sp);
-		return 0;
-	}
-	return ep_run_fail(run, -err, "parameter 'priority': value '%d' needs SCHED_FIFO, which "
-			   "this thread may not use (%s); accepted: 0 (the caller's scheduling), "
-			   "or 1..99 as root, with CAP_SYS_NICE, or with an RLIMIT_RTPRIO (ulimit "
-			   "-r) of at least %d", st->priority, strerror(err), st->priority);
+	return ep_run_fail(st->run, -EBADMSG, "parameter 'check': value 'tone': device '%s', "
+			   "trial %d: %s; accepted: a clean tone of %s Hz on the first channel",
+			   st->device, ep_trial_index(t) + 1, why,
+			   ep_param_text(st->run, "tone_freq"));
 }
 
 /**
@@ -263,7 +253,11 @@ static int stream_trial(struct audio_state *st, struct ep_trial *t)
 {
 	struct ep_tally *ta = ep_trial_tally(t);
 	struct audio_pos pos = { 0 };
-	int rc = stream_start(st, &pos);
+	int rc;
+
+	if (st->check_tone)
+		audio_tone_init(&st->tone, ep_param_double(st->run, "tone_freq"), st->rate_hz);
+	rc = stream_start(st, &pos);
 
 	pos.read_ns = ep_now_ns();
 	while (!rc && ep_trial_running(t)) {
@@ -275,23 +269,30 @@ static int stream_trial(struct audio_state *st, struct ep_trial *t)
 	snd_pcm_drop(st->pcm);
 	if (rc < 0)
 		return ep_run_fail(st->run, rc, "device '%s': streaming failed: %s",
-				   ep_param_text(st->run, "device"), snd_strerror(rc));
-	return 0;
+				   st->device, snd_strerror(rc));
+	return st->check_tone ? check_tone(st, t) : 0;
 }
 
 int audio_body(void *arg, struct ep_trial *t)
 {
 	struct audio_state *st = arg;
-	struct sched_param sp;
-	int policy = SCHED_OTHER, rc, err = 0;
+	struct ep_sched_saved saved;
+	int rc = ep_sched_enter(st->priority, &saved);
 
-	if (st->priority)
-		err = set_fifo(st->priority, &policy, &sp);
-	if (err)
-		return ep_run_fail(st->run, -err, "parameter 'priority': value '%d': %s",
-				   st->priority, strerror(err));
+	if (rc)
+		return ep_run_fail(st->run, rc, "parameter 'priority': value '%d': %s",
+				   st->priority, strerror(-rc));
 	rc = stream_trial(st, t);
-	if (st->priority)
-		pthread_setschedparam(pthread_self(), policy, &sp);
+	ep_sched_leave(&saved);
 	return rc;
+}
+
+long audio_transfer(struct audio_state *st, unsigned long frames)
+{
+	return transfer(st, frames);
+}
+
+int audio_wait_period(struct audio_state *st, const struct ep_trial *t)
+{
+	return wait_period(st, t);
 }

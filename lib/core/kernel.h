@@ -97,6 +97,19 @@ enum ep_metric_kind {
 	EP_METRIC_TRIAL_CPU_PROCESS,  /* the process's CPU load over the trial, % of one CPU */
 	EP_METRIC_TRIAL_CPU_SYSTEM,   /* the whole system's CPU load over the trial, % */
 	EP_METRIC_SEARCH,        /* the value a search found (one per search) */
+	EP_METRIC_TRIAL_DERIVED, /* the trial case's derive() of the trial's tally */
+};
+
+/**
+ * Which way a metric is better (struct ep_metric_desc's @higher_better):
+ * EP_BETTER_LOWER for latencies, EP_BETTER_HIGHER for bandwidths,
+ * EP_BETTER_ZERO for a signed error (a rate error in ppm): the smaller its
+ * magnitude, the better, whatever its sign.
+ */
+enum ep_better {
+	EP_BETTER_LOWER = 0,
+	EP_BETTER_HIGHER = 1,
+	EP_BETTER_ZERO = 2,
 };
 
 /**
@@ -109,13 +122,17 @@ enum ep_metric_kind {
  *                 EP_METRIC_TRIAL_OPS: the rate is divided by it (10^6:
  *                 Mbit/s; 10^3: kPPS).
  * @primary:       statistic reported as the value.
- * @higher_better: 1 for bandwidths, 0 for latencies.
+ * @higher_better: an enum ep_better: 1 (EP_BETTER_HIGHER) for bandwidths,
+ *                 0 (EP_BETTER_LOWER) for latencies, EP_BETTER_ZERO for a
+ *                 signed error.
  * @help:          one line.
  *
  * A metric of kind EP_METRIC_TRIAL_COUNTER reads the kernel counter of the
  * same name ("xruns"); one of kind EP_METRIC_TRIAL_LATENCY takes each
  * trial's median latency as its sample and carries the percentiles of all
- * trials' latencies.
+ * trials' latencies; one of kind EP_METRIC_TRIAL_DERIVED takes what the
+ * trial case's derive() computes from each trial's tally (a rate error
+ * from frames/s and the nominal rate).
  */
 struct ep_metric_desc {
 	const char *name;
@@ -225,6 +242,13 @@ struct ep_search {
  * @n_counters: number of @counters.
  * @search:     optional: run a search (each trial's configuration from
  *              @search) instead of 'repetitions' equal trials; copied.
+ * @derive:     optional: after each trial, one sample of each of the
+ *              kernel's EP_METRIC_TRIAL_DERIVED metrics (@metric: its index)
+ *              from the trial's tally (ep_tally_ops(), ep_tally_counter(),
+ *              ep_tally_elapsed_ns(), ...); NaN (or an infinity): this trial
+ *              gives none.
+ *              Called outside the trial's time, on the thread that ran the
+ *              body, with @arg. Without it those metrics give no result.
  */
 struct ep_trial_case {
 	const char *labels;
@@ -235,6 +259,7 @@ struct ep_trial_case {
 	const char *const *counters;
 	int n_counters;
 	const struct ep_search *search;
+	double (*derive)(void *arg, int metric, const struct ep_tally *tally);
 };
 
 /**

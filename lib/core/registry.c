@@ -185,7 +185,7 @@ int embperf_kernel_metric_info(const char *kernel, int index, enum embperf_info 
 	case EMBPERF_INFO_PRIMARY:
 		return copy_out(ep_primary_name(m->primary), buf, size);
 	case EMBPERF_INFO_BETTER:
-		return copy_out(m->higher_better ? "higher" : "lower", buf, size);
+		return copy_out(ep_better_name(m->higher_better), buf, size);
 	default:
 		return -EINVAL;
 	}

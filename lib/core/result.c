@@ -52,6 +52,11 @@ const char *ep_primary_name(enum ep_primary p)
 	return (unsigned)p < EP_ARRAY_SIZE(primary_names) ? primary_names[p] : "median";
 }
 
+const char *ep_better_name(int better)
+{
+	return better == EP_BETTER_HIGHER ? "higher" : better == EP_BETTER_ZERO ? "zero" : "lower";
+}
+
 int ep_primary_parse(const char *name)
 {
 	for (size_t i = 0; name && i < EP_ARRAY_SIZE(primary_names); i++)
@@ -462,7 +467,7 @@ const char *embperf_result_primary(const embperf_result *result)
 
 int embperf_result_higher_is_better(const embperf_result *result)
 {
-	return result->higher_better;
+	return result->higher_better == EP_BETTER_HIGHER;
 }
 
 int embperf_result_sample_count(const embperf_result *result)

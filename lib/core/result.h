@@ -204,6 +204,9 @@ void ep_result_free(struct embperf_result *r);
 /** ep_primary_name() - "median", "min", "max". */
 const char *ep_primary_name(enum ep_primary p);
 
+/** ep_better_name() - an enum ep_better as JSON and describe write it: "higher", "lower", "zero". */
+const char *ep_better_name(int better);
+
 /** ep_primary_parse() - inverse of ep_primary_name(); -1 when unknown. */
 int ep_primary_parse(const char *name);
 

@@ -89,7 +89,8 @@ int ep_percentiles_parse(const char *text, double *out, char *err, size_t err_si
 
 static int is_trial_metric(enum ep_metric_kind kind)
 {
-	return kind >= EP_METRIC_TRIAL_MBPS && kind <= EP_METRIC_TRIAL_CPU_SYSTEM;
+	return (kind >= EP_METRIC_TRIAL_MBPS && kind <= EP_METRIC_TRIAL_CPU_SYSTEM) ||
+	       kind == EP_METRIC_TRIAL_DERIVED;
 }
 
 /* Index among the case's counters of the one metric @m reads, or -1. */
@@ -101,10 +102,20 @@ static int counter_of(const struct ep_trial_case *tc, const struct ep_metric_des
 	return -1;
 }
 
-/* One trial's value of metric @m (NaN: this trial gives none). */
-static double metric_value(const struct case_run *cr, const struct ep_metric_desc *m,
-			   const double *ctr, const unsigned char *ok)
+/* A derived metric's value: the case's derive(), NaN without one or for a non-number. */
+static double derived_value(const struct case_run *cr, int m)
 {
+	const struct ep_trial_case *tc = &cr->rc->tc;
+	double v = tc->derive ? tc->derive(tc->arg, m, &cr->trial->tally) : NAN;
+
+	return isfinite(v) ? v : NAN;
+}
+
+/* One trial's value of metric @m (NaN: this trial gives none). */
+static double metric_value(const struct case_run *cr, int mi, const double *ctr,
+			   const unsigned char *ok)
+{
+	const struct ep_metric_desc *m = &cr->run->kernel->metrics[mi];
 	const struct ep_tally *ta = &cr->trial->tally;
 	double elapsed = (double)ep_trial_elapsed_ns(cr->trial);
 	double scale = m->time_scale > 0.0 ? m->time_scale : 1.0;
@@ -127,6 +138,8 @@ static double metric_value(const struct case_run *cr, const struct ep_metric_des
 		return ok[EP_CTR_CPU_PROCESS_PCT] ? ctr[EP_CTR_CPU_PROCESS_PCT] : NAN;
 	case EP_METRIC_TRIAL_CPU_SYSTEM:
 		return ok[EP_CTR_CPU_SYSTEM_PCT] ? ctr[EP_CTR_CPU_SYSTEM_PCT] : NAN;
+	case EP_METRIC_TRIAL_DERIVED:
+		return derived_value(cr, mi);
 	default:
 		return NAN;
 	}
@@ -174,7 +187,7 @@ static int keep_trial(struct case_run *cr, const double *ctr, const unsigned cha
 	if (rc)
 		return rc;
 	for (int m = 0; m < k->n_metrics; m++)
-		cr->values[m][cr->n] = metric_value(cr, &k->metrics[m], ctr, ok);
+		cr->values[m][cr->n] = metric_value(cr, m, ctr, ok);
 	cr->log[cr->n].duration_ns = ep_trial_elapsed_ns(cr->trial);
 	cr->log[cr->n].config = cr->trial->config;
 	cr->n++;

@@ -42,6 +42,7 @@
 
 #include "lib/core/core.h"
 #include "lib/core/kernel.h"
+#include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"
 
 #define TIMER_STEP_NS 100000000LL     /* longest single sleep: cancel is seen within it */
@@ -260,39 +261,14 @@ static void *timer_thread(void *arg)
 	return NULL;
 }
 
-/** noop_thread() - pthread entry of the permission probe. */
-static void *noop_thread(void *arg)
-{
-	return arg;
-}
-
 /**
- * thread_attr() - attributes of a measuring thread: the state's policy and
- * priority (explicit, never inherited), pinned to @cpu unless it is -1.
+ * thread_attr() - attributes of a measuring thread: the state's priority
+ * (ep_sched_thread_attr()), pinned to @cpu unless it is -1.
  * Return: 0 or a positive errno (pthread convention).
  */
 static int thread_attr(const struct timer_state *st, int cpu, pthread_attr_t *attr)
 {
-	struct sched_param sp = { .sched_priority = st->priority };
-	int err = pthread_attr_init(attr);
-
-	if (err)
-		return err;
-	err = pthread_attr_setinheritsched(attr, PTHREAD_EXPLICIT_SCHED);
-	if (!err)
-		err = pthread_attr_setschedpolicy(attr, st->priority ? SCHED_FIFO : SCHED_OTHER);
-	if (!err)
-		err = pthread_attr_setschedparam(attr, &sp);
-	if (!err && cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		err = pthread_attr_setaffinity_np(attr, sizeof(set), &set);
-	}
-	if (err)
-		pthread_attr_destroy(attr);
-	return err;
+	return -ep_sched_thread_attr(attr, st->priority, cpu);
 }
 
 /**
@@ -343,49 +319,24 @@ static int timer_body(void *arg, struct ep_trial *t)
 }
 
 /**
- * probe_thread() - start and join one thread with the run's scheduling on
- * @cpu, so that a missing permission or a bad CPU is reported before any
- * trial runs. Return: 0 or a positive errno.
- */
-static int probe_thread(const struct timer_state *st, int cpu)
-{
-	pthread_t tid;
-	int err = start_thread(st, cpu, noop_thread, NULL, &tid);
-
-	if (!err)
-		pthread_join(tid, NULL);
-	return err;
-}
-
-/**
  * check_scheduling() - the priority, then each thread's CPU, are usable.
  * Return: 0, or an error naming the parameter, the value and what is needed.
  */
 static int check_scheduling(struct ep_run *run, const struct timer_state *st)
 {
-	int err = probe_thread(st, -1);
+	int err = ep_sched_check(run, st->priority);
 
-	if (err == EPERM)
-		return ep_run_fail(run, -EPERM,
-				   "parameter 'priority': value '%d' needs SCHED_FIFO, which this "
-				   "process may not use (a SCHED_FIFO thread: %s); accepted: 0 "
-				   "(SCHED_OTHER), or 1..99 when running as root, with CAP_SYS_NICE, "
-				   "or with an RLIMIT_RTPRIO (ulimit -r) of at least %d",
-				   st->priority, strerror(err), st->priority);
-	if (err)
-		return ep_run_fail(run, -err, "parameter 'priority': value '%d': cannot start a "
-				   "thread with it: %s", st->priority, strerror(err));
-	for (int i = 0; i < st->n_threads; i++) {
+	for (int i = 0; !err && i < st->n_threads; i++) {
 		if (st->cpus[i] < 0 || (i && st->cpus[i] == st->cpus[i - 1]))
 			continue;
-		err = probe_thread(st, st->cpus[i]);
+		err = ep_sched_probe(st->priority, st->cpus[i]);
 		if (err)
-			return ep_run_fail(run, -err, "parameter 'cpus': value '%s': cannot run a "
+			return ep_run_fail(run, err, "parameter 'cpus': value '%s': cannot run a "
 					   "thread on CPU %d (%s); accepted: CPUs this process may "
 					   "use", ep_param_text(run, "cpus"), st->cpus[i],
-					   strerror(err));
+					   strerror(-err));
 	}
-	return 0;
+	return err;
 }
 
 /**

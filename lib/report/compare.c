@@ -5,7 +5,8 @@
  * A result is matched with the first baseline result of the same key. Its
  * value (the primary statistic) is divided by the baseline's; the metric's
  * direction says whether a change beyond the tolerance is an improvement or
- * a regression. doc/report-format.md gives the rules for zero, negative and
+ * a regression; a metric better near zero (a signed error) is judged by its
+ * magnitude. doc/report-format.md gives the rules for zero, negative and
  * missing values.
  */
 #include <errno.h>
@@ -55,6 +56,12 @@ int ep_judge(double current, double baseline, int higher_better, double toleranc
 	enum move move;
 
 	*ratio = NAN;
+	if (higher_better == EP_BETTER_ZERO) {
+		/* A signed error: its magnitude is what is better lower (-5 ppm beats +50). */
+		current = fabs(current);
+		baseline = fabs(baseline);
+		higher_better = EP_BETTER_LOWER;
+	}
 	if (isnan(baseline))
 		/* The baseline has no value: nothing to hold the result to. */
 		return EMBPERF_VERDICT_NONE;

@@ -358,7 +358,7 @@ static json_object *result_object(const struct embperf_report *report,
 	put(obj, "params", pairs_object(&r->param_kv, failed), failed);
 	put_string(obj, "primary", ep_primary_name(r->primary), failed);
 	put_number(obj, "value", r->value, failed);
-	put_string(obj, "better", r->higher_better ? "higher" : "lower", failed);
+	put_string(obj, "better", ep_better_name(r->higher_better), failed);
 	put(obj, "stats", stats_object(r, failed), failed);
 	put(obj, "samples", samples_array(r, failed), failed);
 	put_trial_parts(obj, r, failed);
@@ -1163,7 +1163,8 @@ static int parse_measurement(struct jp *p, json_object *res, const char *where,
 			     struct embperf_result *r)
 {
 	static const char *const primaries[] = { "median", "min", "max", NULL };
-	static const char *const directions[] = { "lower", "higher", NULL };
+	/* In enum ep_better's order. */
+	static const char *const directions[] = { "lower", "higher", "zero", NULL };
 	struct ep_stats stats;
 	double value = NAN;
 	int primary = 0, truncated = 0, err;
@@ -1171,7 +1172,7 @@ static int parse_measurement(struct jp *p, json_object *res, const char *where,
 
 	if ((err = get_choice(p, res, where, "primary", primaries,
 			      "\"median\", \"min\" or \"max\"", &primary)) < 0 ||
-	    (err = get_choice(p, res, where, "better", directions, "\"higher\" or \"lower\"",
+	    (err = get_choice(p, res, where, "better", directions, "\"higher\", \"lower\" or \"zero\"",
 			      &r->higher_better)) < 0 ||
 	    (err = get_number(p, res, where, "value", JP_REQUIRED | JP_NULLABLE, &value)) < 0 ||
 	    (err = parse_stats(p, res, where, &stats)) < 0 ||

@@ -189,9 +189,11 @@ char *ep_report_render_lava(const struct embperf_report *report);
  * ep_judge() - verdict of one value against its baseline.
  * @current:       the current value.
  * @baseline:      the baseline's value.
- * @higher_better: direction of the metric.
+ * @higher_better: direction of the metric, an enum ep_better (EP_BETTER_ZERO:
+ *                 the magnitudes are compared, lower better).
  * @tolerance_pct: allowed relative change, percent.
- * @ratio:         receives current / baseline (NaN when the baseline is 0 or NaN).
+ * @ratio:         receives current / baseline (NaN when the baseline is 0 or NaN);
+ *                 for EP_BETTER_ZERO |current| / |baseline|.
  *
  * Return: an enum embperf_verdict value.
  */

@@ -183,7 +183,8 @@ class Result:
         params:   dict of every parameter of the run, canonical text.
         value:    the primary statistic (NaN without samples).
         primary:  its name: "median", "min" or "max".
-        higher_is_better: True for bandwidths, False for latencies.
+        higher_is_better: True for bandwidths, False for latencies and for signed
+            errors that are better nearer zero (a rate error in ppm).
         stats:    Stats(n, min, max, mean, median, stddev); also as
                   attributes ``n``, ``min``, ``max``, ``mean``, ``median``,
                   ``stddev``.

@@ -98,7 +98,7 @@ class TestKernels(unittest.TestCase):
                                               "enum", "bool", "rate", "freq", "string"), pname)
                     self.assertIn(p["group"], ("kernel", "engine"), pname)
                 for mname, m in info["metrics"].items():
-                    self.assertIn(m["better"], ("higher", "lower"), mname)
+                    self.assertIn(m["better"], ("higher", "lower", "zero"), mname)
                     self.assertIn(m["primary"], ("median", "min", "max"), mname)
                     self.assertTrue(m["unit"], mname)
 
