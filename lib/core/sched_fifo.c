@@ -25,6 +25,7 @@ int ep_sched_thread_attr(pthread_attr_t *attr, int priority, int cpu)
 		err = pthread_attr_setschedpolicy(attr, priority ? SCHED_FIFO : SCHED_OTHER);
 	if (!err)
 		err = pthread_attr_setschedparam(attr, &sp);
+#ifdef __GLIBC__
 	if (!err && cpu >= 0) {
 		cpu_set_t set;
 
@@ -32,6 +33,11 @@ int ep_sched_thread_attr(pthread_attr_t *attr, int priority, int cpu)
 		CPU_SET(cpu, &set);
 		err = pthread_attr_setaffinity_np(attr, sizeof(set), &set);
 	}
+#else
+	/* C libraries without pthread_attr_setaffinity_np() (musl): the thread
+	 * starts where the scheduler puts it. */
+	(void)cpu;
+#endif
 	if (err)
 		pthread_attr_destroy(attr);
 	return -err;
