@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include "lib/core/kernel.h"
 #include "lib/core/result.h"
@@ -355,13 +354,8 @@ static int rfc_body(void *arg, struct ep_trial *t)
 {
 	struct rfc_case *c = arg;
 	struct ep_udp_outcome o;
-	int slack_ns = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
-	int rc;
+	int rc = ep_udp_flow_run(&c->st->flow, t, &o);
 
-	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	rc = ep_udp_flow_run(&c->st->flow, t, &o);
-	if (slack_ns > 0)
-		(void)prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0UL, 0UL, 0UL);
 	if (!rc)
 		count_figures(c, t, &o);
 	return rc;

@@ -14,7 +14,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
@@ -166,15 +165,8 @@ static int udp_body(void *arg, struct ep_trial *t)
 {
 	struct udp_stream *st = arg;
 	struct ep_udp_outcome o;
-	int slack_ns = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
-	int rc;
+	int rc = ep_udp_flow_run(&st->flow, t, &o);
 
-	/* A sleeping sender wakes late by the timer slack (50 us by default);
-	 * the caller's thread gets its own back. */
-	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	rc = ep_udp_flow_run(&st->flow, t, &o);
-	if (slack_ns > 0)
-		(void)prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0UL, 0UL, 0UL);
 	if (!rc)
 		count_figures(&st->flow, ep_trial_tally(t), &o);
 	return rc;
