@@ -263,9 +263,15 @@ Test(engine, samples_that_still_trend_become_warmup)
 	/* A preempted sample in the window can hide the trend from one check
 	 * (seen once with another test beside it); not from three runs. */
 	embperf_bench_set(b, "warmup_max", "100");
-	for (int i = 0; i < 3 && (i == 0 || synth_cfg.calls <= 60); i++) {
+	for (int i = 0; i < 3; i++) {
 		synth_cfg.calls = 0;
 		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		r = embperf_bench_result(b, 0);
+		/* A preempted sample among the first kept ones can read high too. */
+		if (synth_cfg.calls > 60 &&
+		    embperf_result_stat(r, EMBPERF_STAT_MEDIAN) < 1.1 * 4000.0 &&
+		    first_third_median(r) < 1.1 * 4000.0)
+			break;
 	}
 	r = embperf_bench_result(b, 0);
 	cr_assert_eq(embperf_result_sample_count(r), 11);
