@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kclient.h - what the TCP and request/response kernels (net_tcp_stream.c,
- * net_rr.c) share on the client side: the session with the peer from the
- * kernel's parameters, the data connection, and the check that the peer is
- * still there.
+ * kclient.h - what the network kernels share on the client side: the
+ * session with the peer from the kernel's parameters, the data connection
+ * (TCP and request/response kernels, net_tcp_stream.c and net_rr.c), its
+ * closing on a failure (those and the UDP flow, udp_flow.c), and the check
+ * that the peer is still there.
  */
 #ifndef EMBPERF_NET_KCLIENT_H
 #define EMBPERF_NET_KCLIENT_H
@@ -48,6 +49,17 @@ void ep_netk_set_timeouts(int fd, uint64_t timeout_ns);
  */
 int ep_netk_tcp_connect(const struct ep_peer_conn *c, uint16_t port, int nodelay,
 			uint32_t sockbuf_bytes, uint64_t timeout_ns, uint64_t slice_ns);
+
+/** ep_netk_close() - close the data socket *@fd when it is open, and mark it closed (-1). */
+void ep_netk_close(int *fd);
+
+/**
+ * ep_netk_fail() - a failure while the data socket *@fd may be open: close
+ * it (ep_netk_close()), then record the message as ep_run_fail() does.
+ * Return: @rc.
+ */
+int ep_netk_fail(struct ep_run *run, int *fd, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /** ep_netk_or_nan() - a CPU load from a report, NAN when the peer could not tell (-1). */
 double ep_netk_or_nan(double pct);

@@ -135,17 +135,10 @@ struct rr {
 	char label[160];
 };
 
-static void close_data(struct rr *st)
-{
-	if (st->data_fd >= 0)
-		close(st->data_fd);
-	st->data_fd = -1;
-}
-
 static int fail(struct rr *st, int rc, const char *what, const char *why)
 {
-	close_data(st);
-	return ep_run_fail(st->run, rc, "%s: peer %s: %s: %s", st->name, st->peer.name, what, why);
+	return ep_netk_fail(st->run, &st->data_fd, rc, "%s: peer %s: %s: %s", st->name,
+			    st->peer.name, what, why);
 }
 
 /* A failed send or receive: the peer closed, reset, or did not answer in time. */
@@ -210,7 +203,7 @@ static int rr_before_trial(void *arg, int index)
 	int rc = 0;
 
 	(void)index;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	memset(&st->start, 0, sizeof(st->start));
 	st->start.test = st->test;
 	st->start.size_bytes = st->request_bytes;
@@ -267,7 +260,7 @@ static int transact_crr(struct rr *st)
 	if (n != 0) /* more bytes than the response, or no close from the peer */
 		return n > 0 ? fail(st, -EPROTO, "data connection", "more than the response came")
 			     : io_fail(st, n, errno);
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	return 0;
 }
 
@@ -297,7 +290,7 @@ static int lost_one(struct rr *st, struct ep_trial *t, uint64_t *lost)
 		(*lost)++;
 	if (ep_netk_peer_gone(&st->peer))
 		return fail(st, -ECONNRESET, "control connection", "the peer ended the session");
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	rc = open_udp(st);
 	return rc ? fail(st, rc, "data socket", strerror(-rc)) : 0;
 }
@@ -342,7 +335,7 @@ static int rr_body(void *arg, struct ep_trial *t)
 
 	if (rc)
 		return rc;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	rc = ep_peer_stop(&st->peer, st->start.flow, 0, &r, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "%s: %s", st->name, err);
@@ -377,7 +370,7 @@ static void rr_teardown(void *state)
 
 	if (!st)
 		return;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	ep_peer_close(&st->peer);
 	free(st->req);
 	free(st->resp);

@@ -102,17 +102,10 @@ struct tcp_stream {
 	char label[160];
 };
 
-static void close_data(struct tcp_stream *st)
-{
-	if (st->data_fd >= 0)
-		close(st->data_fd);
-	st->data_fd = -1;
-}
-
 static int fail(struct tcp_stream *st, int rc, const char *what, const char *why)
 {
-	close_data(st);
-	return ep_run_fail(st->run, rc, "net.tcp.stream: peer %s: %s: %s", st->peer.name, what, why);
+	return ep_netk_fail(st->run, &st->data_fd, rc, "net.tcp.stream: peer %s: %s: %s",
+			    st->peer.name, what, why);
 }
 
 /** stream_before_trial() - before each trial (not timed): a new flow and its connection. */
@@ -124,7 +117,7 @@ static int stream_before_trial(void *arg, int index)
 	int rc;
 
 	(void)index;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	memset(&st->req, 0, sizeof(st->req));
 	st->req.test = st->tx ? EP_TEST_TCP_SINK : EP_TEST_TCP_SOURCE;
 	st->req.size_bytes = st->size_bytes;
@@ -242,7 +235,7 @@ static int body_tx(struct tcp_stream *st, struct ep_trial *t)
 		rc = finish_tx(st);
 	if (rc)
 		return rc;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	rc = ep_peer_stop_marks(&st->peer, st->req.flow, ramp, measured, &r, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "net.tcp.stream: %s", err);
@@ -280,7 +273,7 @@ static int body_rx(struct tcp_stream *st, struct ep_trial *t)
 		if (wait_slice(st, progress))
 			return -ETIMEDOUT;
 	}
-	close_data(st); /* the peer's writes fail from here: its flow ends */
+	ep_netk_close(&st->data_fd); /* the peer's writes fail from here: its flow ends */
 	rc = ep_peer_stop(&st->peer, st->req.flow, 0, &r, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "net.tcp.stream: %s", err);
@@ -314,7 +307,7 @@ static void stream_teardown(void *state)
 
 	if (!st)
 		return;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	ep_peer_close(&st->peer);
 	free(st->buf);
 	free(st);

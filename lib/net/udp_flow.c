@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "kclient.h"
 #include "lib/core/core.h"
 #include "linkspeed.h"
 #include "pace.h"
@@ -29,19 +30,6 @@
 
 /* How often a sender looks whether the peer left (its control connection). */
 #define PEER_CHECK_NS 50000000
-
-static void close_data(struct ep_udp_flow *f)
-{
-	if (f->data_fd >= 0)
-		close(f->data_fd);
-	f->data_fd = -1;
-}
-
-static int fail_peer(struct ep_udp_flow *f, int rc, const char *err)
-{
-	close_data(f);
-	return ep_run_fail(f->run, rc, "%s: %s", f->name, err);
-}
 
 int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name)
 {
@@ -146,7 +134,7 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	uint16_t port = 0;
 	int rc;
 
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	fill_request(f);
 	if (!f->tx) {
 		rc = open_rx_socket(f, &f->req.port);
@@ -156,7 +144,7 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	ep_flow_drops_start(&f->drops, &f->peer.addr);
 	rc = ep_peer_start(&f->peer, &f->req, &port, err, sizeof(err));
 	if (rc)
-		return fail_peer(f, rc, err);
+		return ep_netk_fail(f->run, &f->data_fd, rc, "%s: %s", f->name, err);
 	if (f->tx) {
 		rc = open_tx_socket(f, port);
 		if (rc)
@@ -195,7 +183,7 @@ static int stop_and_report(struct ep_udp_flow *f, uint64_t sent, struct ep_repor
 	char err[320];
 	int rc = ep_peer_stop(&f->peer, f->req.flow, sent, r, err, sizeof(err));
 
-	return rc ? fail_peer(f, rc, err) : 0;
+	return rc ? ep_netk_fail(f->run, &f->data_fd, rc, "%s: %s", f->name, err) : 0;
 }
 
 static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o)
@@ -241,7 +229,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	}
 	ep_udp_tx_free(&tx);
 	rc = stop_and_report(f, tx.sent, &o->peer);
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	if (rc)
 		return rc;
 	o->sent = tx.sent;
@@ -267,7 +255,7 @@ static int run_rx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 		if (rc < 0 || (rc == 0 && peer_gone(f)))
 			break;
 	}
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	o->sent = ep_seq_expected(rx.count);
 	o->received = rx.count->received;
 	o->reordered = rx.count->reordered;
@@ -317,6 +305,6 @@ void ep_udp_flow_close(struct ep_udp_flow *f)
 	struct ep_linkstats unused;
 
 	ep_flow_drops_stop(&f->drops, &unused);
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	ep_peer_close(&f->peer);
 }
