@@ -11,7 +11,6 @@
  * seen, RFC 3550 A.3). A ramp's datagrams travel but are not counted.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -33,21 +32,11 @@
 
 int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name)
 {
-	const char *peer = ep_param_text(run, "peer");
-	char err[320];
-	int rc;
-
 	f->run = run;
 	f->name = name;
 	f->data_fd = -1;
 	f->peer.fd = -1;
-	if (!peer[0])
-		return ep_run_fail(run, -EINVAL, "parameter 'peer': not set; accepted: HOST[:PORT] of "
-				   "a host running `embperf serve`, or 'local' (a peer in this "
-				   "process, on 127.0.0.1)");
-	rc = ep_peer_open(&f->peer, peer, (uint64_t)ep_param_int(run, "timeout"), err,
-			  sizeof(err));
-	return rc ? ep_run_fail(run, rc, "%s: %s", name, err) : 0;
+	return ep_netk_open(run, name, &f->peer);
 }
 
 int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
@@ -154,14 +143,6 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	return 0;
 }
 
-/* The control connection has something to say mid-trial: the peer left or refused. */
-static int peer_gone(const struct ep_udp_flow *f)
-{
-	struct pollfd p = { .fd = f->peer.fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
-
 /* Echoed headers waiting on the data socket: their round trips into @ta. */
 static void take_echoes(struct ep_udp_flow *f, struct ep_tally *ta)
 {
@@ -223,7 +204,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 			take_echoes(f, ta);
 		if (ep_now_ns() - checked_ns > PEER_CHECK_NS) {
 			checked_ns = ep_now_ns();
-			if (peer_gone(f))
+			if (ep_netk_peer_gone(&f->peer))
 				break;
 		}
 	}
@@ -252,7 +233,7 @@ static int run_rx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	rx.drop_every = f->drop_every;
 	while (ep_trial_running(t)) {
 		rc = ep_udp_rx_poll(&rx, 5, ep_trial_start_ns(t) != 0);
-		if (rc < 0 || (rc == 0 && peer_gone(f)))
+		if (rc < 0 || (rc == 0 && ep_netk_peer_gone(&f->peer)))
 			break;
 	}
 	ep_netk_close(&f->data_fd);
