@@ -180,6 +180,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
 	while (ep_trial_running(t) && (!f->count || tx.sent < f->count)) {
+		/* Read once: the batch is paced, capped and counted as one part. */
 		uint64_t measured_ns = ep_trial_start_ns(t);
 		uint32_t n;
 
@@ -199,7 +200,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 		if (f->count && n > f->count - tx.sent && measured_ns)
 			n = (uint32_t)(f->count - tx.sent);
 		if (n)
-			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, ep_trial_start_ns(t) != 0));
+			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, measured_ns != 0));
 		if (f->echo_every)
 			take_echoes(f, ta);
 		if (ep_now_ns() - checked_ns > PEER_CHECK_NS) {
