@@ -21,6 +21,8 @@
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 
+const struct ep_default ep_net_defaults[] = EP_NET_DEFAULTS("100ms", "100ms");
+
 int ep_netk_open(struct ep_run *run, const char *kernel, struct ep_peer_conn *c)
 {
 	const char *peer = ep_param_text(run, "peer");
@@ -77,6 +79,32 @@ int ep_netk_tcp_connect(const struct ep_peer_conn *c, uint16_t port, int nodelay
 	}
 	ep_netk_set_timeouts(fd, slice_ns);
 	return fd;
+}
+
+uint64_t ep_netk_flow_cap_ns(const struct ep_run *run)
+{
+	return (uint64_t)ep_param_int(run, "ramp") + (uint64_t)ep_param_int(run, "duration") +
+	       2000000000ULL;
+}
+
+int ep_netk_check_size(struct ep_run *run, const struct ep_peer_conn *c, const char *param,
+		       uint32_t bytes)
+{
+	if (bytes > c->welcome.max_size_bytes)
+		return ep_run_fail(run, -ERANGE, "parameter '%s': %u bytes is above the limit of "
+				   "peer %s (%u bytes)", param, bytes, c->name,
+				   c->welcome.max_size_bytes);
+	return 0;
+}
+
+int ep_netk_setup_tail(struct ep_run *run, const char *kernel, struct ep_peer_conn *c,
+		       const char *size_param, uint32_t size_bytes, const struct ep_trial_case *tc)
+{
+	int rc = ep_netk_open(run, kernel, c);
+
+	if (!rc)
+		rc = ep_netk_check_size(run, c, size_param, size_bytes);
+	return rc ? rc : ep_run_add_trial(run, tc);
 }
 
 void ep_netk_close(int *fd)

@@ -290,16 +290,6 @@ static int stream_body(void *arg, struct ep_trial *t)
 	return st->tx ? body_tx(st, t) : body_rx(st, t);
 }
 
-/* The sizes against the peer's limit. */
-static int check_peer_limits(struct ep_run *run, struct tcp_stream *st)
-{
-	if (st->size_bytes > st->peer.welcome.max_size_bytes)
-		return ep_run_fail(run, -ERANGE, "parameter 'size': %u bytes is above the limit of "
-				   "peer %s (%u bytes)", st->size_bytes,
-				   st->peer.name, st->peer.welcome.max_size_bytes);
-	return 0;
-}
-
 /** stream_teardown() - close the connection and the session (bye). */
 static void stream_teardown(void *state)
 {
@@ -323,8 +313,6 @@ static int stream_setup(struct ep_run *run, void **state)
 		.counters = stream_counters,
 		.n_counters = (int)EP_ARRAY_SIZE(stream_counters),
 	};
-	int rc;
-
 	if (!st)
 		return -ENOMEM;
 	st->data_fd = -1;
@@ -337,31 +325,20 @@ static int stream_setup(struct ep_run *run, void **state)
 	st->nodelay = (int)ep_param_int(run, "nodelay");
 	st->sockbuf_bytes = (uint32_t)ep_param_int(run, "sockbuf");
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
-	st->flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
-			  (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
+	st->flow_cap_ns = ep_netk_flow_cap_ns(run);
 	st->buf = calloc(1, st->size_bytes > st->rsize_bytes ? st->size_bytes : st->rsize_bytes);
 	if (!st->buf)
 		return -ENOMEM;
-	rc = ep_netk_open(run, "net.tcp.stream", &st->peer);
-	if (!rc)
-		rc = check_peer_limits(run, st);
-	if (rc)
-		return rc;
 	snprintf(st->label, sizeof(st->label), "direction=%s size=%u rsize=%u%s",
 		 ep_param_text(run, "direction"), st->size_bytes, st->rsize_bytes,
 		 st->nodelay ? " nodelay=1" : "");
 	tc.labels = st->label;
 	tc.arg = st;
-	return ep_run_add_trial(run, &tc);
+	return ep_netk_setup_tail(run, "net.tcp.stream", &st->peer, "size", st->size_bytes, &tc);
 }
 
-static const struct ep_default stream_defaults[] = {
-	{ "duration", "2s" },
-	{ "ramp", "200ms" },
-	{ "settle", "100ms" },
-	{ "repetitions", "3" },
-	{ NULL, NULL },
-};
+/* A longer ramp than the other network kernels': slow start is left out of the count. */
+static const struct ep_default stream_defaults[] = EP_NET_DEFAULTS("200ms", "100ms");
 
 const struct ep_kernel ep_kernel_net_tcp_stream = {
 	.name = "net.tcp.stream",

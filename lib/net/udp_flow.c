@@ -49,10 +49,8 @@ int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
 		return ep_run_fail(f->run, -ERANGE, "parameter 'rate': %.0f bit/s is above the limit "
 				   "of peer %s (%.0f bit/s; `embperf serve --max-rate`)", payload_bps,
 				   f->peer.name, f->peer.welcome.max_rate_bps);
-	if (f->size_bytes > f->peer.welcome.max_size_bytes)
-		return ep_run_fail(f->run, -ERANGE, "parameter 'size': %u bytes is above the limit of "
-				   "peer %s (%u bytes)", f->size_bytes, f->peer.name,
-				   f->peer.welcome.max_size_bytes);
+	if (ep_netk_check_size(f->run, &f->peer, "size", f->size_bytes))
+		return -ERANGE;
 	if (link_bps > 0 && wire_bps > (double)link_bps)
 		return ep_run_fail(f->run, -ERANGE, "parameter 'rate': %.0f datagrams/s of %u bytes "
 				   "take %.0f bit/s on the wire (frames + preamble and gap); the link "
