@@ -68,12 +68,23 @@ static uint64_t next_due_ns(const struct ep_pacer *p)
 	return p->start_ns + (uint64_t)ceil((double)p->scheduled * p->interval_ns);
 }
 
+/*
+ * The schedule is in ep_now_ns() time, CLOCK_MONOTONIC_RAW, which
+ * clock_nanosleep() cannot sleep on; CLOCK_MONOTONIC is slewed by NTP and
+ * drifts away from it (212 ms ahead after 5.5 h of uptime on the VM of
+ * doc/benchmarks-net.md: an absolute sleep on it returned at once, and the
+ * sender spun through clock_nanosleep() calls). So the wait is relative.
+ */
 static void sleep_until(uint64_t when_ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(when_ns / 1000000000),
-			       .tv_nsec = (long)(when_ns % 1000000000) };
+	uint64_t now = ep_now_ns();
+	struct timespec ts;
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	if (when_ns <= now)
+		return;
+	ts.tv_sec = (time_t)((when_ns - now) / 1000000000);
+	ts.tv_nsec = (long)((when_ns - now) % 1000000000);
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 		;
 }
 
