@@ -162,6 +162,14 @@ uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 	}
 }
 
+void ep_pacer_set_catch_up(struct ep_pacer *p, double depth_ms)
+{
+	if (p->mode != EP_PACING_PRECISE || p->interval_ns <= 0.0 || depth_ms <= 0.0)
+		return;
+	p->token_depth = fmax(1.0, depth_ms * 1e6 / p->interval_ns);
+	p->tokens = p->token_depth;
+}
+
 void ep_pacer_restart(struct ep_pacer *p, uint64_t start_ns)
 {
 	p->start_ns = start_ns;

@@ -72,6 +72,17 @@ void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t
 uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns);
 
 /**
+ * ep_pacer_set_catch_up() - precise: let a sender behind its schedule send
+ * up to @depth_ms worth of datagrams at once (instead of a tenth of a
+ * millisecond's worth), still at most 1.4x the rate on average. For a
+ * sender whose average rate matters more than any 1 ms: on a loaded machine
+ * a sleep ends only at the next scheduler tick (4 ms at HZ=250), and with
+ * one datagram per wake-up the sender never catches up (doc/methodology-net.md,
+ * "RFC 2544"). @depth_ms <= 0 leaves the default.
+ */
+void ep_pacer_set_catch_up(struct ep_pacer *p, double depth_ms);
+
+/**
  * ep_pacer_restart() - a new origin at @start_ns, nothing owed (a trial's
  * measured part starts on schedule, whatever its ramp still owed).
  */

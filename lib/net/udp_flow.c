@@ -210,6 +210,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	if (rc)
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
+	ep_pacer_set_catch_up(&pacer, f->catch_up_ms);
 	while (ep_trial_running(t) && (!f->count || tx.sent < f->count)) {
 		uint64_t measured_ns = ep_trial_start_ns(t);
 		uint32_t n;

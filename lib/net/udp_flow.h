@@ -33,6 +33,8 @@
  * @echo_every:   tx: the peer echoes every Nth datagram; the round trips go
  *                into the tally's latencies (0: none).
  * @idle_ramp:    tx: send nothing during the ramp (a burst from an idle link).
+ * @catch_up_ms:  tx, precise: how far behind its schedule the sender may
+ *                catch up at once (ep_pacer_set_catch_up(); 0: the default).
  * @flow_cap_ns:  the peer stops a flow by itself after this.
  * @drops:        this side's drop counters over the trial's flow.
  * @data_fd:      the trial's data socket (-1 between trials).
@@ -54,6 +56,7 @@ struct ep_udp_flow {
 	uint64_t count;
 	uint32_t echo_every;
 	int idle_ramp;
+	double catch_up_ms;
 	uint64_t flow_cap_ns;
 	struct ep_flow_drops drops;
 	int data_fd;
