@@ -43,6 +43,9 @@ void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t
 	p->token_depth = fmax(1.0, pps * CATCH_UP_DEPTH_MS / 1000.0);
 	p->tokens = p->token_depth;
 	p->tokens_ns = start_ns;
+	p->max_stall_ns = 0;
+	p->last_sent_ns = 0;
+	p->last_sent = 0;
 }
 
 /* Datagrams due by @now since the start (the one due exactly now included). */
@@ -177,10 +180,23 @@ void ep_pacer_restart(struct ep_pacer *p, uint64_t start_ns)
 	p->forgiven = 0;
 	p->tokens = p->token_depth;
 	p->tokens_ns = start_ns;
+	p->max_stall_ns = 0;
+	p->last_sent_ns = 0;
+	p->last_sent = 0;
 }
 
 void ep_pacer_sent(struct ep_pacer *p, uint32_t n)
 {
+	if (p->mode == EP_PACING_PRECISE && n) {
+		/* The gap since the last send, beyond the schedule's spacing of it. */
+		uint64_t now = ep_now_ns();
+		double gap_ns = (double)(now - p->last_sent_ns) - p->last_sent * p->interval_ns;
+
+		if (p->last_sent_ns && gap_ns > (double)p->max_stall_ns)
+			p->max_stall_ns = (uint64_t)gap_ns;
+		p->last_sent_ns = now;
+		p->last_sent = n;
+	}
 	p->scheduled += n;
 	if (p->mode == EP_PACING_PRECISE)
 		p->tokens = p->tokens > n ? p->tokens - n : 0.0;

@@ -39,6 +39,12 @@
  * @token_rate:    precise: its rate, datagrams per ns (1.4x the schedule's).
  * @token_depth:   precise: its depth (at least one datagram).
  * @tokens_ns:     when @tokens was last brought up to date.
+ * @max_stall_ns:  precise: the longest the sender sent nothing since the
+ *                 start (or restart), beyond the schedule's spacing of its
+ *                 last batch: a stall, whose debt then goes out as a burst
+ *                 (a sender at its limit sends back to back: no stall).
+ * @last_sent_ns:  precise: when the last batch was sent (0: none yet).
+ * @last_sent:     precise: how many datagrams it held.
  */
 struct ep_pacer {
 	enum ep_pacing mode;
@@ -55,6 +61,9 @@ struct ep_pacer {
 	double token_rate;
 	double token_depth;
 	uint64_t tokens_ns;
+	uint64_t max_stall_ns;
+	uint64_t last_sent_ns;
+	uint32_t last_sent;
 };
 
 /**

@@ -250,6 +250,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	o->reordered = o->peer.reordered;
 	o->duplicated = o->peer.duplicated;
 	o->jitter_ns = o->peer.jitter_ns;
+	o->stall_ns = pacer.max_stall_ns;
 	return 0;
 }
 

@@ -70,6 +70,8 @@ struct ep_udp_flow {
  * @reordered:  received after a later one.
  * @duplicated: received more than once.
  * @jitter_ns:  RFC 3550 interarrival jitter.
+ * @stall_ns:   tx, precise pacing: the longest this host's sender sent
+ *              nothing in the measured part beyond its schedule's spacing.
  * @peer:       the peer's report (its CPU load).
  * @where:      the loss attributed to the places that counted drops, on
  *              both sides (linkstats.h; places not read are marked so).
@@ -80,6 +82,7 @@ struct ep_udp_outcome {
 	uint64_t reordered;
 	uint64_t duplicated;
 	double jitter_ns;
+	uint64_t stall_ns;
 	struct ep_report peer;
 	struct ep_loss_attribution where;
 };
