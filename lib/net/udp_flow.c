@@ -177,6 +177,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	if (rc)
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
+	ep_pacer_set_catch_up(&pacer, f->catch_up_ms);
 	while (ep_trial_running(t) && (!f->count || tx.sent < f->count)) {
 		/* Read once: the batch is paced, capped and counted as one part. */
 		uint64_t measured_ns = ep_trial_start_ns(t);
@@ -217,6 +218,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	o->reordered = o->peer.reordered;
 	o->duplicated = o->peer.duplicated;
 	o->jitter_ns = o->peer.jitter_ns;
+	o->stall_ns = pacer.max_stall_ns;
 	return 0;
 }
 
