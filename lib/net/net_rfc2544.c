@@ -54,7 +54,9 @@
  */
 #define STALL_MS 10.0
 /* ...when it still offered this share of the rate asked: it repaid the
- * stall. (A sender at its limit is preempted too, but never repays.) */
+ * stall (a sender at its limit is preempted too, but never repays); and
+ * when it lost no more than the stall owed (a rate above the link's loses
+ * more in a trial of seconds). */
 #define STALL_RATE 0.8
 /* The most trials of one search (parameter max_trials). */
 #define MAX_CASE_TRIALS 200
@@ -448,7 +450,9 @@ static void count_figures(struct rfc_case *c, struct ep_trial *t, const struct e
 	} else {
 		double achieved = (double)o->sent / secs;
 
-		if (c->config > 0.0 && achieved >= STALL_RATE * c->config)
+		/* A stall explains at most the frames it owed. */
+		if (c->config > 0.0 && achieved >= STALL_RATE * c->config &&
+		    (double)lost <= (double)o->stall_ns / 1e9 * c->config)
 			c->stall_ms = (double)o->stall_ns / 1e6;
 
 		/* Passed far below the rate asked without a stall: the sender
