@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kclient.h"
 #include "lib/core/kernel.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
@@ -609,8 +610,7 @@ static int rfc_setup(struct ep_run *run, void **state)
 	st->tag_every = (uint32_t)ep_param_int(run, "tag_every");
 	st->flow.tx = ep_param_int(run, "direction") == 0;
 	st->flow.batch = (uint32_t)ep_param_int(run, "batch");
-	st->flow.flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
-			       (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
+	st->flow.flow_cap_ns = ep_netk_flow_cap_ns(run);
 	if ((st->test == T_LATENCY || st->test == T_BACK_TO_BACK) && !st->flow.tx)
 		return ep_run_fail(run, -EINVAL, "parameter 'test': value '%s': runs with "
 				   "direction=tx only (the peer echoes what this host sends; a burst "
@@ -624,13 +624,8 @@ static int rfc_setup(struct ep_run *run, void **state)
 	return add_cases(st, frames, n);
 }
 
-static const struct ep_default rfc_defaults[] = {
-	{ "duration", "2s" },
-	{ "ramp", "100ms" },
-	{ "settle", "200ms" },
-	{ "repetitions", "3" },
-	{ NULL, NULL },
-};
+/* A longer settle than the other network kernels': between the trials of a search. */
+static const struct ep_default rfc_defaults[] = EP_NET_DEFAULTS("100ms", "200ms");
 
 const struct ep_kernel ep_kernel_net_udp_rfc2544 = {
 	.name = "net.udp.rfc2544",
