@@ -49,9 +49,12 @@
 #define CATCH_UP_MS 20.0
 /*
  * A trial that lost frames after its sender stalled this long (sent nothing
- * though frames were due) says nothing about the link: what the stall owed went out as a
- * burst (stalls of 100-550 ms at load 18 made 2-8 % loss below the shaped
- * rate). The search does not count it as a failure and runs the rate again.
+ * though frames were due) says nothing about the link: what the stall owed
+ * went out as a burst (stalls of 100-550 ms at load 18 made 2-8 % loss
+ * below the shaped rate). The search does not count it as a failure and
+ * runs the rate again, once: a rerun that fails counts (at load 21, stalls
+ * over 10 ms came in most trials and excused every failure just above the
+ * shaped rate).
  */
 #define STALL_MS 10.0
 /* ...when it still offered this share of the rate asked: it repaid the
@@ -396,7 +399,8 @@ static int judge(void *arg, const struct ep_tally *tally, double config, double 
 		*pass = sent >= config && ep_tally_counter(tally, C_LOST) == 0.0;
 	else
 		*pass = !isnan(loss) && loss <= c->st->tolerance_pct;
-	if (!*pass && c->stall_ms > STALL_MS && i < MAX_CASE_TRIALS) {
+	if (!*pass && c->stall_ms > STALL_MS && i < MAX_CASE_TRIALS &&
+	    !(i && c->stalled[i - 1])) {
 		c->stalled[i] = 1;
 		ep_run_log(c->st->run, EMBPERF_LOG_INFO, "net.udp.rfc2544 [%s]: trial %d lost %.3g %% "
 			   "after this host's sender stalled for %.0f ms (what it owed went out as a "
