@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "l2.h"
+#include "udp_flow.h"
 
 #if EMBPERF_HAVE_PCAP
 
@@ -115,24 +116,29 @@ static int find_peer(struct ep_l2_link *l, const struct sockaddr_in *peer, char 
 	return rc;
 }
 
-/* Incoming test frames from the peer's MAC, or (@capture 0) nothing at all. */
+/*
+ * The capture's filter, in classic BPF as the kernel runs it: test frames
+ * (EtherType 0x88B5) from the peer's MAC, which excludes this host's own
+ * outgoing frames too; or (@capture 0) nothing at all. Written out here,
+ * not compiled from text by libpcap, to keep the library small.
+ */
 static int set_filter(struct ep_l2_link *l, pcap_t *p, int capture)
 {
-	struct bpf_insn none = BPF_STMT(BPF_RET | BPF_K, 0);
-	struct bpf_program prog = { 1, &none };
 	const unsigned char *m = l->peer_mac;
-	char text[96];
-	int rc;
+	struct bpf_insn code[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, EP_L2_ETHERTYPE, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 6),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			 (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3], 0, 3),
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 10),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)m[4] << 8 | m[5], 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SNAP_BYTES),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct bpf_program prog = { capture ? 8 : 1, capture ? code : code + 7 };
 
-	if (!capture)
-		return pcap_setfilter(p, &prog);
-	snprintf(text, sizeof(text), "ether proto 0x%04x and ether src %02x:%02x:%02x:%02x:%02x:%02x",
-		 EP_L2_ETHERTYPE, m[0], m[1], m[2], m[3], m[4], m[5]);
-	if (pcap_setdirection(p, PCAP_D_IN) || pcap_compile(p, &prog, text, 1, PCAP_NETMASK_UNKNOWN))
-		return -1;
-	rc = pcap_setfilter(p, &prog);
-	pcap_freecode(&prog);
-	return rc;
+	return pcap_setfilter(p, &prog);
 }
 
 static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
@@ -147,7 +153,6 @@ static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
 	/* A sender's capture takes nothing: the smallest buffer will do. */
 	pcap_set_buffer_size(p, capture ? CAPTURE_BUFFER_BYTES : 65536);
 	pcap_set_immediate_mode(p, 1);
-	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
 	rc = pcap_activate(p);
 	if (rc < 0) {
 		rc = rc == PCAP_ERROR_PERM_DENIED ? -EPERM : -EIO;
@@ -279,16 +284,16 @@ static void on_frame(unsigned char *user, const struct pcap_pkthdr *h, const uns
 		rx->ramp++;
 		return;
 	}
-	/* The capture's stamp (nanoseconds, CLOCK_REALTIME) against the
+	/* The capture's stamp (microseconds, CLOCK_REALTIME) against the
 	 * sender's: only differences of transit times are used (jitter). */
 	ep_seq_add(rx->count, w.seq, h->len, w.send_ns,
-		   (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec);
+		   (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u);
 }
 
 int ep_l2_rx_poll(struct ep_l2_rx *rx, int timeout_ms, int counting)
 {
 	pcap_t *p = rx->link->pcap;
-	struct pollfd pf = { .fd = pcap_get_selectable_fd(p), .events = POLLIN };
+	struct pollfd pf = { .fd = pcap_fileno(p), .events = POLLIN };
 	int taken = 0, n = 0;
 
 	rx->counting = counting;
@@ -364,3 +369,27 @@ void ep_l2_rx_free(struct ep_l2_rx *rx)
 }
 
 #endif
+
+/* --- the UDP kernels' side (udp_flow.h) -------------------------------------- */
+
+int ep_udp_flow_open_l2(struct ep_udp_flow *f, int capture)
+{
+	char err[256];
+	int rc = ep_l2_open(&f->link, &f->peer.local, &f->peer.addr, f->size_bytes, capture, err,
+			    sizeof(err));
+
+	return rc ? ep_run_fail(f->run, rc, "%s: parameter 'layer': value 'l2': %s", f->name, err)
+		  : 0;
+}
+
+int ep_udp_flow_check_l2(struct ep_udp_flow *f, uint32_t bytes)
+{
+	uint32_t size = f->size_bytes;
+	int rc;
+
+	f->size_bytes = bytes;
+	rc = ep_udp_flow_open_l2(f, !f->tx);
+	ep_l2_close(&f->link);
+	f->size_bytes = size;
+	return rc;
+}

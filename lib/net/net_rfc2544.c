@@ -67,8 +67,8 @@ static const struct ep_param_desc rfc_params[] = {
 	{ "direction", EP_PT_ENUM, "tx", 0, 0, 0, 0, "tx|rx", "",
 	  "tx: this host sends, the peer receives; rx: the peer sends" },
 	{ "layer", EP_PT_ENUM, "l4", 0, 0, 0, 0, "l4|l2", "",
-	  "l4: UDP datagrams of frame - 46 bytes; l2: raw Ethernet frames of exactly the frame size "
-	  "(libpcap; CAP_NET_RAW on both ends, an IPv4 peer on the same Ethernet segment)" },
+	  "l4: UDP datagrams; l2: raw Ethernet frames of the exact frame size (libpcap, "
+	  "CAP_NET_RAW, an IPv4 peer on this Ethernet segment)" },
 	{ "test", EP_PT_ENUM, "throughput", 0, 0, 0, 0, "throughput|latency|loss|back-to-back", "",
 	  "RFC 2544 §26.1 throughput, §26.2 latency, §26.3 frame loss rate, §26.4 back-to-back" },
 	{ "frame", EP_PT_STRING, "64,128,256,512,1024,1280,1518", 0, 0, 0, 0, NULL, "bytes",

@@ -38,39 +38,16 @@ static void close_data(struct ep_udp_flow *f)
 	ep_l2_close(&f->link);
 }
 
-/* layer=l2: this side's interface for the trial's frames (@capture: receive). */
-static int open_l2(struct ep_udp_flow *f, int capture)
-{
-	char err[256];
-	int rc = ep_l2_open(&f->link, &f->peer.local, &f->peer.addr, f->size_bytes, capture, err,
-			    sizeof(err));
-
-	return rc ? ep_run_fail(f->run, rc, "%s: parameter 'layer': value 'l2': %s", f->name, err)
-		  : 0;
-}
-
-int ep_udp_flow_check_l2(struct ep_udp_flow *f, uint32_t bytes)
-{
-	uint32_t size = f->size_bytes;
-	int rc;
-
-	f->size_bytes = bytes;
-	rc = open_l2(f, !f->tx);
-	ep_l2_close(&f->link);
-	f->size_bytes = size;
-	return rc;
-}
-
 static int fail_peer(struct ep_udp_flow *f, int rc, const char *err)
 {
 	close_data(f);
-	/* A peer from before layer=l2 does not know its tests, and says so. */
-	if (f->l2 && strstr(err, "member 'test': unknown value"))
-		return ep_run_fail(f->run, rc, "%s: parameter 'layer': value 'l2': %s (a peer older "
-				   "than layer=l2); accepted: l4, or a newer peer", f->name, err);
-	if (f->l2)
-		return ep_run_fail(f->run, rc, "%s: parameter 'layer': value 'l2': %s", f->name, err);
-	return ep_run_fail(f->run, rc, "%s: %s", f->name, err);
+	/* l2: name the parameter; a peer from before layer=l2 refuses its tests
+	 * as unknown values of member 'test'. */
+	return ep_run_fail(f->run, rc, "%s: %s%s%s", f->name,
+			   f->l2 ? "parameter 'layer': value 'l2': " : "", err,
+			   f->l2 && strstr(err, "'test': unknown value")
+				   ? " (a peer older than layer=l2); accepted: l4, or a newer peer"
+				   : "");
 }
 
 int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name)
@@ -181,7 +158,7 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	fill_request(f);
 	/* The receiver's capture is open before the peer sends. */
 	if (!f->tx && f->l2) {
-		rc = open_l2(f, 1);
+		rc = ep_udp_flow_open_l2(f, 1);
 		if (rc)
 			return rc;
 	} else if (!f->tx) {
@@ -194,7 +171,7 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	if (rc)
 		return fail_peer(f, rc, err);
 	if (f->tx && f->l2) {
-		rc = open_l2(f, 0);
+		rc = ep_udp_flow_open_l2(f, 0);
 		if (rc)
 			close_data(f);
 		return rc;
@@ -247,14 +224,14 @@ struct sender {
 	uint64_t *sent;
 };
 
-static int sender_init(struct ep_udp_flow *f, struct sender *s)
+__attribute__((cold)) static int sender_init(struct ep_udp_flow *f, struct sender *s)
 {
 	s->sent = f->l2 ? &s->raw.sent : &s->udp.sent;
 	return f->l2 ? ep_l2_tx_init(&s->raw, &f->link, f->req.flow)
 		     : ep_udp_tx_init(&s->udp, f->data_fd, f->size_bytes, f->req.flow);
 }
 
-static void sender_free(struct ep_udp_flow *f, struct sender *s)
+__attribute__((cold)) static void sender_free(struct ep_udp_flow *f, struct sender *s)
 {
 	if (f->l2)
 		ep_l2_tx_free(&s->raw);
@@ -306,16 +283,12 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 		}
 	}
 	o->sent = *s.sent;
-	rc = s.raw.last_errno;
 	sender_free(f, &s);
-	if (rc) {
-		(void)stop_and_report(f, o->sent, &o->peer);
-		close_data(f);
-		return ep_run_fail(f->run, -rc, "%s: layer=l2: sending on %s: %s", f->name,
-				   f->link.ifname, strerror(rc));
-	}
 	rc = stop_and_report(f, o->sent, &o->peer);
 	close_data(f);
+	if (s.raw.last_errno)
+		return ep_run_fail(f->run, -s.raw.last_errno, "%s: layer=l2: sending: %s", f->name,
+				   strerror(s.raw.last_errno));
 	if (rc)
 		return rc;
 	o->received = o->peer.received;
@@ -333,7 +306,7 @@ struct receiver {
 	struct ep_l2_rx raw;
 };
 
-static int receiver_init(struct ep_udp_flow *f, struct receiver *r)
+__attribute__((cold)) static int receiver_init(struct ep_udp_flow *f, struct receiver *r)
 {
 	int rc;
 

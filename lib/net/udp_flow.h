@@ -113,6 +113,13 @@ int ep_udp_flow_begin(struct ep_udp_flow *f);
 int ep_udp_flow_run(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o);
 
 /**
+ * ep_udp_flow_open_l2() - layer=l2: open this side's interface for the
+ * trial's frames (@capture 1: to count the peer's; 0: to send) (l2.c).
+ * Return: 0 or a negative errno with the run's message naming 'layer'.
+ */
+int ep_udp_flow_open_l2(struct ep_udp_flow *f, int capture);
+
+/**
  * ep_udp_flow_check_l2() - layer=l2, before any trial: open this side's
  * interface for frames of @bytes (without FCS) and close it again, so that
  * a missing permission, a loopback or non-Ethernet interface, a peer off
