@@ -52,14 +52,17 @@ static int say(char *err, size_t len, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* The interface holding IPv4 address @in, its MAC and hardware type. */
+/*
+ * The interface holding IPv4 address @in and its MAC; refused unless its
+ * hardware type is Ethernet (ARPHRD_ETHER, which libpcap captures as
+ * DLT_EN10MB; loopback is captured with Ethernet framing too, but no frame
+ * crosses it).
+ */
 static int find_iface(struct ep_l2_link *l, const struct sockaddr_in *in, char *err, size_t len)
 {
 	struct ifaddrs *all, *i;
-	char text[INET_ADDRSTRLEN];
 	int hatype = -1, loop = 0;
 
-	inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
 	if (getifaddrs(&all))
 		return say(err, len, -errno, "interfaces: %s", strerror(errno));
 	l->ifname[0] = '\0';
@@ -79,7 +82,7 @@ static int find_iface(struct ep_l2_link *l, const struct sockaddr_in *in, char *
 		}
 	freeifaddrs(all);
 	if (!l->ifname[0])
-		return say(err, len, -ENODEV, "no interface holds this host's address %s", text);
+		return say(err, len, -ENODEV, "no interface holds the control connection's address");
 	if (loop || hatype != ARPHRD_ETHER)
 		return say(err, len, -EOPNOTSUPP, "interface %s is %s, not Ethernet: no Ethernet frame "
 			   "crosses it; accepted: an Ethernet interface to a peer on another host",
@@ -159,9 +162,6 @@ static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
 		say(err, len, rc, "raw frames on interface %s%s: %s%s", l->ifname,
 		    rc == -EPERM ? " need CAP_NET_RAW (root)" : "", pcap_geterr(p),
 		    rc == -EPERM ? "; accepted: l4, or l2 with CAP_NET_RAW on both hosts" : "");
-	} else if (pcap_datalink(p) != DLT_EN10MB) {
-		rc = say(err, len, -EOPNOTSUPP, "interface %s's link type is %d, not Ethernet "
-			 "(DLT_EN10MB)", l->ifname, pcap_datalink(p));
 	} else if (set_filter(l, p, capture) || pcap_setnonblock(p, 1, perr)) {
 		rc = say(err, len, -EIO, "pcap filter on %s: %s", l->ifname, pcap_geterr(p));
 	}
