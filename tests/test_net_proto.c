@@ -151,7 +151,7 @@ Test(proto, l2_tests_and_capture_drops_round_trip)
 		len = ep_msg_encode(&in, frame, sizeof(frame));
 		cr_assert_eq(ep_msg_parse((char *)frame + 4, (size_t)len - 4, &out, err, sizeof(err)),
 			     0, "%s", err);
-		cr_assert_eq(out.start.test, t);
+		cr_assert_eq((int)out.start.test, t);
 		cr_assert(strstr((char *)frame + 4, t == EP_TEST_L2_SINK ? "\"l2.sink\""
 									  : "\"l2.source\""));
 	}
