@@ -260,7 +260,7 @@ if [[ $part == *b* ]]; then
 		for tool in embperf netperf; do
 			awk -v f="$f" -v t="$tool" '$2 == t && $3 == f { print $4 }' "$tmp/b.txt" >"$tmp/sel"
 			md=$(median <"$tmp/sel")
-			sp=$(sort -g "$tmp/sel" | awk -v m="$md" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.1f", m > 0 ? (hi - lo) / m * 100 : 0 }')
+			sp=$(sort -g "$tmp/sel" | awk -v m="$md" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.1f", (m > 0) ? (hi - lo) / m * 100 : 0 }')
 			echo "spread frame=$f $tool: found $(sort -g "$tmp/sel" | tr '\n' ' ')median $md spread $sp %"
 		done
 	done
