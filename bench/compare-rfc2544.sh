@@ -19,7 +19,10 @@
 #   TABLE_RATE (50), TABLE_FRAMES ("64 128 256 1024 1518"),
 #   BURST_MS (10), LATENCY_MS (10): tbf's bucket and queue, in ms at R,
 #   RESOLUTION (0.5: % of the highest rate that passed), MAX_TRIALS (12),
-#   NETPERF_DIR (/tmp/netperf-inst/bin),
+#   NETPERF_DIR (/tmp/netperf-inst/bin; netperf must be configured with
+#   --enable-intervals, else -b/-w are ignored and every trial is unpaced:
+#   the one in /tmp/netperf-inst is not, /tmp/netperf-iv was built from the
+#   same source with it, and CFLAGS=-fcommon for gcc 12),
 #   SHAPE_A (egress), SHAPE_B (ifb): where tbf sits, below.
 #
 # The shaper: `tc qdisc add dev VA root tbf rate R burst B latency L` on the
