@@ -19,7 +19,10 @@
 #   TABLE_RATE (50), TABLE_FRAMES ("64 128 256 1024 1518"),
 #   BURST_MS (10), LATENCY_MS (10): tbf's bucket and queue, in ms at R,
 #   RESOLUTION (0.5: % of the highest rate that passed), MAX_TRIALS (12),
-#   NETPERF_DIR (/tmp/netperf-inst/bin),
+#   NETPERF_DIR (/tmp/netperf-inst/bin; netperf must be configured with
+#   --enable-intervals, else -b/-w are ignored and every trial is unpaced:
+#   the one in /tmp/netperf-inst is not, /tmp/netperf-iv was built from the
+#   same source with it, and CFLAGS=-fcommon for gcc 12),
 #   SHAPE_A (egress), SHAPE_B (ifb): where tbf sits, below.
 #
 # The shaper: `tc qdisc add dev VA root tbf rate R burst B latency L` on the
@@ -260,7 +263,7 @@ if [[ $part == *b* ]]; then
 		for tool in embperf netperf; do
 			awk -v f="$f" -v t="$tool" '$2 == t && $3 == f { print $4 }' "$tmp/b.txt" >"$tmp/sel"
 			md=$(median <"$tmp/sel")
-			sp=$(sort -g "$tmp/sel" | awk -v m="$md" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.1f", m > 0 ? (hi - lo) / m * 100 : 0 }')
+			sp=$(sort -g "$tmp/sel" | awk -v m="$md" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.1f", (m > 0) ? (hi - lo) / m * 100 : 0 }')
 			echo "spread frame=$f $tool: found $(sort -g "$tmp/sel" | tr '\n' ' ')median $md spread $sp %"
 		done
 	done

@@ -473,10 +473,12 @@ static void count_figures(struct rfc_case *c, struct ep_trial *t, const struct e
 		    (double)lost <= (double)o->stall_ns / 1e9 * c->config)
 			c->stall_ms = (double)o->stall_ns / 1e6;
 
-		/* Passed far below the rate asked without a stall: the sender
-		 * could offer no more (a stall's shortfall is the machine's). */
-		if (c->config > 0.0 && achieved < 0.95 * c->config && o->sent &&
-		    o->received == o->sent && (double)o->stall_ns <= STALL_MS * 1e6)
+		/* Passed far below the rate asked without a stall, or below half
+		 * of it with one: the sender could offer no more (a stall's
+		 * shortfall is the machine's, and at most the 100 ms it forgives). */
+		if (c->config > 0.0 && o->sent && o->received == o->sent &&
+		    (achieved < 0.5 * c->config ||
+		     (achieved < 0.95 * c->config && (double)o->stall_ns <= STALL_MS * 1e6)))
 			c->sender_limited = 1;
 		ep_trial_set_config(t, achieved);
 	}
