@@ -54,6 +54,9 @@ static const struct ep_param_desc blk_params[] = {
 	  "psync (pread/pwrite, one I/O at a time) or io_uring (liburing; 'iodepth' in flight)" },
 	{ "iodepth", EP_PT_INT, "1", 1, 1024, 0, 0, NULL, "",
 	  "I/Os in flight per job (fio's iodepth); above 1 needs engine=io_uring" },
+	{ "iodepth_batch", EP_PT_INT, "1", 0, 1024, 0, 0, NULL, "",
+	  "io_uring: I/Os per submission call (fio's iodepth_batch_submit); 1: each I/O as "
+	  "soon as a slot is free; 0: 'iodepth'" },
 	{ "jobs", EP_PT_INT, "1", 1, BLK_MAX_JOBS, 0, 0, NULL, "",
 	  "threads, each on its own region of size/jobs (fio's numjobs)" },
 	{ "cache", EP_PT_ENUM, "drop", 0, 0, 0, 0, "drop|keep", "",
@@ -121,6 +124,9 @@ static int read_engine(struct ep_run *run, struct blk_job *job)
 {
 	job->engine = (int)ep_param_int(run, "engine");
 	job->iodepth = (int)ep_param_int(run, "iodepth");
+	job->iodepth_batch = (int)ep_param_int(run, "iodepth_batch");
+	if (!job->iodepth_batch || job->iodepth_batch > job->iodepth)
+		job->iodepth_batch = job->iodepth; /* fio's reading of both */
 	if (job->engine == ENGINE_IO_URING && !embperf_has_feature("io_uring"))
 		return ep_run_fail(run, -EOPNOTSUPP, "parameter 'engine': value 'io_uring' is not "
 				   "in this build (built without liburing: -Dio_uring=disabled or "
@@ -498,7 +504,8 @@ static int alloc_workers(struct blk_job *job)
 
 /**
  * make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none
- * engine=psync", and " iodepth=N" after engine=io_uring.
+ * engine=psync", and " iodepth=N" after engine=io_uring (and
+ * " iodepth_batch=N" when above 1).
  */
 static void make_label(struct ep_run *run, struct blk_job *job)
 {
@@ -508,8 +515,12 @@ static void make_label(struct ep_run *run, struct blk_job *job)
 			 ep_param_text(run, "sync"), ep_param_text(run, "engine"));
 
 	if (job->engine == ENGINE_IO_URING && n > 0 && (size_t)n < sizeof(job->label))
-		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d",
-			 job->iodepth);
+		n += snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d",
+			      job->iodepth);
+	if (job->engine == ENGINE_IO_URING && job->iodepth_batch > 1 && n > 0 &&
+	    (size_t)n < sizeof(job->label))
+		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth_batch=%d",
+			 job->iodepth_batch);
 }
 
 /**
