@@ -654,6 +654,29 @@ Test(blk_io, io_uring_sync_every_n_writes_counts_its_fsyncs)
 	assert_empty(dir);
 }
 
+Test(blk_io, io_uring_batched_submissions_keep_fsync_counts_and_name_the_batch)
+{
+	double ops;
+
+	set("rw", "write");
+	set("size", "4M");
+	set("iodepth", "8");
+	set("iodepth_batch", "3"); /* not a divisor of the sync interval */
+	set("sync", "every:4");
+	run_uring();
+	ops = counter(find("iops"), "units");
+	cr_assert_float_eq(embperf_result_value(find("fsyncs")), floor(ops / 4), 1.0,
+			   "%.0f writes, %.0f fsyncs", ops, embperf_result_value(find("fsyncs")));
+	cr_assert(strstr(embperf_result_labels(find("iops")), "iodepth=8 iodepth_batch=3"), "%s",
+		  embperf_result_labels(find("iops")));
+	set("iodepth_batch", "0"); /* fio's 0: 'iodepth' */
+	set("sync", "none");
+	run_uring();
+	cr_assert(strstr(embperf_result_labels(find("iops")), "iodepth_batch=8"), "%s",
+		  embperf_result_labels(find("iops")));
+	assert_empty(dir);
+}
+
 Test(blk_io, io_uring_cancel_removes_the_file)
 {
 	pthread_t tid;
