@@ -364,6 +364,39 @@ Test(blk_io, a_full_disk_mid_job_names_it_and_removes_the_file)
 	assert_empty(dir);
 }
 
+/** fail_writes() - a pwrite that fails every time: the file keeps only its preallocation. */
+static ssize_t fail_writes(int fd, const void *buf, size_t n, off_t off)
+{
+	(void)fd, (void)buf, (void)n, (void)off;
+	errno = EIO;
+	return -1;
+}
+
+Test(blk_io, a_write_job_preallocates_its_new_file_unless_fallocate_none)
+{
+	char path[512];
+	struct stat st;
+
+	if (!strcmp(fs_name(dir), "other"))
+		cr_skip_test("/tmp is neither ext4 nor tmpfs: fallocate() may be missing there");
+	set("rw", "randwrite");
+	set("keep", "1");
+	ep_blk_pwrite = fail_writes;
+	run_fails(-EIO, "write at offset");
+	only_file(path, sizeof(path));
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_size, 8 << 20, "fallocate=native (fio's default) sizes the file");
+	cr_assert_geq((long long)st.st_blocks * 512, 8LL << 20, "and allocates its blocks");
+	cr_assert_eq(unlink(path), 0);
+	set("fallocate", "none");
+	run_fails(-EIO, "write at offset");
+	ep_blk_pwrite = pwrite;
+	only_file(path, sizeof(path));
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_size, 0, "fallocate=none leaves the new file empty");
+	cr_assert_eq(unlink(path), 0);
+}
+
 Test(blk_io, sync_every_n_writes_counts_its_fsyncs)
 {
 	double ops;

@@ -61,6 +61,9 @@ static const struct ep_param_desc blk_params[] = {
 	  "threads, each on its own region of size/jobs (fio's numjobs)" },
 	{ "cache", EP_PT_ENUM, "drop", 0, 0, 0, 0, "drop|keep", "",
 	  "drop: posix_fadvise(DONTNEED) on the target before each trial (fio's invalidate=1)" },
+	{ "fallocate", EP_PT_ENUM, "native", 0, 0, 0, 0, "native|none", "",
+	  "a write job's new file: native: fallocate() its 'size' first (fio's default); none: "
+	  "start empty (writes allocate)" },
 	{ "verify", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
 	  "writes carry a pattern keyed by offset and seed; reads check it" },
 	{ "seed", EP_PT_INT, "1", 0, INT64_MAX, 0, 0, NULL, "",
@@ -170,6 +173,7 @@ static int read_params(struct ep_run *run, struct blk_job *job)
 	job->rwmix_pct = (int)ep_param_int(run, "rwmix");
 	job->direct = (int)ep_param_int(run, "direct");
 	job->cache_drop = ep_param_int(run, "cache") == 0;
+	job->prealloc = ep_param_int(run, "fallocate") == 0;
 	job->verify = (int)ep_param_int(run, "verify");
 	job->seed = (uint64_t)ep_param_int(run, "seed");
 	job->time_based = (int)ep_param_int(run, "time_based");
@@ -524,15 +528,35 @@ static void make_label(struct ep_run *run, struct blk_job *job)
 }
 
 /**
+ * preallocate() - fallocate=native: give a write job's new file its 'size'
+ * in allocated (unwritten) extents, as fio does before a write job, so
+ * writes do not allocate blocks as they go. A file system without
+ * fallocate() (ramfs) is left as it is, as fio leaves it.
+ * Return: 0, or a negative errno with the run's message.
+ */
+static int preallocate(struct blk_job *job)
+{
+	if (!job->prealloc || !fallocate(job->fd, 0, 0, (off_t)job->size_bytes) ||
+	    errno == EOPNOTSUPP || errno == ENOSYS)
+		return 0;
+	return ep_run_fail(job->run, -errno, "parameter 'fallocate': value 'native': "
+			   "fallocate of %" PRIu64 " bytes on '%s' failed: %s; accepted: "
+			   "fallocate=none", job->size_bytes, job->path, strerror(errno));
+}
+
+/**
  * blk_prepare() - before the first trial (not timed): lay out a file the
- * kernel created for a job that reads.
+ * kernel created for a job that reads, preallocate it for one that only
+ * writes.
  * Return: 0 or a negative errno with the run's message.
  */
 static int blk_prepare(void *arg)
 {
 	struct blk_job *job = arg;
 
-	return job->created && blk_job_reads(job) ? blk_layout(job) : 0;
+	if (!job->created)
+		return 0;
+	return blk_job_reads(job) ? blk_layout(job) : preallocate(job);
 }
 
 /** blk_before_trial() - before each trial (not timed): cache=drop makes its reads cold. */
