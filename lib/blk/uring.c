@@ -349,10 +349,10 @@ int blk_uring_loop(struct blk_worker *w)
 				rc = submit(w);
 			continue;
 		}
+		if (!u->inflight && !u->n_new)
+			break; /* the job issued its blocks and all completed */
 		/* Full, or nothing more to issue: fio reaps only then. */
 		rc = wait_some(w, &queued_writes);
-		if (!rc && !u->inflight && !may_queue(w, issued, limit, queued_writes))
-			break;
 	}
 	if (!rc)
 		rc = submit(w); /* the prepared rest: every slot is free for the next trial */
