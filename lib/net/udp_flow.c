@@ -11,7 +11,6 @@
  * seen, RFC 3550 A.3). A ramp's datagrams travel but are not counted.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "kclient.h"
 #include "lib/core/core.h"
 #include "linkspeed.h"
 #include "pace.h"
@@ -30,36 +30,13 @@
 /* How often a sender looks whether the peer left (its control connection). */
 #define PEER_CHECK_NS 50000000
 
-static void close_data(struct ep_udp_flow *f)
-{
-	if (f->data_fd >= 0)
-		close(f->data_fd);
-	f->data_fd = -1;
-}
-
-static int fail_peer(struct ep_udp_flow *f, int rc, const char *err)
-{
-	close_data(f);
-	return ep_run_fail(f->run, rc, "%s: %s", f->name, err);
-}
-
 int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name)
 {
-	const char *peer = ep_param_text(run, "peer");
-	char err[320];
-	int rc;
-
 	f->run = run;
 	f->name = name;
 	f->data_fd = -1;
 	f->peer.fd = -1;
-	if (!peer[0])
-		return ep_run_fail(run, -EINVAL, "parameter 'peer': not set; accepted: HOST[:PORT] of "
-				   "a host running `embperf serve`, or 'local' (a peer in this "
-				   "process, on 127.0.0.1)");
-	rc = ep_peer_open(&f->peer, peer, (uint64_t)ep_param_int(run, "timeout"), err,
-			  sizeof(err));
-	return rc ? ep_run_fail(run, rc, "%s: %s", name, err) : 0;
+	return ep_netk_open(run, name, &f->peer);
 }
 
 int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
@@ -72,10 +49,8 @@ int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
 		return ep_run_fail(f->run, -ERANGE, "parameter 'rate': %.0f bit/s is above the limit "
 				   "of peer %s (%.0f bit/s; `embperf serve --max-rate`)", payload_bps,
 				   f->peer.name, f->peer.welcome.max_rate_bps);
-	if (f->size_bytes > f->peer.welcome.max_size_bytes)
-		return ep_run_fail(f->run, -ERANGE, "parameter 'size': %u bytes is above the limit of "
-				   "peer %s (%u bytes)", f->size_bytes, f->peer.name,
-				   f->peer.welcome.max_size_bytes);
+	if (ep_netk_check_size(f->run, &f->peer, "size", f->size_bytes))
+		return -ERANGE;
 	if (link_bps > 0 && wire_bps > (double)link_bps)
 		return ep_run_fail(f->run, -ERANGE, "parameter 'rate': %.0f datagrams/s of %u bytes "
 				   "take %.0f bit/s on the wire (frames + preamble and gap); the link "
@@ -146,7 +121,7 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	uint16_t port = 0;
 	int rc;
 
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	fill_request(f);
 	if (!f->tx) {
 		rc = open_rx_socket(f, &f->req.port);
@@ -156,7 +131,7 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	ep_flow_drops_start(&f->drops, &f->peer.addr);
 	rc = ep_peer_start(&f->peer, &f->req, &port, err, sizeof(err));
 	if (rc)
-		return fail_peer(f, rc, err);
+		return ep_netk_fail(f->run, &f->data_fd, rc, "%s: %s", f->name, err);
 	if (f->tx) {
 		rc = open_tx_socket(f, port);
 		if (rc)
@@ -164,14 +139,6 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 					   f->peer.name, port, strerror(-rc));
 	}
 	return 0;
-}
-
-/* The control connection has something to say mid-trial: the peer left or refused. */
-static int peer_gone(const struct ep_udp_flow *f)
-{
-	struct pollfd p = { .fd = f->peer.fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
 }
 
 /* Echoed headers waiting on the data socket: their round trips into @ta. */
@@ -195,7 +162,7 @@ static int stop_and_report(struct ep_udp_flow *f, uint64_t sent, struct ep_repor
 	char err[320];
 	int rc = ep_peer_stop(&f->peer, f->req.flow, sent, r, err, sizeof(err));
 
-	return rc ? fail_peer(f, rc, err) : 0;
+	return rc ? ep_netk_fail(f->run, &f->data_fd, rc, "%s: %s", f->name, err) : 0;
 }
 
 static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o)
@@ -210,7 +177,9 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	if (rc)
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
+	ep_pacer_set_catch_up(&pacer, f->catch_up_ms);
 	while (ep_trial_running(t) && (!f->count || tx.sent < f->count)) {
+		/* Read once: the batch is paced, capped and counted as one part. */
 		uint64_t measured_ns = ep_trial_start_ns(t);
 		uint32_t n;
 
@@ -230,18 +199,18 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 		if (f->count && n > f->count - tx.sent && measured_ns)
 			n = (uint32_t)(f->count - tx.sent);
 		if (n)
-			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, ep_trial_start_ns(t) != 0));
+			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, measured_ns != 0));
 		if (f->echo_every)
 			take_echoes(f, ta);
 		if (ep_now_ns() - checked_ns > PEER_CHECK_NS) {
 			checked_ns = ep_now_ns();
-			if (peer_gone(f))
+			if (ep_netk_peer_gone(&f->peer))
 				break;
 		}
 	}
 	ep_udp_tx_free(&tx);
 	rc = stop_and_report(f, tx.sent, &o->peer);
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	if (rc)
 		return rc;
 	o->sent = tx.sent;
@@ -249,6 +218,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	o->reordered = o->peer.reordered;
 	o->duplicated = o->peer.duplicated;
 	o->jitter_ns = o->peer.jitter_ns;
+	o->stall_ns = pacer.max_stall_ns;
 	return 0;
 }
 
@@ -264,10 +234,10 @@ static int run_rx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	rx.drop_every = f->drop_every;
 	while (ep_trial_running(t)) {
 		rc = ep_udp_rx_poll(&rx, 5, ep_trial_start_ns(t) != 0);
-		if (rc < 0 || (rc == 0 && peer_gone(f)))
+		if (rc < 0 || (rc == 0 && ep_netk_peer_gone(&f->peer)))
 			break;
 	}
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	o->sent = ep_seq_expected(rx.count);
 	o->received = rx.count->received;
 	o->reordered = rx.count->reordered;
@@ -317,6 +287,6 @@ void ep_udp_flow_close(struct ep_udp_flow *f)
 	struct ep_linkstats unused;
 
 	ep_flow_drops_stop(&f->drops, &unused);
-	close_data(f);
+	ep_netk_close(&f->data_fd);
 	ep_peer_close(&f->peer);
 }

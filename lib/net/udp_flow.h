@@ -33,6 +33,8 @@
  * @echo_every:   tx: the peer echoes every Nth datagram; the round trips go
  *                into the tally's latencies (0: none).
  * @idle_ramp:    tx: send nothing during the ramp (a burst from an idle link).
+ * @catch_up_ms:  tx, precise: how far behind its schedule the sender may
+ *                catch up at once (ep_pacer_set_catch_up(); 0: the default).
  * @flow_cap_ns:  the peer stops a flow by itself after this.
  * @drops:        this side's drop counters over the trial's flow.
  * @data_fd:      the trial's data socket (-1 between trials).
@@ -54,6 +56,7 @@ struct ep_udp_flow {
 	uint64_t count;
 	uint32_t echo_every;
 	int idle_ramp;
+	double catch_up_ms;
 	uint64_t flow_cap_ns;
 	struct ep_flow_drops drops;
 	int data_fd;
@@ -67,6 +70,8 @@ struct ep_udp_flow {
  * @reordered:  received after a later one.
  * @duplicated: received more than once.
  * @jitter_ns:  RFC 3550 interarrival jitter.
+ * @stall_ns:   tx, precise pacing: the longest this host's sender sent
+ *              nothing in the measured part beyond its schedule's spacing.
  * @peer:       the peer's report (its CPU load).
  * @where:      the loss attributed to the places that counted drops, on
  *              both sides (linkstats.h; places not read are marked so).
@@ -77,6 +82,7 @@ struct ep_udp_outcome {
 	uint64_t reordered;
 	uint64_t duplicated;
 	double jitter_ns;
+	uint64_t stall_ns;
 	struct ep_report peer;
 	struct ep_loss_attribution where;
 };
