@@ -19,11 +19,14 @@
 #   TABLE_RATE (50), TABLE_FRAMES ("64 128 256 1024 1518"),
 #   BURST_MS (10), LATENCY_MS (10): tbf's bucket and queue, in ms at R,
 #   RESOLUTION (0.5: % of the highest rate that passed), MAX_TRIALS (12),
-#   NETPERF_DIR (/tmp/netperf-inst/bin).
+#   NETPERF_DIR (/tmp/netperf-inst/bin),
+#   SHAPE_A (egress), SHAPE_B (ifb): where tbf sits, below.
 #
 # The shaper: `tc qdisc add dev VA root tbf rate R burst B latency L` on the
-# sender's end, B = R x BURST_MS (at least two 1514-byte frames), L =
-# LATENCY_MS (doc/methodology-net.md, "RFC 2544", says why these). tbf
+# sender's end (egress), or the same on an ifb device in b that the UDP
+# arriving at VB is redirected to (ifb: tc ingress, u32 match ip protocol
+# 17, mirred egress redirect); B = R x BURST_MS (at least two 1514-byte
+# frames), L = LATENCY_MS (doc/methodology-net.md, "RFC 2544", says why these). tbf
 # counts each frame as the skb's length: the Ethernet frame without its
 # 4-byte FCS (checked on this kernel with `tc -s qdisc`: 1000 datagrams of
 # 1472 bytes counted 1 514 000 bytes, of 82 bytes 124 000), so R passes
@@ -35,8 +38,10 @@
 #        max_trials=MAX_TRIALS resolution=RESOLUTION
 #    (the top: the veth's 10 Gbit/s line rate). Printed: the rate found,
 #    found / R's frame rate, and the trials it took.
-# B. The seeds/000 table (TABLE_FRAMES) through tbf TABLE_RATE, ROUNDS
-#    rounds, each round both ways, the order alternating:
+# B. The seeds/000 table (TABLE_FRAMES) through tbf TABLE_RATE (SHAPE_B:
+#    ifb, because netperf does not see a drop in the sender's own qdisc: its
+#    send() gets ENOBUFS and it sends again, so LOCAL_SEND_CALLS =
+#    REMOTE_RECV_CALLS while tc counts 48 727 drops in 2 s), ROUNDS rounds, each round both ways, the order alternating:
 #      embperf: one net.udp.rfc2544 run over all frame sizes (as A);
 #      by hand: per frame size a first unpaced trial
 #        netperf -H 198.18.0.2 -l T -t UDP_STREAM -- -m SIZE -s 4M -S 4M
@@ -63,6 +68,8 @@ latency_ms=${LATENCY_MS:-10}
 resolution=${RESOLUTION:-0.5}
 max_trials=${MAX_TRIALS:-12}
 np=${NETPERF_DIR:-/tmp/netperf-inst/bin}
+shape_a=${SHAPE_A:-egress}
+shape_b=${SHAPE_B:-ifb}
 embperf=$(realpath "$build/bench/embperf")
 trial_s=$(awk -v t="$trial" 'BEGIN { print t + 0 }')
 
@@ -96,14 +103,25 @@ for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
 ip -n "$a" link set "$va" up
 ip -n "$b" link set "$vb" up
 
-# shape MBIT: tbf on the sender's end
+# shape MBIT egress|ifb: tbf on the sender's end, or on b's ifb
 shape() {
 	local burst
 	burst=$(awk -v r="$1" -v ms="$burst_ms" 'BEGIN { b = r * 1e6 / 8 * ms / 1000;
 		if (b < 3028) b = 3028; printf "%d", b }')
-	ip netns exec "$a" tc qdisc replace dev "$va" root tbf rate "${1}mbit" burst "$burst" \
-		latency "${latency_ms}ms"
+	ip netns exec "$a" tc qdisc del dev "$va" root 2>/dev/null
+	ip netns exec "$b" tc qdisc del dev ifb0 root 2>/dev/null
+	if [ "$2" = ifb ]; then
+		ip netns exec "$b" tc qdisc replace dev ifb0 root tbf rate "${1}mbit" \
+			burst "$burst" latency "${latency_ms}ms"
+	else
+		ip netns exec "$a" tc qdisc replace dev "$va" root tbf rate "${1}mbit" \
+			burst "$burst" latency "${latency_ms}ms"
+	fi
 }
+ip -n "$b" link add ifb0 type ifb && ip -n "$b" link set ifb0 up &&
+	ip netns exec "$b" tc qdisc add dev "$vb" handle ffff: ingress &&
+	ip netns exec "$b" tc filter add dev "$vb" parent ffff: protocol ip u32 \
+		match ip protocol 17 0xff action mirred egress redirect dev ifb0 || exit 1
 
 ip netns exec "$b" timeout 7200 "$embperf" serve -q --listen 198.18.0.2:5301 \
 	--allow 198.18.0.0/30 --for 7200s &
@@ -151,11 +169,11 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 if [[ $part == *a* ]]; then
 	echo
-	echo "## A. the shaped rate found (tbf R on the sender's end)"
+	echo "## A. the shaped rate found (tbf R: $shape_a)"
 	echo "round R_mbit frame found_fps R_fps found/R_fps trials"
 	for r in $(seq "$rounds"); do
 		for rate in $rates; do
-			shape "$rate"
+			shape "$rate" "$shape_a"
 			for f in $frames; do
 				set -- $(rfc "$f" "$tmp/a")
 				rfps=$(awk -v r="$rate" -v f="$f" 'BEGIN { printf "%.1f", r * 1e6 / (8 * (f - 4)) }')
@@ -215,8 +233,8 @@ by_hand() {
 
 if [[ $part == *b* ]]; then
 	echo
-	echo "## B. the seeds/000 table ($table_frames) through tbf ${table_rate} Mbit/s"
-	shape "$table_rate"
+	echo "## B. the seeds/000 table ($table_frames) through tbf ${table_rate} Mbit/s ($shape_b)"
+	shape "$table_rate" "$shape_b"
 	echo "round tool frame found_fps trials"
 	for r in $(seq "$rounds"); do
 		order="embperf netperf"
@@ -242,9 +260,8 @@ if [[ $part == *b* ]]; then
 		for tool in embperf netperf; do
 			awk -v f="$f" -v t="$tool" '$2 == t && $3 == f { print $4 }' "$tmp/b.txt" >"$tmp/sel"
 			md=$(median <"$tmp/sel")
-			echo "spread frame=$f $tool: found $(sort -g "$tmp/sel" | tr '\n' ' ')median $md" \
-				"spread $(sort -g "$tmp/sel" | awk -v m="$md" 'NR == 1 { lo = $1 } { hi = $1 }
-					END { printf "%.1f %%", m > 0 ? (hi - lo) / m * 100 : 0 }')"
+			sp=$(sort -g "$tmp/sel" | awk -v m="$md" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.1f", m > 0 ? (hi - lo) / m * 100 : 0 }')
+			echo "spread frame=$f $tool: found $(sort -g "$tmp/sel" | tr '\n' ' ')median $md spread $sp %"
 		done
 	done
 	echo "# load average after B: $(cut -d' ' -f1-3 /proc/loadavg)"

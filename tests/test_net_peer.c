@@ -293,6 +293,42 @@ Test(peer, requests_above_its_limits_are_refused_naming_the_limit)
 	close(fd);
 }
 
+/*
+ * layer=l2 over a loopback control connection: the peer refuses l2.sink and
+ * l2.source ("failed", naming layer=l2 and why: loopback carries no
+ * Ethernet frame, or the library has no libpcap), runs no trial and keeps
+ * the session.
+ */
+Test(peer, l2_tests_on_loopback_are_refused_naming_the_layer)
+{
+	enum ep_net_test tests[] = { EP_TEST_L2_SINK, EP_TEST_L2_SOURCE };
+	struct ep_msg m;
+	int fd;
+
+	start_peer(NULL);
+	fd = raw_connect();
+	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0);
+	for (int i = 0; i < 2; i++) {
+		m = (struct ep_msg){ .type = EP_MSG_START };
+		m.start = (struct ep_start){ .test = tests[i], .flow = 1, .size_bytes = 124,
+					     .rate_bps = 1e6, .port = 9, .duration_ns = 1000000000 };
+		raw_send(fd, &m);
+		m = raw_recv(fd);
+		cr_assert_eq(m.type, EP_MSG_ERROR);
+		cr_assert_str_eq(m.code, "failed");
+		cr_assert(strstr(m.text, "layer=l2: ") &&
+			  (strstr(m.text, "interface lo is loopback") || strstr(m.text, "libpcap")),
+			  "%s", m.text);
+	}
+	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_TRIALS), 0);
+	m = (struct ep_msg){ .type = EP_MSG_START };
+	m.start = (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 3, .size_bytes = 100,
+				     .duration_ns = 1000000000 };
+	raw_send(fd, &m);
+	cr_assert_eq(raw_recv(fd).type, EP_MSG_READY, "the session goes on");
+	close(fd);
+}
+
 /* Datagrams that reach @fd within @ms. */
 static int datagrams_within(int fd, int ms)
 {
@@ -695,5 +731,28 @@ Test(rfc2544, bad_input_names_the_parameter)
 	tp_set(rfc, "direction", "rx");
 	cr_assert_lt(embperf_bench_run(rfc), 0);
 	cr_assert(strstr(embperf_bench_errmsg(rfc), "direction=tx"), "%s",
+		  embperf_bench_errmsg(rfc));
+}
+
+/*
+ * layer=l2 where it cannot work is refused before anything is sent, naming
+ * the parameter, the value and why: peer=local runs over loopback (or the
+ * library has no libpcap); test=latency is a UDP echo.
+ */
+Test(rfc2544, layer_l2_where_it_cannot_work_is_refused_before_any_trial)
+{
+	const char *msg;
+
+	tp_set(rfc, "frame", "128");
+	tp_set(rfc, "layer", "l2");
+	cr_assert_lt(embperf_bench_run(rfc), 0);
+	msg = embperf_bench_errmsg(rfc);
+	cr_assert(strstr(msg, "parameter 'layer': value 'l2': ") &&
+		  (strstr(msg, "interface lo is loopback") || strstr(msg, "without libpcap")),
+		  "%s", msg);
+	cr_assert_eq(embperf_bench_result_count(rfc), 0, "no trial ran");
+	tp_set(rfc, "test", "latency");
+	cr_assert_lt(embperf_bench_run(rfc), 0);
+	cr_assert(strstr(embperf_bench_errmsg(rfc), "parameter 'test': value 'latency'"), "%s",
 		  embperf_bench_errmsg(rfc));
 }
