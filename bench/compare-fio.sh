@@ -7,8 +7,9 @@
 #
 #   bench/compare-fio.sh [BUILD_DIR]
 #
-# Environment: DIR (/tmp: the folder of the file), SIZE (256M),
-# SECONDS_PER_RUN (5), ROUNDS (3).
+# Environment: DIR (/tmp: the folder of the file; /dev/shm for tmpfs),
+# SIZE (256M), SECONDS_PER_RUN (5), ROUNDS (5), PIN (1: both tools run
+# under `taskset -c PIN`, the same CPU list for both; empty: not pinned).
 #
 # The file DIR/compare-fio.dat is written once with dd (random data,
 # O_DIRECT, fsync) and removed at the end. Each round runs every case with
@@ -20,6 +21,9 @@
 #           engine=ENGINE iodepth=D time_based=1 duration=Ss repetitions=1
 #           --format=json
 # (--norandommap: blk.io draws random blocks uniformly, with repeats.)
+# blk.io's io_uring loop is fio's with fio's defaults (iodepth_batch=1, as
+# fio's iodepth_batch_submit=1: one io_uring_enter per I/O; completions
+# reaped when the ring is full), so no option differs between the two.
 # Each run starts in a session of its own (setsid -w): with the scheduler's
 # autogroups (/proc/sys/kernel/sched_autogroup_enabled), the processes of
 # one session share one CPU share, so a tool run from a busy shell session
@@ -30,16 +34,19 @@
 # one I/O per submission batch minimum): uring1-randread and
 # uring1-randwrite (4k, iodepth 1), uring32-randread and uring32-randwrite
 # (4k, iodepth 32), uring-seqread (1M, iodepth 8). CASES="..." picks some
-# by name. Printed per run and as the median of the rounds:
-# MB/s (10^6), IOPS, p50 and p99 completion latency (us), CPU (% of one
-# CPU: fio's usr_cpu + sys_cpu, blk.io's cpu_process).
+# by name. Printed per run and as the median of the rounds: the 1-minute
+# load average when the run started (the machine may be shared), MB/s
+# (10^6), IOPS, p50 and p99 completion latency (us), CPU (% of one CPU:
+# fio's usr_cpu + sys_cpu, blk.io's cpu_process) and that CPU time per I/O
+# (us); then blk.io's medians over fio's, per case.
 set -eu
 
 build=${1:-/tmp/build-blk}
 dir=${DIR:-/tmp}
 size=${SIZE:-256M}
 secs=${SECONDS_PER_RUN:-5}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
+pin=${PIN-1}
 embperf="$build/bench/embperf"
 file="$dir/compare-fio.dat"
 tmp=$(mktemp -d)
@@ -48,6 +55,7 @@ trap 'exit 130' INT TERM
 
 command -v fio >/dev/null || { echo "fio not found (apt-get install fio)" >&2; exit 1; }
 command -v setsid >/dev/null || { echo "setsid not found (util-linux)" >&2; exit 1; }
+[ -z "$pin" ] || command -v taskset >/dev/null || { echo "taskset not found (util-linux)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 1; }
 [ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
 
@@ -68,18 +76,27 @@ else:
     pct = {p["pct"]: p["value"] for p in r["latency"]["percentiles"]}
     out = (r["bandwidth"]["value"], r["iops"]["value"], pct[50], pct[99],
            r["cpu_process"]["value"])
-print("%.1f %.0f %.1f %.1f %.1f" % out)
+print("%.1f %.0f %.1f %.1f %.1f %.2f" % (out + (out[4] * 1e4 / out[1] if out[1] else 0,)))
 EOF
+}
+
+# pinned CMD...: CMD in a session of its own, on the CPUs of PIN.
+pinned() {
+	if [ -n "$pin" ]; then
+		setsid -w taskset -c "$pin" "$@"
+	else
+		setsid -w "$@"
+	fi
 }
 
 # run_fio CASE RW BS ENGINE DEPTH OUT, run_blk (the same): one run into OUT (JSON).
 run_fio() {
-	setsid -w fio --name="$1" --filename="$file" --size="$size" --rw="$2" --bs="$3" --direct=1 \
+	pinned fio --name="$1" --filename="$file" --size="$size" --rw="$2" --bs="$3" --direct=1 \
 		--ioengine="$4" --iodepth="$5" --time_based --runtime="$secs" --norandommap \
 		--output-format=json >"$6"
 }
 run_blk() {
-	setsid -w "$embperf" run blk.io target="$file" size="$size" rw="$2" bs="$3" direct=1 \
+	pinned "$embperf" run blk.io target="$file" size="$size" rw="$2" bs="$3" direct=1 \
 		engine="$4" iodepth="$5" time_based=1 duration="${secs}s" repetitions=1 \
 		--format=json >"$6"
 }
@@ -97,10 +114,10 @@ for c in $all_cases; do
 done
 
 echo "# $(uptime)"
-echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs; file system of $dir: $(stat -f -c %T "$dir")"
+echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs; file system of $dir: $(stat -f -c %T "$dir"); pinned to CPUs: ${pin:-none}"
 dd if=/dev/urandom of="$file" bs=1M count="$(echo "$size" | sed 's/M$//')" oflag=direct \
 	conv=fsync status=none
-echo "case tool round MB/s IOPS p50_us p99_us cpu_pct"
+echo "case tool round load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"
 for r in $(seq 1 "$rounds"); do
 	for c in $cases; do
 		oifs=$IFS
@@ -112,14 +129,15 @@ for r in $(seq 1 "$rounds"); do
 		[ $((r % 2)) -eq 0 ] && order="blk fio"
 		for tool in $order; do
 			out="$tmp/$name.$tool.$r.json"
+			load=$(cut -d' ' -f1 /proc/loadavg)
 			"run_$tool" "$name" "$rw" "$bs" "$engine" "$depth" "$out"
-			echo "$name $tool $r $(summary "$tool" "$out")" | tee -a "$tmp/all"
+			echo "$name $tool $r $load $(summary "$tool" "$out")" | tee -a "$tmp/all"
 		done
 	done
 done
 echo "# $(uptime)"
 echo "# median of $rounds rounds"
-echo "case tool MB/s IOPS p50_us p99_us cpu_pct"
+echo "case tool load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"
 sort -k1,1 -k2,2 "$tmp/all" | awk '
 function med(col,   n, i, j, t, v) {
 	n = cnt
@@ -127,7 +145,13 @@ function med(col,   n, i, j, t, v) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
-function flush() { if (cnt) printf "%s %s %.1f %.0f %.1f %.1f %.1f\n", key1, key2, med(4), med(5), med(6), med(7), med(8) }
+function flush() { if (cnt) printf "%s %s %.1f %.1f %.0f %.1f %.1f %.1f %.2f\n", key1, key2, med(4), med(5), med(6), med(7), med(8), med(9), med(10) }
 { if ($1 != key1 || $2 != key2) { flush(); key1 = $1; key2 = $2; cnt = 0 }
-  cnt++; for (c = 4; c <= 8; c++) val[cnt, c] = $c }
-END { flush() }'
+  cnt++; for (c = 4; c <= 10; c++) val[cnt, c] = $c }
+END { flush() }' | tee "$tmp/med"
+echo "# blk.io / fio, medians"
+echo "case MB/s IOPS p50 p99 cpu_us_per_io"
+awk '$2 == "fio" { for (c = 4; c <= 9; c++) f[$1, c] = $c }
+$2 == "blk" { for (c = 4; c <= 9; c++) b[$1, c] = $c; names[$1] = 1 }
+function r(n, c) { return f[n, c] > 0 ? sprintf("%.3f", b[n, c] / f[n, c]) : "-" }
+END { for (n in names) printf "%s %s %s %s %s %s\n", n, r(n, 4), r(n, 5), r(n, 6), r(n, 7), r(n, 9) }' "$tmp/med" | sort

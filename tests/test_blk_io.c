@@ -380,6 +380,33 @@ Test(blk_io, a_full_disk_mid_job_names_it_and_removes_the_file)
 	assert_empty(dir);
 }
 
+/** fail_writes() - a pwrite that fails every time: the file keeps only its preallocation. */
+static ssize_t fail_writes(int fd, const void *buf, size_t n, off_t off)
+{
+	(void)fd, (void)buf, (void)n, (void)off;
+	errno = EIO;
+	return -1;
+}
+
+Test(blk_io, a_write_job_preallocates_its_new_file_as_fio_does)
+{
+	char path[512];
+	struct stat st;
+
+	if (!strcmp(fs_name(dir), "other"))
+		cr_skip_test("/tmp is neither ext4 nor tmpfs: fallocate() may be missing there");
+	set("rw", "randwrite");
+	set("keep", "1");
+	ep_blk_pwrite = fail_writes;
+	run_fails(-EIO, "write at offset");
+	ep_blk_pwrite = pwrite;
+	only_file(path, sizeof(path));
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_size, 8 << 20, "the file is preallocated to 'size' (fio's fallocate=native)");
+	cr_assert_geq((long long)st.st_blocks * 512, 8LL << 20, "with its blocks allocated");
+	cr_assert_eq(unlink(path), 0);
+}
+
 Test(blk_io, sync_every_n_writes_counts_its_fsyncs)
 {
 	double ops;
@@ -653,6 +680,29 @@ Test(blk_io, io_uring_sync_every_n_writes_counts_its_fsyncs)
 			   "%.0f writes, %.0f fsyncs", ops, embperf_result_value(find("fsyncs")));
 	set("sync", "end");
 	run_uring();
+	assert_empty(dir);
+}
+
+Test(blk_io, io_uring_batched_submissions_keep_fsync_counts_and_name_the_batch)
+{
+	double ops;
+
+	set("rw", "write");
+	set("size", "4M");
+	set("iodepth", "8");
+	set("iodepth_batch", "3"); /* not a divisor of the sync interval */
+	set("sync", "every:4");
+	run_uring();
+	ops = counter(find("iops"), "units");
+	cr_assert_float_eq(embperf_result_value(find("fsyncs")), floor(ops / 4), 1.0,
+			   "%.0f writes, %.0f fsyncs", ops, embperf_result_value(find("fsyncs")));
+	cr_assert(strstr(embperf_result_labels(find("iops")), "iodepth=8 iodepth_batch=3"), "%s",
+		  embperf_result_labels(find("iops")));
+	set("iodepth_batch", "0"); /* fio's 0: 'iodepth' */
+	set("sync", "none");
+	run_uring();
+	cr_assert(strstr(embperf_result_labels(find("iops")), "iodepth_batch=8"), "%s",
+		  embperf_result_labels(find("iops")));
 	assert_empty(dir);
 }
 

@@ -31,8 +31,10 @@
 
 #define BLK_MAX_BS (64LL << 20)
 #define BLK_MAX_SIZE (1LL << 50)
-#define BLK_ACCEPTED_TARGET "accepted: a folder (a file is created in it), an existing regular " \
-	"file, or a block device with destructive=1"
+
+/* One copy of what 'target' accepts, for the three messages that say it. */
+static const char blk_accepted_target[] = "accepted: a folder (a file is created in it), an "
+	"existing regular file, or a block device with destructive=1";
 
 enum { M_BANDWIDTH, M_IOPS, M_LATENCY, M_SHORT_IOS, M_FSYNCS, M_CPU_PROCESS, M_CPU_SYSTEM };
 
@@ -54,6 +56,8 @@ static const struct ep_param_desc blk_params[] = {
 	  "psync (pread/pwrite, one I/O at a time) or io_uring (liburing; 'iodepth' in flight)" },
 	{ "iodepth", EP_PT_INT, "1", 1, 1024, 0, 0, NULL, "",
 	  "I/Os in flight per job (fio's iodepth); above 1 needs engine=io_uring" },
+	{ "iodepth_batch", EP_PT_INT, "1", 0, 1024, 0, 0, NULL, "",
+	  "I/Os per io_uring submission (fio's iodepth_batch_submit)" },
 	{ "jobs", EP_PT_INT, "1", 1, BLK_MAX_JOBS, 0, 0, NULL, "",
 	  "threads, each on its own region of size/jobs (fio's numjobs)" },
 	{ "cache", EP_PT_ENUM, "drop", 0, 0, 0, 0, "drop|keep", "",
@@ -113,18 +117,17 @@ static int read_sync(struct ep_run *run, struct blk_job *job)
 }
 
 /**
- * read_engine() - 'engine' and 'iodepth'.
- * Return: 0; -EOPNOTSUPP for io_uring in a build without it; -EINVAL for
- * iodepth > 1 with psync.
+ * read_engine() - 'engine', 'iodepth' and 'iodepth_batch' (io_uring in a
+ * build without it is refused by blk_uring_init(), naming 'engine').
+ * Return: 0, or -EINVAL for iodepth > 1 with psync.
  */
 static int read_engine(struct ep_run *run, struct blk_job *job)
 {
 	job->engine = (int)ep_param_int(run, "engine");
 	job->iodepth = (int)ep_param_int(run, "iodepth");
-	if (job->engine == ENGINE_IO_URING && !embperf_has_feature("io_uring"))
-		return ep_run_fail(run, -EOPNOTSUPP, "parameter 'engine': value 'io_uring' is not "
-				   "in this build (built without liburing: -Dio_uring=disabled or "
-				   "liburing-dev missing); accepted: psync");
+	job->iodepth_batch = (int)ep_param_int(run, "iodepth_batch");
+	if (!job->iodepth_batch || job->iodepth_batch > job->iodepth)
+		job->iodepth_batch = job->iodepth; /* fio's reading of both */
 	if (job->engine == ENGINE_PSYNC && job->iodepth > 1)
 		return ep_run_fail(run, -EINVAL, "parameter 'iodepth': value '%s' needs "
 				   "engine=io_uring; accepted with engine=psync: 1",
@@ -394,13 +397,13 @@ static int open_target(struct ep_run *run, struct blk_job *job)
 	struct stat st;
 
 	if (!*text)
-		return ep_run_fail(run, -EINVAL, "parameter 'target' is empty; "
-				   BLK_ACCEPTED_TARGET);
+		return ep_run_fail(run, -EINVAL, "parameter 'target' is empty; %s",
+				   blk_accepted_target);
 	if (strlen(text) >= sizeof(job->path) - 32)
 		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'target': value is too long");
 	if (stat(text, &st))
-		return ep_run_fail(run, -errno, "parameter 'target': value '%s': %s; "
-				   BLK_ACCEPTED_TARGET, text, strerror(errno));
+		return ep_run_fail(run, -errno, "parameter 'target': value '%s': %s; %s", text,
+				   strerror(errno), blk_accepted_target);
 	if (S_ISDIR(st.st_mode))
 		return create_file(run, job, text);
 	strcpy(job->path, text);
@@ -408,9 +411,9 @@ static int open_target(struct ep_run *run, struct blk_job *job)
 		return open_file(run, job, &st);
 	if (S_ISBLK(st.st_mode))
 		return open_bdev(run, job, &st);
-	return ep_run_fail(run, -EINVAL, "parameter 'target': value '%s' is a %s; "
-			   BLK_ACCEPTED_TARGET, text,
-			   S_ISCHR(st.st_mode) ? "character device" : "special file");
+	return ep_run_fail(run, -EINVAL, "parameter 'target': value '%s' is a %s; %s", text,
+			   S_ISCHR(st.st_mode) ? "character device" : "special file",
+			   blk_accepted_target);
 }
 
 /**
@@ -498,7 +501,7 @@ static int alloc_workers(struct blk_job *job)
 
 /**
  * make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none
- * engine=psync", and " iodepth=N" after engine=io_uring.
+ * engine=psync", and " iodepth=N iodepth_batch=B" after engine=io_uring.
  */
 static void make_label(struct ep_run *run, struct blk_job *job)
 {
@@ -508,20 +511,28 @@ static void make_label(struct ep_run *run, struct blk_job *job)
 			 ep_param_text(run, "sync"), ep_param_text(run, "engine"));
 
 	if (job->engine == ENGINE_IO_URING && n > 0 && (size_t)n < sizeof(job->label))
-		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d",
-			 job->iodepth);
+		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d "
+			 "iodepth_batch=%d", job->iodepth, job->iodepth_batch);
 }
 
 /**
  * blk_prepare() - before the first trial (not timed): lay out a file the
- * kernel created for a job that reads.
+ * kernel created for a job that reads; preallocate it to 'size' for one
+ * that only writes, as fio does by default (fallocate=native): unwritten
+ * extents, so the writes do not allocate blocks as they go. As under fio,
+ * a file system without fallocate() (ramfs) or a failure is no error: the
+ * writes then allocate, or fail naming what they hit.
  * Return: 0 or a negative errno with the run's message.
  */
 static int blk_prepare(void *arg)
 {
 	struct blk_job *job = arg;
 
-	return job->created && blk_job_reads(job) ? blk_layout(job) : 0;
+	if (job->created && blk_job_reads(job))
+		return blk_layout(job);
+	if (job->created && fallocate(job->fd, 0, 0, (off_t)job->size_bytes))
+		ep_run_log(job->run, EMBPERF_LOG_DEBUG, "blk.io: fallocate: %s", strerror(errno));
+	return 0;
 }
 
 /** blk_before_trial() - before each trial (not timed): cache=drop makes its reads cold. */

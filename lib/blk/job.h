@@ -67,6 +67,8 @@ struct blk_worker {
  * @rw, @rwmix_pct, @bs_bytes, @size_bytes, @direct, @sync, @sync_every,
  * @jobs, @cache_drop, @verify, @time_based, @seed, @engine, @iodepth: the
  *                parameters.
+ * @iodepth_batch: I/Os per submission with io_uring, 1..@iodepth ('0' and
+ *                values above 'iodepth' read as 'iodepth', as fio reads them).
  * @align_bytes:  O_DIRECT alignment of offsets and sizes (0: unknown).
  * @workers:      @jobs workers with their buffers.
  * @label:        the case's labels.
@@ -77,6 +79,7 @@ struct blk_job {
 	char path[BLK_PATH_MAX];
 	int created, keep, bdev, existing;
 	int rw, rwmix_pct, direct, sync, jobs, cache_drop, verify, time_based, engine, iodepth;
+	int iodepth_batch;
 	uint64_t bs_bytes, size_bytes, sync_every, seed, align_bytes;
 	struct blk_worker workers[BLK_MAX_JOBS];
 	char label[BLK_LABEL_MAX];

@@ -4,9 +4,16 @@
  * 'iodepth' reads or writes of 'bs' in flight on a ring of its own, one
  * buffer per slot.
  *
- * An I/O's latency runs from the return of the io_uring_submit() call that
- * carried it to the moment its completion is reaped (fio's clat for its
- * io_uring engine; the submission itself is fio's slat). The offsets, the
+ * The loop is fio 3.33's for its io_uring engine with its defaults: an I/O
+ * is prepared and submitted, 'iodepth_batch' at a time (fio's
+ * iodepth_batch_submit, 1 by default: an io_uring_enter() per I/O), until
+ * 'iodepth' are in flight; only then does it wait for one completion and
+ * take every other one already there (fio's iodepth_batch_complete_min=1,
+ * _max=iodepth), and start over. Every submission also asks for events
+ * (IORING_ENTER_GETEVENTS), as fio's does, which runs deferred completion
+ * work. An I/O's latency runs from the return of the submission that
+ * carried it to the moment its completion is reaped (fio's clat; the
+ * submission itself is fio's slat). The offsets, the
  * read/write mix, the verify pattern and the counts are job.c's, so a job
  * differs from its psync twin only in how the I/O is issued. Without
  * liburing in the build the engine answers -EOPNOTSUPP.
@@ -101,22 +108,27 @@ static int alloc_slots(struct blk_uring *u, uint64_t bs_bytes, uint64_t seed)
  * one thread using the ring for its whole life (jobs=1: the run's own
  * thread sets it up and runs every trial) completions processed only when
  * it waits for them (SINGLE_ISSUER, DEFER_TASKRUN). A kernel that lacks
- * the flags (before 5.19 / 6.1) gets a plain ring. The CQ is twice the SQ,
- * so completions of a full ring always fit.
- * Return: 0 or the negative errno of io_uring_queue_init().
+ * the flags (before 5.19 / 6.1) gets a plain ring. The CQ has 'iodepth'
+ * entries like the SQ, as fio clamps it (IORING_SETUP_CQSIZE): no more
+ * than that are ever in flight.
+ * Return: 0 or the negative errno of io_uring_queue_init_params().
  */
 static int ring_init(struct blk_uring *u, int one_thread)
 {
-	unsigned int depth = (unsigned int)u->depth;
 	unsigned int flags[] = {
 		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
 		IORING_SETUP_COOP_TASKRUN,
 		0,
 	};
+	struct io_uring_params p;
 	int rc = -EINVAL;
 
-	for (size_t i = one_thread ? 0 : 1; rc == -EINVAL && i < sizeof(flags) / sizeof(flags[0]); i++)
-		rc = io_uring_queue_init(depth, &u->ring, flags[i]);
+	for (size_t i = one_thread ? 0 : 1; rc == -EINVAL && i < sizeof(flags) / sizeof(flags[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = flags[i] | IORING_SETUP_CQSIZE;
+		p.cq_entries = (unsigned int)u->depth;
+		rc = io_uring_queue_init_params((unsigned int)u->depth, &u->ring, &p);
+	}
 	return rc;
 }
 
@@ -177,8 +189,8 @@ static int queue_one(struct blk_worker *w)
 }
 
 /**
- * submit() - submit the prepared I/Os and stamp them with the time the
- * submission returned.
+ * submit() - submit the prepared I/Os (asking for events too, as fio's
+ * submission does) and stamp them with the time the submission returned.
  * Return: 0 or a negative errno (recorded in @w).
  */
 static int submit(struct blk_worker *w)
@@ -189,7 +201,7 @@ static int submit(struct blk_worker *w)
 
 	/* The kernel may take fewer than were prepared: the rest go again. */
 	while (done < u->n_new) {
-		rc = io_uring_submit(&u->ring);
+		rc = io_uring_submit_and_get_events(&u->ring);
 		if (rc == -EINTR)
 			continue;
 		if (rc <= 0)
@@ -273,34 +285,47 @@ static int reap(struct blk_worker *w, int wait, int rc)
 }
 
 /**
- * fill() - prepare I/Os until the ring is full, the job has issued all
- * its blocks (@issued, @limit) or sync=every:N wants the writes synced.
- * Return: the number prepared.
- */
-static int fill(struct blk_worker *w, uint64_t *issued, uint64_t limit, uint64_t *queued_writes)
-{
-	const struct blk_job *job = w->job;
-	int n = 0, r;
-
-	while (*issued < limit &&
-	       !(job->sync == SYNC_EVERY && *queued_writes >= job->sync_every)) {
-		r = queue_one(w);
-		if (r < 0)
-			break;
-		*queued_writes += (uint64_t)r;
-		(*issued)++;
-		n++;
-	}
-	return n;
-}
-
-/**
  * drain() - wait for every I/O in flight (their buffers are reused and
  * the descriptor may be closed next). Return: @rc, or the first error.
  */
 static int drain(struct blk_worker *w, int rc)
 {
 	return reap(w, 2, rc);
+}
+
+/**
+ * may_queue() - whether the worker may prepare another I/O: a free slot,
+ * blocks left to issue (@issued < @limit), and sync=every:N not waiting
+ * for its writes to complete.
+ */
+static int may_queue(const struct blk_worker *w, uint64_t issued, uint64_t limit,
+		     uint64_t queued_writes)
+{
+	const struct blk_job *job = w->job;
+
+	return w->uring->n_idle && issued < limit &&
+	       !(job->sync == SYNC_EVERY && queued_writes >= job->sync_every);
+}
+
+/**
+ * wait_some() - submit what is prepared, wait for one completion and take
+ * the others there; with sync=every:N due, wait for all and fsync.
+ * Return: 0 or a negative errno (recorded in @w).
+ */
+static int wait_some(struct blk_worker *w, uint64_t *queued_writes)
+{
+	const struct blk_job *job = w->job;
+	int rc = submit(w);
+
+	if (!rc && w->uring->inflight)
+		rc = reap(w, 1, 0);
+	if (!rc && job->sync == SYNC_EVERY && *queued_writes >= job->sync_every) {
+		rc = drain(w, rc);
+		*queued_writes = 0;
+		if (!rc)
+			rc = blk_sync_writes(w, 0);
+	}
+	return rc;
 }
 
 /** blk_uring_loop() - one trial of a worker with io_uring. */
@@ -310,24 +335,27 @@ int blk_uring_loop(struct blk_worker *w)
 	struct blk_uring *u = w->uring;
 	uint64_t issued = 0, queued_writes = 0;
 	uint64_t limit = job->time_based ? UINT64_MAX : w->n_blocks;
-	int rc = 0;
+	int rc = 0, r;
 
 	w->next_blk = 0;
 	w->writes = 0;
 	u->n_new = 0;
 	while (!rc && ep_trial_running(w->t)) {
-		fill(w, &issued, limit, &queued_writes);
-		rc = submit(w);
-		if (rc || !u->inflight)
-			break;
-		rc = reap(w, 1, 0);
-		if (!rc && job->sync == SYNC_EVERY && queued_writes >= job->sync_every) {
-			rc = drain(w, rc);
-			queued_writes = 0;
-			if (!rc)
-				rc = blk_sync_writes(w, 0);
+		r = may_queue(w, issued, limit, queued_writes) ? queue_one(w) : -EBUSY;
+		if (r >= 0) {
+			queued_writes += (uint64_t)r;
+			issued++;
+			if (u->n_new >= job->iodepth_batch)
+				rc = submit(w);
+			continue;
 		}
+		if (!u->inflight && !u->n_new)
+			break; /* the job issued its blocks and all completed */
+		/* Full, or nothing more to issue: fio reaps only then. */
+		rc = wait_some(w, &queued_writes);
 	}
+	if (!rc)
+		rc = submit(w); /* the prepared rest: every slot is free for the next trial */
 	rc = drain(w, rc);
 	if (!rc && job->sync == SYNC_END && blk_job_writes(job) && fsync(job->fd))
 		rc = blk_fail(w, -errno, "fsync", 0);
