@@ -68,13 +68,24 @@ static uint64_t next_due_ns(const struct ep_pacer *p)
 	return p->start_ns + (uint64_t)ceil((double)p->scheduled * p->interval_ns);
 }
 
+/*
+ * Sleep until @when_ns of ep_now_ns()'s clock (CLOCK_MONOTONIC_RAW). The
+ * sleep is relative: CLOCK_MONOTONIC, the clock clock_nanosleep() can wait
+ * on, is NTP-slewed and lies an arbitrary offset away from the raw clock
+ * (212 ms on the VM of doc/benchmarks-net.md), so an absolute wait on it
+ * would return at once (a sender spinning at 100 % CPU) or oversleep.
+ */
 static void sleep_until(uint64_t when_ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(when_ns / 1000000000),
-			       .tv_nsec = (long)(when_ns % 1000000000) };
+	uint64_t now;
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	while ((now = ep_now_ns()) < when_ns) {
+		struct timespec ts = { .tv_sec = (time_t)((when_ns - now) / 1000000000),
+				       .tv_nsec = (long)((when_ns - now) % 1000000000) };
+
+		if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) != EINTR)
+			break;
+	}
 }
 
 /* Overdue datagrams now, after forgiving debt beyond what pacing allows. */
