@@ -245,6 +245,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	if (rc)
 		return rc;
 	o->sent = tx.sent;
+	o->forgiven = pacer.forgiven;
 	o->received = o->peer.received;
 	o->reordered = o->peer.reordered;
 	o->duplicated = o->peer.duplicated;

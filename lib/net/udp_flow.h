@@ -67,6 +67,8 @@ struct ep_udp_flow {
  * @reordered:  received after a later one.
  * @duplicated: received more than once.
  * @jitter_ns:  RFC 3550 interarrival jitter.
+ * @forgiven:   tx: datagrams due in the measured part that the pacer gave up
+ *              on (a sender more than 100 ms' worth behind: pace.h).
  * @peer:       the peer's report (its CPU load).
  * @where:      the loss attributed to the places that counted drops, on
  *              both sides (linkstats.h; places not read are marked so).
@@ -77,6 +79,7 @@ struct ep_udp_outcome {
 	uint64_t reordered;
 	uint64_t duplicated;
 	double jitter_ns;
+	uint64_t forgiven;
 	struct ep_report peer;
 	struct ep_loss_attribution where;
 };
