@@ -9,7 +9,9 @@
 #   bench/compare-iperf3.sh [BUILD_DIR]
 #
 # Environment: SECONDS_PER_RUN (5), ROUNDS (5), SIZE (16k: TCP write size,
-# netperf's default), MSG (64: request and response bytes of the rr cases;
+# netperf's default), CASES (all: a list of the cases below), PIN ("0 1":
+# every client on CPU 0, every server on CPU 1, both tools alike (taskset);
+# "none": where the scheduler puts them), MSG (64: request and response bytes of the rr cases;
 # sockperf's default message size), LINK (loopback, or veth: two network
 # namespaces ep-nettcp-a and ep-nettcp-b joined by a veth pair,
 # 198.18.0.1/30 and 198.18.0.2/30 (the benchmarking range), each end's
@@ -27,6 +29,9 @@
 #            duration=Ss (iperf3 -l sets the reads' size too)
 #            (both leave out their first second: slow start, buffer growth)
 #   tcp_rx   the same with iperf3 -R / direction=rx
+#   tcp128_tx, tcp128_rx  the same at iperf3's default size: -l 128k and
+#            size=128k rsize=128k (what a board user running `iperf3 -c`
+#            without -l compares against)
 #   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max
 #            embperf run net.tcp.rr request=MSG response=MSG duration=Ss
 #   udp_rr   sockperf ping-pong -m MSG -t S --mps=max
@@ -54,6 +59,7 @@ msg=${MSG:-64}
 link=${LINK:-loopback}
 rate=${RATE:-500mbit}
 embperf="$build/bench/embperf"
+pin=${PIN:-0 1}
 tmp=$(mktemp -d)
 pids=""
 cleanup() {
@@ -93,6 +99,13 @@ else
 	on_server=""
 	on_client=""
 fi
+# Both tools' clients on one CPU and their servers on the other: the same
+# placement for both, and a sender and receiver that never share a CPU.
+if [ "$pin" != none ]; then
+	set -- $pin
+	on_client="$on_client taskset -c $1"
+	on_server="$on_server taskset -c $2"
+fi
 # A peer that ends says how (exit status; 128 + N: killed by signal N).
 $on_server sh -c 'trap "kill \$c; exit 0" TERM; "$0" serve -q --listen "$1" & c=$!; wait $c
 	echo "# embperf serve ended: status $?" >&2' "$embperf" $srv:15301 & pids="$pids $!"
@@ -131,15 +144,17 @@ sockperf_summary() {
 run_case() { # CASE TOOL ROUND
 	out="$tmp/$1.$2.$3"
 	case "$1.$2" in
-	tcp_tx.ref | tcp_rx.ref)
-		rev=""; [ "$1" = tcp_rx ] && rev="-R"
-		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$size" -O 1 -t "$secs" $rev -J >"$out"
+	tcp_tx.ref | tcp_rx.ref | tcp128_tx.ref | tcp128_rx.ref)
+		rev=""; case "$1" in *_rx) rev="-R" ;; esac
+		l=$size; case "$1" in tcp128*) l=128k ;; esac
+		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$l" -O 1 -t "$secs" $rev -J >"$out"
 		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6)' "$out" |
 			sed "s/^/$1_Mbit\/s reference /" ;;
-	tcp_tx.emb | tcp_rx.emb)
-		dir=tx; [ "$1" = tcp_rx ] && dir=rx
+	tcp_tx.emb | tcp_rx.emb | tcp128_tx.emb | tcp128_rx.emb)
+		dir=tx; case "$1" in *_rx) dir=rx ;; esac
+		l=$size; case "$1" in tcp128*) l=128k ;; esac
 		$on_client setsid -w "$embperf" run net.tcp.stream peer=$srv:15301 direction=$dir \
-			size="$size" rsize="$size" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
+			size="$l" rsize="$l" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
 		echo "$1_Mbit/s embperf $(embperf_value "$out" throughput)" ;;
 	tcp_rr.ref | udp_rr.ref)
 		if [ "$1" = tcp_rr ]; then opt="--tcp"; port=15401; else opt=""; port=15402; fi
@@ -176,10 +191,11 @@ run_case() { # CASE TOOL ROUND
 	esac
 }
 
-cases="tcp_tx tcp_rx tcp_rr udp_rr"
+cases="tcp_tx tcp_rx tcp128_tx tcp128_rx tcp_rr udp_rr"
 [ -n "${NETPERF_DIR:-}" ] && cases="$cases np_tcp_tx np_tcp_rx np_tcp_rr np_udp_rr"
+cases=${CASES:-$cases}
 echo "# $(uptime)"
-echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate")"
+echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate"); pinned (client server): $pin"
 echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | head -1 | sed 's/.*version //')"
 for r in $(seq 1 "$rounds"); do
 	for c in $cases; do
