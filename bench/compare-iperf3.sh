@@ -29,9 +29,8 @@
 #            duration=Ss (iperf3 -l sets the reads' size too)
 #            (both leave out their first second: slow start, buffer growth)
 #   tcp_rx   the same with iperf3 -R / direction=rx
-#   tcp128_tx, tcp128_rx  the same at iperf3's default size: -l 128k and
-#            size=128k rsize=128k (what a board user running `iperf3 -c`
-#            without -l compares against)
+#            (iperf3's default -l, 128 KiB, has no net.tcp.stream match: its
+#            size is capped at the peer's max_size, 65507)
 #   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max
 #            embperf run net.tcp.rr request=MSG response=MSG duration=Ss
 #   udp_rr   sockperf ping-pong -m MSG -t S --mps=max
@@ -144,17 +143,15 @@ sockperf_summary() {
 run_case() { # CASE TOOL ROUND
 	out="$tmp/$1.$2.$3"
 	case "$1.$2" in
-	tcp_tx.ref | tcp_rx.ref | tcp128_tx.ref | tcp128_rx.ref)
-		rev=""; case "$1" in *_rx) rev="-R" ;; esac
-		l=$size; case "$1" in tcp128*) l=128k ;; esac
-		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$l" -O 1 -t "$secs" $rev -J >"$out"
+	tcp_tx.ref | tcp_rx.ref)
+		rev=""; [ "$1" = tcp_rx ] && rev="-R"
+		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$size" -O 1 -t "$secs" $rev -J >"$out"
 		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6)' "$out" |
 			sed "s/^/$1_Mbit\/s reference /" ;;
-	tcp_tx.emb | tcp_rx.emb | tcp128_tx.emb | tcp128_rx.emb)
-		dir=tx; case "$1" in *_rx) dir=rx ;; esac
-		l=$size; case "$1" in tcp128*) l=128k ;; esac
+	tcp_tx.emb | tcp_rx.emb)
+		dir=tx; [ "$1" = tcp_rx ] && dir=rx
 		$on_client setsid -w "$embperf" run net.tcp.stream peer=$srv:15301 direction=$dir \
-			size="$l" rsize="$l" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
+			size="$size" rsize="$size" ramp=1s duration="${secs}s" repetitions=1 --format=json >"$out"
 		echo "$1_Mbit/s embperf $(embperf_value "$out" throughput)" ;;
 	tcp_rr.ref | udp_rr.ref)
 		if [ "$1" = tcp_rr ]; then opt="--tcp"; port=15401; else opt=""; port=15402; fi
@@ -191,7 +188,7 @@ run_case() { # CASE TOOL ROUND
 	esac
 }
 
-cases="tcp_tx tcp_rx tcp128_tx tcp128_rx tcp_rr udp_rr"
+cases="tcp_tx tcp_rx tcp_rr udp_rr"
 [ -n "${NETPERF_DIR:-}" ] && cases="$cases np_tcp_tx np_tcp_rx np_tcp_rr np_udp_rr"
 cases=${CASES:-$cases}
 echo "# $(uptime)"
