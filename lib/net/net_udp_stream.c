@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/core/kernel.h"
+#include "kclient.h"
 #include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"
 #include "linkstats.h"
@@ -287,8 +288,7 @@ static int udp_setup(struct ep_run *run, void **state)
 				   "echoes only what this host sends; accepted: direction=tx",
 				   ep_param_text(run, "echo_every"));
 	/* The peer stops a flow by itself a little after ramp + duration. */
-	f->flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
-			 (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
+	f->flow_cap_ns = ep_netk_flow_cap_ns(run);
 	st->priority = (int)ep_param_int(run, "priority");
 	rc = ep_sched_check(run, st->priority);
 	if (!rc)
@@ -305,14 +305,6 @@ static int udp_setup(struct ep_run *run, void **state)
 	return ep_run_add_trial(run, &tc);
 }
 
-static const struct ep_default udp_defaults[] = {
-	{ "duration", "2s" },
-	{ "ramp", "100ms" },
-	{ "settle", "100ms" },
-	{ "repetitions", "3" },
-	{ NULL, NULL },
-};
-
 const struct ep_kernel ep_kernel_net_udp_stream = {
 	.name = "net.udp.stream",
 	.summary = "paced UDP stream to or from an embperf peer: Mbit/s, kPPS, loss, jitter, CPU "
@@ -321,7 +313,7 @@ const struct ep_kernel ep_kernel_net_udp_stream = {
 	.n_params = (int)EP_ARRAY_SIZE(udp_params),
 	.metrics = udp_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(udp_metrics),
-	.engine_defaults = udp_defaults,
+	.engine_defaults = ep_net_defaults,
 	.setup = udp_setup,
 	.teardown = udp_teardown,
 	.trials = 1,
