@@ -111,6 +111,11 @@ double tp_counter(const embperf_result *r, const char *name)
 	return v;
 }
 
+int tp_busy(const embperf_result *r)
+{
+	return tp_counter(r, "cpu_wait_pct") > TP_BUSY_WAIT_PCT; /* NaN: 0 */
+}
+
 int tp_fifo_permitted(void)
 {
 	struct sched_param sp = { .sched_priority = 1 }, old;

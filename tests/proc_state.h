@@ -50,6 +50,21 @@ const embperf_result *tp_find(const embperf_bench *b, const char *metric);
 /** tp_counter() - a result's counter (the engine's or the kernel's); NaN when absent. */
 double tp_counter(const embperf_result *r, const char *name);
 
+/*
+ * TP_BUSY_WAIT_PCT - a run whose threads waited for a CPU more than this
+ * share of its time (counter cpu_wait_pct) was disturbed by other tasks:
+ * the library's own threshold for EMBPERF_RESULT_DISTURBED (embperf.h). A
+ * timing test whose every measurement failed this way may skip, saying the
+ * machine is too busy; one failed measurement without it fails the test.
+ */
+#define TP_BUSY_WAIT_PCT 5.0
+
+/**
+ * tp_busy() - @r's threads waited for a CPU more than TP_BUSY_WAIT_PCT of
+ * the time. Return: 1 or 0 (0 also when the system does not tell).
+ */
+int tp_busy(const embperf_result *r);
+
 /** tp_fifo_permitted() - may the calling thread use SCHED_FIFO (tried and undone)? */
 int tp_fifo_permitted(void);
 

@@ -207,14 +207,40 @@ static void run_ok(void)
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 }
 
+/*
+ * CLEAN_TRIES - runs of a test that wants one without an xrun beyond the
+ * ones it injects. An xrun needs the body kept from its CPU for about a
+ * buffer (20 ms here): a SCHED_OTHER body on a loaded 2-vCPU VM, or a
+ * SCHED_FIFO one beside other real-time tasks (the other tests run in
+ * parallel), can miss it in every one of three runs (seen at a load average
+ * of 6 to 17). When every run had xruns and in each the body's threads
+ * waited for a CPU (tp_busy() of "frames"), the machine is too busy for the
+ * check: the test skips saying so. One such run whose threads did not wait
+ * is judged by the test's own assertions, and fails.
+ */
+#define CLEAN_TRIES 5
+
+/** skip_busy() - the test skips: @runs runs had xruns, the body's threads waiting each time. */
+static void skip_busy(int runs)
+{
+	cr_skip_test("this machine is too busy for a run without xruns: %d runs had them, and in "
+		     "each the body's threads waited for a CPU more than %.0f %% of the time "
+		     "(last: %.0f %%, %.0f xruns)", runs, TP_BUSY_WAIT_PCT,
+		     tp_counter(find("frames"), "cpu_wait_pct"), value("xruns"));
+}
+
 /**
- * run_clean() - run up to three times until a run has no xrun: on a loaded
- * 2-vCPU VM a SCHED_OTHER body can miss the 20 ms buffer, and an xrun
- * loses frames. Every run's xruns must be the ones the PCM reported.
+ * run_clean() - run up to CLEAN_TRIES times until a run has no xrun: on a
+ * loaded 2-vCPU VM a SCHED_OTHER body can miss the 20 ms buffer, and an
+ * xrun loses frames. Every run's xruns must be the ones the PCM reported.
+ * No run without xruns: the test skips when each run's threads waited for
+ * a CPU, else the last run is left for the test's assertions to judge.
  */
 static void run_clean(void)
 {
-	for (int i = 0; i < 3; i++) {
+	int every_busy = 1;
+
+	for (int i = 0; i < CLEAN_TRIES; i++) {
 		unsigned long before = paced_pcm_xruns();
 
 		run_ok();
@@ -223,7 +249,10 @@ static void run_clean(void)
 			     paced_pcm_xruns() - before);
 		if (value("xruns") == 0)
 			return;
+		every_busy &= tp_busy(find("frames"));
 	}
+	if (every_busy)
+		skip_busy(CLEAN_TRIES);
 }
 
 /**
@@ -376,14 +405,17 @@ Test(audio, a_slow_device_shows_a_negative_rate_error_in_every_trial)
  * check_stalls() - the two injected stalls (60 ms, a 40 ms buffer) give two
  * xruns each run, counted exactly: each run's xruns equal those the PCM
  * reported, and are at least the stalls it began. A SCHED_OTHER body on a
- * loaded VM may add a genuine xrun: up to three runs, one must have exactly
- * the two injected ones.
+ * loaded VM may add a genuine xrun: up to CLEAN_TRIES runs, one must have
+ * exactly the two injected ones (or each run's threads waited for a CPU:
+ * the test skips).
  */
 static void check_stalls(const char *kernel)
 {
+	int every_busy = 1;
+
 	open_bench(kernel, "paced_stall");
 	set("buffer", "1920");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < CLEAN_TRIES; i++) {
 		unsigned long xruns0 = paced_pcm_xruns(), stalls0 = paced_pcm_stalls();
 
 		run_ok();
@@ -393,8 +425,10 @@ static void check_stalls(const char *kernel)
 			     "xruns %.0f, the PCM reported %lu", value("xruns"),
 			     paced_pcm_xruns() - xruns0);
 		cr_assert_geq(value("xruns"), 2, "xruns %.0f", value("xruns"));
-		if (value("xruns") != 2)
+		if (value("xruns") != 2) {
+			every_busy &= tp_busy(find("frames"));
 			continue;
+		}
 		/*
 		 * Each stall stands the stream for 60 ms; xrun_time starts at the
 		 * last wake-up that saw the pointer move, which a late wake-up
@@ -405,7 +439,9 @@ static void check_stalls(const char *kernel)
 			  "xrun_time %.0f us", value("xrun_time"));
 		return;
 	}
-	cr_assert_fail("three runs with more xruns than the 2 injected stalls");
+	if (every_busy)
+		skip_busy(CLEAN_TRIES);
+	cr_assert_fail("%d runs with more xruns than the 2 injected stalls", CLEAN_TRIES);
 }
 
 Test(audio, injected_stalls_counted_as_xruns_playback)

@@ -449,11 +449,15 @@ struct variant {
 	const char *k2, *v2;
 };
 
-/* Statistic @stat of @v over @reps samples of @sample_time. */
+/*
+ * Statistic @stat of @v over @reps samples of @sample_time; *@busy is set
+ * when the run's threads waited for a CPU (tp_busy()).
+ */
 static double stat_of(const struct variant *v, enum embperf_stat stat, const char *reps,
-		      const char *sample_time)
+		      const char *sample_time, int *busy)
 {
 	embperf_bench *b = new_bench(v->kernel);
+	const embperf_result *r;
 	double x;
 
 	tp_set(b, "repetitions", reps);
@@ -461,7 +465,9 @@ static double stat_of(const struct variant *v, enum embperf_stat stat, const cha
 	tp_set(b, v->k1, v->v1);
 	if (v->k2)
 		tp_set(b, v->k2, v->v2);
-	x = embperf_result_stat(run_one(b), stat);
+	r = run_one(b);
+	x = embperf_result_stat(r, stat);
+	*busy = tp_busy(r);
 	embperf_bench_free(b);
 	return x;
 }
@@ -474,23 +480,32 @@ static double stat_of(const struct variant *v, enum embperf_stat stat, const cha
  * round, so that every variant meets every load regime of this shared
  * machine (they change from one second to the next, and the other tests
  * of this file and of other files run beside this one). For each variant,
- * @low receives the smallest of its figures and @high the largest.
+ * @low receives the smallest of its figures and @high the largest; @busy,
+ * when not NULL, is set for a variant none of whose runs was free of
+ * waits for a CPU (each tp_busy()).
  */
 static void in_turns(const struct variant *v, int n, enum embperf_stat stat, const char *reps,
-		     const char *sample_time, double *low, double *high)
+		     const char *sample_time, double *low, double *high, int *busy)
 {
+	int all_busy[MAX_VARIANTS];
+
 	cr_assert(n <= MAX_VARIANTS);
 	for (int i = 0; i < n; i++) {
 		low[i] = INFINITY;
 		high[i] = 0.0;
+		all_busy[i] = 1;
 	}
 	for (int round = 0; round < ROUNDS; round++)
 		for (int i = 0; i < n; i++) {
-			double x = stat_of(&v[i], stat, reps, sample_time);
+			int was_busy;
+			double x = stat_of(&v[i], stat, reps, sample_time, &was_busy);
 
 			low[i] = fmin(low[i], x);
 			high[i] = fmax(high[i], x);
+			all_busy[i] &= was_busy;
 		}
+	for (int i = 0; busy && i < n; i++)
+		busy[i] = all_busy[i];
 }
 
 /*
@@ -501,7 +516,29 @@ static void in_turns(const struct variant *v, int n, enum embperf_stat stat, con
  * the medians of two runs; it can only lengthen a sample, so the shortest
  * sample of many, single units each, over interleaved rounds, is the
  * figure compared.
+ *
+ * Under a load average of 6 to 17 on 2 vCPUs even that minimum was once
+ * inverted: every sample of the cheaper side had waited for a CPU longer
+ * than an execve() takes. Such a comparison is measured again, up to
+ * ORDER_TRIES times in all. When every attempt is out of order and each
+ * time every run of the side that came out too slow waited for a CPU (the
+ * library's "disturbed" evidence, tp_busy()), the machine is too busy to
+ * tell and the test skips saying so; an attempt out of order without that
+ * evidence fails the test. (Swapping fork and exec in the test: at a load
+ * average of 19 every run waited and it skipped; on a machine where the runs
+ * do not wait it fails.)
  */
+#define ORDER_TRIES 3
+
+/* The variant of @us that should be the cheaper of a pair out of order, or -1. */
+static int out_of_order(const double *us, int n)
+{
+	for (int i = 0; i + 1 < n; i++)
+		if (!(us[i + 1] > us[i]))
+			return i;
+	return -1;
+}
+
 Test(os_proc, exec_costs_more_than_fork_and_shell_more_than_exec)
 {
 	/* A sanitized embperf-hello spends milliseconds, and a varying number
@@ -513,10 +550,25 @@ Test(os_proc, exec_costs_more_than_fork_and_shell_more_than_exec)
 		{ "os.proc", "op", "sh", "exec_path", hello },
 	};
 	double us[3], high[3];
+	int busy[3], bad = -1, every_bad_busy = 1;
 
 	if (access(hello, X_OK))
 		cr_skip_test("this machine lacks %s", hello);
-	in_turns(v, 3, EMBPERF_STAT_MIN, "7", "1ms", us, high);
+	for (int attempt = 1; attempt <= ORDER_TRIES; attempt++) {
+		in_turns(v, 3, EMBPERF_STAT_MIN, "7", "1ms", us, high, busy);
+		bad = out_of_order(us, 3);
+		if (bad < 0)
+			break;
+		every_bad_busy &= busy[bad];
+		cr_log_info("attempt %d: %s %g us not above %s %g us (every run of %s waited for a "
+			    "CPU: %s), measuring again", attempt, v[bad + 1].v1, us[bad + 1],
+			    v[bad].v1, us[bad], v[bad].v1, busy[bad] ? "yes" : "no");
+	}
+	if (bad >= 0 && every_bad_busy)
+		cr_skip_test("this machine is too busy to order fork, exec and sh: in %d attempts "
+			     "each, every run of the side that came out too slow waited for a CPU "
+			     "more than %.0f %% of its time (last: fork+exit %g us, fork+exec %g us, "
+			     "fork+sh -c %g us)", ORDER_TRIES, TP_BUSY_WAIT_PCT, us[0], us[1], us[2]);
 	cr_assert(us[1] > us[0], "fork+exec %g us (largest %g), fork+exit %g us (largest %g)",
 		  us[1], high[1], us[0], high[0]);
 	cr_assert(us[2] > us[1], "fork+sh -c %g us (largest %g), fork+exec %g us (largest %g)",
@@ -544,7 +596,7 @@ Test(os_proc, larger_working_set_does_not_make_switches_cheaper)
 	/* Instrumented loads make the sum dwarf the switch even more. */
 	if (SANITIZED)
 		cr_skip_test("this build lacks uninstrumented memory accesses (sanitizers)");
-	in_turns(v, 2, EMBPERF_STAT_MEDIAN, "3", "5ms", low, high);
+	in_turns(v, 2, EMBPERF_STAT_MEDIAN, "3", "5ms", low, high, NULL);
 	cr_assert(high[1] >= 0.8 * low[0], "size=256k at most %g us, size=0 at least %g us",
 		  high[1], low[0]);
 }
