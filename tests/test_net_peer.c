@@ -529,7 +529,8 @@ static void start_hog(pthread_t *tid, struct hog *h, cpu_set_t *old)
 /*
  * A sender held off its CPU for 300 ms owes 600 datagrams at 2000/s; the
  * pacer keeps 100 ms' worth (200) owing and gives up on the rest: the
- * 'forgiven' figure says so, and sent + forgiven never exceeds the schedule.
+ * 'forgiven' figure says so, and sent + forgiven never exceeds the schedule
+ * (by its last look).
  */
 Test(udp_stream, datagrams_the_pacer_gave_up_on_are_counted)
 {
@@ -552,7 +553,9 @@ Test(udp_stream, datagrams_the_pacer_gave_up_on_are_counted)
 	sent = value_of("offered") * 1e6 / (200 * 8);
 	/* 400 forgiven unless the sender was held off longer (a loaded host). */
 	cr_assert_geq(forgiven, 300, "a 300 ms stall at 2000/s: %.0f forgiven", forgiven);
-	cr_assert_leq(sent + forgiven, 2000 + 1, "sent %.0f + forgiven %.0f", sent, forgiven);
+	/* The pacer's last look may come after the trial's end on a busy host
+	 * (a late wake-up): what fell due by then counts, up to 100 ms' worth. */
+	cr_assert_leq(sent + forgiven, 2000 + 200 + 1, "sent %.0f + forgiven %.0f", sent, forgiven);
 }
 
 /* priority=N: the sending thread runs SCHED_FIFO during the trial, and not after. */
