@@ -495,7 +495,13 @@ static void *hog_main(void *arg)
 	struct hog *h = arg;
 	uint64_t start = ep_now_ns() + h->after_ns;
 	struct timespec ms = { 0, 1000000 };
+	cpu_set_t cpu0;
 
+	/* On CPU 0 (sched_setaffinity on the thread itself: musl has no
+	 * pthread_attr_setaffinity_np()). */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	sched_setaffinity(0, sizeof(cpu0), &cpu0);
 	while (ep_now_ns() < start) {
 		if (!h->for_ns && sched_getscheduler(h->watch_tid) == SCHED_FIFO)
 			h->seen_fifo = 1;
@@ -521,7 +527,6 @@ static void start_hog(pthread_t *tid, struct hog *h, cpu_set_t *old)
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
 	pthread_attr_setschedparam(&attr, &sp);
-	pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0);
 	cr_assert_eq(pthread_create(tid, &attr, hog_main, h), 0);
 	pthread_attr_destroy(&attr);
 }
