@@ -9,7 +9,9 @@
 #   bench/compare-iperf3.sh [BUILD_DIR]
 #
 # Environment: SECONDS_PER_RUN (5), ROUNDS (5), SIZE (16k: TCP write size,
-# netperf's default), MSG (64: request and response bytes of the rr cases;
+# netperf's default), CASES (all: a list of the cases below), PIN ("0 1":
+# every client on CPU 0, every server on CPU 1, both tools alike (taskset);
+# "none": where the scheduler puts them), MSG (64: request and response bytes of the rr cases;
 # sockperf's default message size), LINK (loopback, or veth: two network
 # namespaces ep-nettcp-a and ep-nettcp-b joined by a veth pair,
 # 198.18.0.1/30 and 198.18.0.2/30 (the benchmarking range), each end's
@@ -27,6 +29,8 @@
 #            duration=Ss (iperf3 -l sets the reads' size too)
 #            (both leave out their first second: slow start, buffer growth)
 #   tcp_rx   the same with iperf3 -R / direction=rx
+#            (iperf3's default -l, 128 KiB, has no net.tcp.stream match: its
+#            size is capped at the peer's max_size, 65507)
 #   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max
 #            embperf run net.tcp.rr request=MSG response=MSG duration=Ss
 #   udp_rr   sockperf ping-pong -m MSG -t S --mps=max
@@ -54,6 +58,7 @@ msg=${MSG:-64}
 link=${LINK:-loopback}
 rate=${RATE:-500mbit}
 embperf="$build/bench/embperf"
+pin=${PIN:-0 1}
 tmp=$(mktemp -d)
 pids=""
 cleanup() {
@@ -92,6 +97,13 @@ else
 	srv=127.0.0.1
 	on_server=""
 	on_client=""
+fi
+# Both tools' clients on one CPU and their servers on the other: the same
+# placement for both, and a sender and receiver that never share a CPU.
+if [ "$pin" != none ]; then
+	set -- $pin
+	on_client="$on_client taskset -c $1"
+	on_server="$on_server taskset -c $2"
 fi
 # A peer that ends says how (exit status; 128 + N: killed by signal N).
 $on_server sh -c 'trap "kill \$c; exit 0" TERM; "$0" serve -q --listen "$1" & c=$!; wait $c
@@ -178,8 +190,9 @@ run_case() { # CASE TOOL ROUND
 
 cases="tcp_tx tcp_rx tcp_rr udp_rr"
 [ -n "${NETPERF_DIR:-}" ] && cases="$cases np_tcp_tx np_tcp_rx np_tcp_rr np_udp_rr"
+cases=${CASES:-$cases}
 echo "# $(uptime)"
-echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate")"
+echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate"); pinned (client server): $pin"
 echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | head -1 | sed 's/.*version //')"
 for r in $(seq 1 "$rounds"); do
 	for c in $cases; do

@@ -15,11 +15,13 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "embperf.h"
@@ -474,6 +476,127 @@ Test(udp_stream, figures_agree_with_each_other)
 	cr_assert_geq(offered, mbps * (1 - 1e-9), "nothing arrives that was not sent");
 	cr_assert_leq(offered * 1e6 / (18 * 8), 5000 * 1.01, "never above the asked rate");
 	cr_assert_not(isnan(value_of("peer_cpu_system")), "the peer's CPU load is reported");
+}
+
+/**
+ * struct hog - a SCHED_FIFO thread on CPU 0: with @for_ns, it sleeps
+ * @after_ns and then spins @for_ns (the CPU is taken from whoever runs
+ * there); without, it looks every millisecond for @after_ns whether thread
+ * @watch_tid runs SCHED_FIFO (@seen_fifo).
+ */
+struct hog {
+	uint64_t after_ns, for_ns;
+	pid_t watch_tid;
+	int seen_fifo;
+};
+
+static void *hog_main(void *arg)
+{
+	struct hog *h = arg;
+	uint64_t start = ep_now_ns() + h->after_ns;
+	struct timespec ms = { 0, 1000000 };
+	cpu_set_t cpu0;
+
+	/* On CPU 0 (sched_setaffinity on the thread itself: musl has no
+	 * pthread_attr_setaffinity_np()). */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	sched_setaffinity(0, sizeof(cpu0), &cpu0);
+	while (ep_now_ns() < start) {
+		if (!h->for_ns && sched_getscheduler(h->watch_tid) == SCHED_FIFO)
+			h->seen_fifo = 1;
+		nanosleep(&ms, NULL);
+	}
+	while (ep_now_ns() < start + h->for_ns)
+		;
+	return NULL;
+}
+
+/* Start a hog at SCHED_FIFO 1 on CPU 0, where the caller then runs too. */
+static void start_hog(pthread_t *tid, struct hog *h, cpu_set_t *old)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pthread_attr_t attr;
+	cpu_set_t cpu0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	cr_assert_eq(sched_getaffinity(0, sizeof(*old), old), 0);
+	cr_assert_eq(sched_setaffinity(0, sizeof(cpu0), &cpu0), 0);
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	cr_assert_eq(pthread_create(tid, &attr, hog_main, h), 0);
+	pthread_attr_destroy(&attr);
+}
+
+/*
+ * A sender held off its CPU for 300 ms owes 600 datagrams at 2000/s; the
+ * pacer keeps 100 ms' worth (200) owing and gives up on the rest: the
+ * 'forgiven' figure says so, and sent + forgiven never exceeds the schedule
+ * (by its last look).
+ */
+Test(udp_stream, datagrams_the_pacer_gave_up_on_are_counted)
+{
+	struct hog h = { .after_ns = 300000000, .for_ns = 300000000 };
+	cpu_set_t old;
+	pthread_t tid;
+	double forgiven, sent;
+
+	if (!tp_fifo_permitted())
+		cr_skip_test("this process may not use SCHED_FIFO (the hog that stalls the sender)");
+	tp_set(b, "peer", "local");
+	tp_set(b, "size", "200");
+	tp_set(b, "pps", "2000");
+	tp_set(b, "duration", "1s");
+	start_hog(&tid, &h, &old);
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	pthread_join(tid, NULL);
+	sched_setaffinity(0, sizeof(old), &old);
+	forgiven = value_of("forgiven");
+	sent = value_of("offered") * 1e6 / (200 * 8);
+	/* 400 forgiven unless the sender was held off longer (a loaded host). */
+	cr_assert_geq(forgiven, 300, "a 300 ms stall at 2000/s: %.0f forgiven", forgiven);
+	/* The pacer's last look may come after the trial's end on a busy host
+	 * (a late wake-up): what fell due by then counts, up to 100 ms' worth. */
+	cr_assert_leq(sent + forgiven, 2000 + 200 + 1, "sent %.0f + forgiven %.0f", sent, forgiven);
+}
+
+/* priority=N: the sending thread runs SCHED_FIFO during the trial, and not after. */
+Test(udp_stream, priority_runs_the_sender_sched_fifo)
+{
+	struct hog h = { .after_ns = 400000000, .for_ns = 0,
+			 .watch_tid = (pid_t)syscall(SYS_gettid) };
+	cpu_set_t old;
+	pthread_t tid;
+
+	if (!tp_fifo_permitted())
+		cr_skip_test("this process may not use SCHED_FIFO");
+	tp_set(b, "peer", "local");
+	tp_set(b, "pps", "2000");
+	tp_set(b, "priority", "2");
+	start_hog(&tid, &h, &old);
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	pthread_join(tid, NULL);
+	sched_setaffinity(0, sizeof(old), &old);
+	cr_assert(h.seen_fifo, "the sender never ran SCHED_FIFO");
+	cr_assert_eq(sched_getscheduler(0), SCHED_OTHER, "given back after the run");
+	cr_assert_eq(value_of("forgiven"), 0);
+}
+
+Test(udp_stream, priority_without_permission_is_refused_by_name)
+{
+	const char *msg;
+
+	if (!tp_drop_rt_permission())
+		cr_skip_test("could not drop the permission to use SCHED_FIFO");
+	tp_set(b, "peer", "local");
+	tp_set(b, "priority", "50");
+	cr_assert_eq(embperf_bench_run(b), -EPERM, "%s", embperf_bench_errmsg(b));
+	msg = embperf_bench_errmsg(b);
+	cr_assert(strstr(msg, "'priority'") && strstr(msg, "'50'") && strstr(msg, "RLIMIT_RTPRIO"),
+		  "%s", msg);
 }
 
 Test(udp_stream, bad_input_names_the_parameter)

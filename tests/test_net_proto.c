@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -409,4 +410,39 @@ Test(pace, burst_mode_hands_out_whole_bursts_per_wait)
 	while (n == 0);
 	cr_assert_geq(ep_now_ns() - start, 20000000, "the next burst one wait later");
 	cr_assert_eq(n, 5);
+}
+
+/* Voluntary context switches of the calling thread: its sleeps. */
+static long thread_sleeps(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw;
+}
+
+/*
+ * At 500 datagrams/s (one every 2 ms) the pacer sleeps until 100 us before
+ * each and spins the rest: a sleep per datagram. A pacer that never sleeps
+ * (as one that waited on a clock other than its own did: its sleeps
+ * returned at once) spins at 100 % CPU and switches only when preempted,
+ * which is not a voluntary switch, however busy the host.
+ */
+Test(pace, a_slow_schedule_sleeps_between_datagrams)
+{
+	struct ep_pacer p;
+	uint64_t start = ep_now_ns(), end = start + 200000000, handed = 0;
+	long sleeps = thread_sleeps();
+
+	ep_pacer_init(&p, EP_PACING_PRECISE, 500.0, 0, 0, 16, start);
+	while (ep_now_ns() < end) {
+		uint32_t n = ep_pacer_next(&p, end);
+
+		ep_pacer_sent(&p, n);
+		handed += n;
+	}
+	sleeps = thread_sleeps() - sleeps;
+	cr_assert_geq(handed, 10, "100 due in 200 ms");
+	cr_assert_geq((double)sleeps, (double)handed / 2, "%ld sleeps for %llu datagrams", sleeps,
+		      (unsigned long long)handed);
 }

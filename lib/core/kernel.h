@@ -202,7 +202,7 @@ struct ep_tally;
 typedef int (*ep_trial_fn)(void *arg, struct ep_trial *t);
 
 /** The most counters a trial case may declare. */
-#define EP_TALLY_MAX_COUNTERS 16
+#define EP_TALLY_MAX_COUNTERS 24
 
 /**
  * struct ep_search - a strategy that picks each trial's configuration.

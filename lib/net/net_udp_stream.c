@@ -14,9 +14,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/core/kernel.h"
 #include "kclient.h"
+#include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"
 #include "linkstats.h"
 #include "udp_flow.h"
@@ -26,18 +28,19 @@
 enum {
 	M_THROUGHPUT, M_OFFERED, M_L2, M_KPPS, M_LOSS, M_LOST, M_REORDERED, M_DUPLICATED,
 	M_JITTER, M_RTT, M_CPU_PROCESS, M_CPU_SYSTEM, M_PEER_CPU_PROCESS, M_PEER_CPU_SYSTEM,
+	M_FORGIVEN,
 };
 
 /* The kernel's counters: each a per-trial figure (metric of the same name). */
 enum {
 	C_OFFERED, C_L2, C_LOSS, C_LOST, C_REORDERED, C_DUPLICATED, C_JITTER, C_PEER_CPU_PROCESS,
-	C_PEER_CPU_SYSTEM,
+	C_PEER_CPU_SYSTEM, C_FORGIVEN,
 	C_WHERE, /* the places of linkstats.h, in enum ep_loss_place order */
 };
 
 static const char *const udp_counters[] = {
 	"offered", "throughput_l2", "loss", "lost", "reordered", "duplicated", "jitter",
-	"peer_cpu_process", "peer_cpu_system",
+	"peer_cpu_process", "peer_cpu_system", "forgiven",
 	/* where the lost datagrams went (EP_LOSS_* order) */
 	"sender_socket_drops", "sender_qdisc_drops", "sender_nic_drops", "receiver_nic_drops",
 	"receiver_socket_drops", "receiver_udp_errors", "receiver_no_port",
@@ -72,6 +75,9 @@ static const struct ep_param_desc udp_params[] = {
 	{ "echo_every", EP_PT_INT, "0", 0, 1000000000, 0, 0, NULL, "",
 	  "direction=tx: the peer sends back the header of every Nth datagram, and the round "
 	  "trips give the rtt metric; 0: none" },
+	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "",
+	  "0: the caller's scheduling; 1..99: SCHED_FIFO at that priority for the sending (or "
+	  "receiving) thread (needs CAP_SYS_NICE or RLIMIT_RTPRIO)" },
 	{ "timeout", EP_PT_DURATION, "5s", 1000000, 600000000000LL, 0, 0, NULL, "ns",
 	  "how long to wait for the peer: connecting, and each answer" },
 };
@@ -112,15 +118,20 @@ static const struct ep_metric_desc udp_metrics[] = {
 				EP_PRIMARY_MEDIAN, 0,
 				"the peer host's CPU load over the flow, % of all CPUs "
 				"(netperf's REMOTE_CPU_UTIL)" },
+	[M_FORGIVEN] = { "forgiven", "datagrams", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
+			 0, "tx: datagrams due that the pacer gave up on (sender over 100 ms "
+			 "behind), per trial" },
 };
 
 /**
  * struct udp_stream - the kernel's state.
  * @flow:  the flow settings and the peer (udp_flow.h).
+ * @priority: SCHED_FIFO priority of the trial's thread (0: none).
  * @label: the case's labels.
  */
 struct udp_stream {
 	struct ep_udp_flow flow;
+	int priority;
 	char label[160];
 };
 
@@ -157,17 +168,28 @@ static void count_figures(const struct ep_udp_flow *f, struct ep_tally *ta,
 	ep_tally_count_after(ta, C_JITTER, o->jitter_ns / 1e3);
 	ep_tally_count_after(ta, C_PEER_CPU_PROCESS, or_nan(o->peer.cpu_process_pct));
 	ep_tally_count_after(ta, C_PEER_CPU_SYSTEM, or_nan(o->peer.cpu_system_pct));
+	ep_tally_count_after(ta, C_FORGIVEN, (double)o->forgiven);
 	for (int p = 0; p < EP_LOSS_PLACES; p++)
 		ep_tally_count_after(ta, C_WHERE + p, o->where.read[p] ? (double)o->where.at[p] : NAN);
 }
 
-/** udp_body() - one trial: send or receive until the engine's deadline, then the report. */
+/**
+ * udp_body() - one trial: send or receive until the engine's deadline, then
+ * the report; at SCHED_FIFO with 'priority', so that other work on a busy
+ * host does not hold the paced sender back (doc/methodology-net.md).
+ */
 static int udp_body(void *arg, struct ep_trial *t)
 {
 	struct udp_stream *st = arg;
 	struct ep_udp_outcome o;
-	int rc = ep_udp_flow_run(&st->flow, t, &o);
+	struct ep_sched_saved saved;
+	int rc = ep_sched_enter(st->priority, &saved);
 
+	if (rc)
+		return ep_run_fail(st->flow.run, rc, "parameter 'priority': value '%d': %s",
+				   st->priority, strerror(-rc));
+	rc = ep_udp_flow_run(&st->flow, t, &o);
+	ep_sched_leave(&saved);
 	if (!rc)
 		count_figures(&st->flow, ep_trial_tally(t), &o);
 	return rc;
@@ -267,7 +289,10 @@ static int udp_setup(struct ep_run *run, void **state)
 				   ep_param_text(run, "echo_every"));
 	/* The peer stops a flow by itself a little after ramp + duration. */
 	f->flow_cap_ns = ep_netk_flow_cap_ns(run);
-	rc = read_rates(run, f);
+	st->priority = (int)ep_param_int(run, "priority");
+	rc = ep_sched_check(run, st->priority);
+	if (!rc)
+		rc = read_rates(run, f);
 	if (!rc)
 		rc = ep_udp_flow_connect(f, run, "net.udp.stream");
 	if (!rc && f->pacing != EP_PACING_NONE)

@@ -271,6 +271,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 				   strerror(s.raw.last_errno));
 	if (rc)
 		return rc;
+	o->forgiven = pacer.forgiven;
 	o->received = o->peer.received;
 	o->bytes = o->peer.bytes;
 	o->capture_drops = o->peer.capture_drops;

@@ -78,6 +78,8 @@ struct ep_udp_flow {
  * @reordered:  received after a later one.
  * @duplicated: received more than once.
  * @jitter_ns:  RFC 3550 interarrival jitter.
+ * @forgiven:   tx: datagrams due in the measured part that the pacer gave up
+ *              on (a sender more than 100 ms' worth behind: pace.h).
  * @stall_ns:   tx, precise pacing: the longest this host's sender sent
  *              nothing in the measured part beyond its schedule's spacing.
  * @peer:       the peer's report (its CPU load).
@@ -92,6 +94,7 @@ struct ep_udp_outcome {
 	uint64_t reordered;
 	uint64_t duplicated;
 	double jitter_ns;
+	uint64_t forgiven;
 	uint64_t stall_ns;
 	struct ep_report peer;
 	struct ep_loss_attribution where;
