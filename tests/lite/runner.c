@@ -432,7 +432,9 @@ int main(int argc, char **argv)
 	size_t passed = 0, failed = 0, skipped = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct crl_test *t = v[i];
+		double t0_s = now_s();
 		struct outcome o = run_one(t);
+		double took_s = now_s() - t0_s;
 		if (o.failed) {
 			failed++;
 			if (tap) {
@@ -455,6 +457,9 @@ int main(int argc, char **argv)
 			else
 				printf("[PASS] %s::%s\n", t->suite, t->name);
 		}
+		/* Where a slow suite's time goes (a comment line, ignored by TAP). */
+		if (took_s >= 1.0)
+			printf("# %s::%s took %.1f s\n", t->suite, t->name, took_s);
 		fflush(stdout);
 		free(o.diag);
 	}
