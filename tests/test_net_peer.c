@@ -20,10 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "emulated.h"
 #include "embperf.h"
 #include "lib/core/core.h"
 #include "lib/net/addr.h"
@@ -370,20 +368,6 @@ static double value_of(const char *metric)
  * floor(n / 10) are lost when the link loses none, so the loss lies in
  * (10 - 100 / n, 10] %. Both directions.
  */
-/* The threads of this process, once @want is reached or (under emulation)
- * 1 s passed: qemu-user wakes pthread_join() before the joined thread's host
- * thread is gone from /proc/self/task. Natively: counted at once. */
-static int threads_settled(int want)
-{
-	int n = tp_count_threads();
-
-	for (int i = 0; i < 100 && n != want && tp_emulated(); i++) {
-		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-		n = tp_count_threads();
-	}
-	return n;
-}
-
 static void check_drop_every_10(const char *direction)
 {
 	int fds = tp_count_fds(), threads = tp_count_threads();
@@ -403,7 +387,7 @@ static void check_drop_every_10(const char *direction)
 	cr_assert_leq(loss, 10.0 + 1e-9, "%s: loss %.4f %% of %.0f", direction, loss, sent);
 	cr_assert_gt(loss, 10.0 - 100.0 / sent, "%s: loss %.4f %% of %.0f", direction, loss, sent);
 	cr_assert_eq(tp_count_fds(), fds, "sockets closed");
-	cr_assert_eq(threads_settled(threads), threads, "the local peer's threads ended");
+	cr_assert_eq(tp_count_threads_settled(threads), threads, "the local peer's threads ended");
 }
 
 Test(udp_stream, loss_is_counted_exactly_tx)
