@@ -4,14 +4,16 @@
 # compilers and multiarch -dev packages (.ci/cross/*.ini), -Werror, every
 # target built, and the programs run under qemu-user: the command's list,
 # runs of a memory, a CPU and an OS kernel, a bad parameter's message, and
-# the self-test example writing a baseline and comparing with it. Called by
-# test.sh; alone: bash .ci/cross.sh.
+# the self-test example writing a baseline and comparing with it; then the
+# unit tests under qemu-user (meson test, through the cross file's
+# exe_wrapper). Called by test.sh; alone: bash .ci/cross.sh.
 #
-# The criterion unit tests do not run here. Debian has no armhf criterion,
-# and its arm64 one cannot be installed beside the build machine's (its
-# libnanomsg5 is not multiarch); unpacked by hand, criterion 2.4.1 hangs under
-# qemu-aarch64 7.2 before its first test (its runner spins after setting up
-# its nanomsg event loop), as does a one-assertion test of its own.
+# The unit tests link the lite runner (tests/lite, -Dtest_runner=auto):
+# Debian has no armhf criterion, and its arm64 one cannot be installed
+# beside the build machine's (its libnanomsg5 is not multiarch). The test
+# setup of a cross build sets EMBPERF_EMULATED: timing-shape tests skip and
+# say so (doc/tests.md, "Under emulation"); without binfmt_misc the shell
+# tests, which start target programs, skip too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/deps.sh
@@ -83,12 +85,33 @@ smoke() {
 	compare_only $q "$dir/examples/selftest" --budget=60 --tolerance=1000 "$dir/baseline.json"
 }
 
+# unit_tests DIR GATE - meson test under qemu-user; on failure, what each
+# failed TAP subtest reported (as test.sh does), and exit 1 when GATE is 1.
+# armhf does not gate yet: its unit tests found 32-bit failures (a bad
+# mem.lat stride, mem.bw and mem.par sizes beyond memory accepted, 2026-12-01)
+# that are not fixed; they are printed on every run.
+unit_tests() {
+	local dir=$1 gate=$2 start=$SECONDS
+	if ! meson test -C "$dir" --num-processes 2 --print-errorlogs >"$dir/unit.out" 2>&1; then
+		grep -E '^ *[0-9]+/[0-9]+ ' "$dir/unit.out" | grep -vE ' (OK|SKIP|EXPECTEDFAIL) ' || true
+		grep -A3 '^not ok' "$dir/meson-logs/testlog.txt" || true
+		tail -n 8 "$dir/unit.out"
+		if [ "$gate" = 1 ]; then
+			exit 1
+		fi
+		echo "KNOWN FAILURES (not gating yet, see the comment in .ci/cross.sh): $dir"
+	fi
+	grep -E '^(Ok|Expected Fail|Fail|Skipped|Timeout):' "$dir/unit.out" | tr -s ' ' | paste -sd ' '
+	echo "(unit tests under qemu: $((SECONDS - start)) s)"
+}
+
 for arch in aarch64-linux-gnu arm-linux-gnueabihf; do
-	step "$arch cross build, -Werror; programs under qemu-user"
-	cross_setup "$root/$arch" ".ci/cross/$arch.ini" -Dtests=disabled
+	step "$arch cross build, -Werror; programs and unit tests under qemu-user"
+	cross_setup "$root/$arch" ".ci/cross/$arch.ini" -Dtests=enabled
 	ninja -C "$root/$arch" >/dev/null
 	smoke ".ci/cross/$arch.ini" "$root/$arch"
 	echo "$arch: built; list, runs, bad input and the self-test passed under qemu"
+	unit_tests "$root/$arch" "$([ "$arch" = aarch64-linux-gnu ] && echo 1 || echo 0)"
 done
 
 step "cross builds passed"

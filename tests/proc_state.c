@@ -13,8 +13,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "emulated.h"
 #include "proc_state.h"
 
 int tp_count_entries(const char *path)
@@ -39,6 +41,17 @@ int tp_count_fds(void)
 int tp_count_threads(void)
 {
 	return tp_count_entries("/proc/self/task");
+}
+
+int tp_count_threads_settled(int want)
+{
+	int n = tp_count_threads();
+
+	for (int i = 0; i < 100 && n != want && tp_emulated(); i++) {
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		n = tp_count_threads();
+	}
+	return n;
 }
 
 /* State letter and parent of process @pid from /proc/PID/stat; 0 when gone.

@@ -38,6 +38,14 @@ int tp_count_fds(void);
 /** tp_count_threads() - threads of this process. */
 int tp_count_threads(void);
 
+/**
+ * tp_count_threads_settled() - threads of this process, once @want is reached
+ * or, under emulation only, after 1 s: qemu-user wakes pthread_join() before
+ * the joined thread's host thread is gone from /proc/self/task. Natively the
+ * count is taken at once.
+ */
+int tp_count_threads_settled(int want);
+
 /** tp_children() - the children of this process (of any of its threads). */
 struct tp_kids tp_children(void);
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emulated.h"
 #include "lib/core/core.h"
 #include "lib/cpu/mhz.h"
 
@@ -110,6 +111,7 @@ Test(cpu, ops_one_type_and_op_is_one_case)
 
 Test(cpu, division_is_no_faster_than_addition)
 {
+	tp_skip_if_emulated("a ratio of two instruction latencies, as qemu translates them");
 	embperf_bench *b = quick_bench("cpu.ops", "5");
 	double int_add, int_div, int64_div, double_add, double_div;
 
@@ -167,6 +169,7 @@ Test(cpu, combinations_lmbench_lacks_are_errors)
 
 Test(cpu, parallelism_lies_between_one_and_the_chain_count)
 {
+	tp_skip_if_emulated("instruction-level parallelism of the host, not the target");
 	static const char *const pairs[][2] = { { "int", "add" }, { "double", "div" } };
 	embperf_bench *b = quick_bench("cpu.par", "3");
 
@@ -252,6 +255,7 @@ Test(cpu, mhz_lmbench_loops_give_nine_times)
 
 Test(cpu, mhz_is_plausible_and_agrees_with_add_latency)
 {
+	tp_skip_if_emulated("a clock frequency from instruction latencies");
 	embperf_bench *mhz = run_mhz();
 	embperf_bench *ops = quick_bench("cpu.ops", "5");
 	double clock_mhz = value_of(mhz, "mhz", ""), period_ns = value_of(mhz, "clock", "");

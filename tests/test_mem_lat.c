@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "emulated.h"
 #include "lib/core/core.h"
 #include "lib/mem/lat.h"
 
@@ -80,6 +81,8 @@ static double latency_at(const char *size, const char *order)
 
 Test(mem_lat, latency_rises_from_l1_to_dram)
 {
+	tp_skip_if_emulated("load latency of L1 against DRAM sizes (emulated loads do not show the "
+			    "caches)");
 	char size[32];
 	double l1_ns, dram_ns;
 
@@ -92,6 +95,8 @@ Test(mem_lat, latency_rises_from_l1_to_dram)
 
 Test(mem_lat, random_order_is_no_faster_at_dram_sizes)
 {
+	tp_skip_if_emulated("random against stride order at DRAM sizes (emulated loads do not show "
+			    "the prefetchers)");
 	char size[32];
 	double stride_ns, random_ns;
 
@@ -157,6 +162,8 @@ static int sweep_once(const char *size, int *n_lat, char *found, size_t found_si
 
 Test(mem_lat, sweep_has_increasing_sizes_and_detected_levels)
 {
+	tp_skip_if_emulated("cache levels detected on a measured curve (emulated loads do not show "
+			    "the caches)");
 	char size[32], found[1024] = "";
 	int n_lat = 0, found_l1 = 0;
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "emulated.h"
 #include "proc_state.h"
 
 #define MIB ((uint64_t)1 << 20)
@@ -304,6 +305,8 @@ Test(mem_par, dram_size_is_sane_and_slower_than_l1)
 	embperf_bench *b;
 	double l1_ns, dram_ns, par;
 
+	tp_skip_if_emulated("DRAM against L1 latency (emulated loads do not show the "
+			    "caches, and a 256 MiB chase outlasts its max_time)");
 	need_memory(256 * MIB);
 	before = take_snapshot();
 	b = new_bench("16k");

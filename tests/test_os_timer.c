@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "emulated.h"
 #include "proc_state.h"
 #include "embperf.h"
 
@@ -179,6 +180,7 @@ Test(os_timer, work_longer_than_the_interval_makes_overruns)
 	const embperf_result *lat;
 	double n, missed;
 
+	tp_skip_if_emulated("wake-ups and overruns counted against the wall clock");
 	set("work", "3ms");
 	run_ok();
 	n = wakeups();
@@ -202,6 +204,7 @@ Test(os_timer, threads_per_cpu_count_together)
 	char label[32];
 	double n;
 
+	tp_skip_if_emulated("wake-ups of every CPU's thread counted against the wall clock");
 	prefer_fifo();
 	set("threads", "0");
 	set("cpus", "all");
