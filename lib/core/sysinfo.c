@@ -232,6 +232,11 @@ int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
 	uint64_t avail_bytes = ep_mem_available(&source);
 	char need[32], avail[32];
 
+	/* A 32-bit process cannot map it whatever the machine has (LPAE boards, qemu-user). */
+	if (need_bytes > SIZE_MAX) {
+		avail_bytes = SIZE_MAX;
+		source = "this process's address space";
+	}
 	if (!avail_bytes || need_bytes <= avail_bytes)
 		return 0;
 	ep_mem_format_bytes(need_bytes, need, sizeof(need));

@@ -289,13 +289,15 @@ static int alloc_buffers(struct ep_run *run, struct bw_state *st, int op)
 static int bw_setup(struct ep_run *run, void **state)
 {
 	int op = (int)ep_param_int(run, "op");
-	size_t bytes = (size_t)ep_param_int(run, "size");
+	/* judged as 64 bits: a size_t would wrap 1T to 0 on a 32-bit board */
+	uint64_t size_bytes = (uint64_t)ep_param_int(run, "size");
+	size_t bytes = (size_t)size_bytes;
 	struct bw_state *st;
 	struct ep_case c = { .metric = 0 };
 	int rc;
 
 	rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"),
-			       (uint64_t)bytes * (op_needs_dst(op) ? 2 : 1));
+			       size_bytes * (op_needs_dst(op) ? 2 : 1));
 	if (rc)
 		return rc;
 	st = calloc(1, sizeof(*st));

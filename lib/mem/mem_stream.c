@@ -450,19 +450,23 @@ static int add_cases(struct ep_run *run, struct stream_state *st)
 
 static int stream_setup(struct ep_run *run, void **state)
 {
-	size_t n = (size_t)ep_param_int(run, "size");
+	/* judged as 64 bits: a size_t would wrap large counts on a 32-bit board */
+	uint64_t n_elements = (uint64_t)ep_param_int(run, "size");
+	size_t n;
 	int threads = (int)ep_param_int(run, "threads");
 	struct stream_state *st;
 	char value[64];
 	int rc;
 
-	if (!n)
-		n = default_elements(ep_run_ctx(run));
-	snprintf(value, sizeof(value), "%s (%zu elements)", ep_param_text(run, "size"), n);
+	if (!n_elements)
+		n_elements = default_elements(ep_run_ctx(run));
+	snprintf(value, sizeof(value), "%s (%" PRIu64 " elements)", ep_param_text(run, "size"),
+		 n_elements);
 	rc = ep_mem_check_fits(run, "size", value,
-			       (uint64_t)STREAM_ARRAYS * sizeof(double) * (uint64_t)n);
+			       (uint64_t)STREAM_ARRAYS * sizeof(double) * n_elements);
 	if (rc)
 		return rc;
+	n = (size_t)n_elements;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
