@@ -283,27 +283,43 @@ static void only_file(char *path, size_t size)
 	cr_assert(path[0], "the kept file is there");
 }
 
-Test(blk_io, verify_catches_a_corrupted_block_and_names_its_offset)
+/**
+ * write_kept_pattern() - write a 4 MiB file of the verify pattern and keep it
+ * (its path into @path), then point the bench at it to read it back, not
+ * kept (verify=1, rw=read, keep=0).
+ */
+static void write_kept_pattern(char *path, size_t size)
 {
-	char path[512];
-	uint64_t junk = 0x0123456789abcdefULL;
-	int fd;
-
 	set("rw", "write");
 	set("size", "4M");
 	set("verify", "1");
 	set("keep", "1");
 	set("duration", "10s");
 	run_ok();
-	only_file(path, sizeof(path));
+	only_file(path, size);
 	set("target", path);
 	set("rw", "read");
 	set("keep", "0");
-	run_ok(); /* the whole file holds the pattern */
-	fd = open(path, O_WRONLY);
+}
+
+/** corrupt_at() - overwrite 8 bytes of the file @path at @offset with junk. */
+static void corrupt_at(const char *path, off_t offset)
+{
+	uint64_t junk = 0x0123456789abcdefULL;
+	int fd = open(path, O_WRONLY);
+
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(pwrite(fd, &junk, sizeof(junk), 3 * 4096 + 40), (ssize_t)sizeof(junk));
+	cr_assert_eq(pwrite(fd, &junk, sizeof(junk), offset), (ssize_t)sizeof(junk));
 	close(fd);
+}
+
+Test(blk_io, verify_catches_a_corrupted_block_and_names_its_offset)
+{
+	char path[512];
+
+	write_kept_pattern(path, sizeof(path));
+	run_ok(); /* the whole file holds the pattern */
+	corrupt_at(path, 3 * 4096 + 40);
 	run_fails(-EILSEQ, "at offset 12328");
 	cr_log_info("%s", embperf_bench_errmsg(b));
 	cr_assert_eq(access(path, F_OK), 0, "a file that was given is never removed");
@@ -587,25 +603,11 @@ Test(blk_io, io_uring_mixed_jobs_on_dev_shm_merge_their_tallies)
 Test(blk_io, io_uring_verify_reads_back_what_psync_wrote_and_catches_corruption)
 {
 	char path[512];
-	uint64_t junk = 0x0123456789abcdefULL;
-	int fd;
 
-	set("rw", "write");
-	set("size", "4M");
-	set("verify", "1");
-	set("keep", "1");
-	set("duration", "10s");
-	run_ok();
-	only_file(path, sizeof(path));
-	set("target", path);
-	set("rw", "read");
-	set("keep", "0");
+	write_kept_pattern(path, sizeof(path));
 	set("iodepth", "16");
 	run_uring(); /* the whole file holds the pattern */
-	fd = open(path, O_WRONLY);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(pwrite(fd, &junk, sizeof(junk), 5 * 4096 + 16), (ssize_t)sizeof(junk));
-	close(fd);
+	corrupt_at(path, 5 * 4096 + 16);
 	run_fails(-EILSEQ, "at offset 20496");
 	cr_log_info("%s", embperf_bench_errmsg(b));
 }

@@ -5,8 +5,10 @@
 # and 198.18.0.2/30, RFC 2544's benchmarking range), `embperf serve` in one,
 # the kernel in the other, `tc qdisc ... tbf rate 20mbit` on the sending
 # side as ground truth (shared/probes REPORT.md §2). Below the rate nothing
-# is lost; at twice the rate about half is. The namespaces are this test's
-# own (named with its pid) and are removed on every exit path.
+# is lost; at twice the rate about half is. net.udp.rfc2544 searches the
+# same link with UDP datagrams and with raw Ethernet frames (layer=l2). The
+# namespaces are this test's own (named with its pid) and are removed on
+# every exit path; every run is bounded by `timeout`.
 set -u
 embperf=$1
 . "$(dirname "$0")/tap.sh"
@@ -15,8 +17,12 @@ echo "TAP version 13"
 a=epa$$
 b=epb$$
 serve_pid=
+serve2_pid=
+obs_pid=
 cleanup() {
 	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+	[ -n "$serve2_pid" ] && kill "$serve2_pid" 2>/dev/null && wait "$serve2_pid" 2>/dev/null
+	[ -n "$obs_pid" ] && kill "$obs_pid" 2>/dev/null && wait "$obs_pid" 2>/dev/null
 	ip netns del "$a" 2>/dev/null
 	ip netns del "$b" 2>/dev/null
 }
@@ -47,7 +53,7 @@ for _ in $(seq 50); do
 	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.2:5301 && break
 	sleep 0.1
 done
-echo "1..12"
+echo "1..22"
 
 # median of METRIC from the CSV of one run: run_metric METRIC ARGS...
 out=
@@ -149,4 +155,133 @@ fi
 rfc test=back-to-back duration=500ms
 check "rfc2544 back-to-back through tbf: at least the 21 frames its bucket holds" \
 	21 100000 "$(rfc_metric back_to_back)"
+
+# --- layer=l2: raw Ethernet frames of the exact frame size (libpcap) -------
+l2_checks=10
+if ! "$embperf" --version | grep -q 'pcap=yes'; then
+	for _ in $(seq $l2_checks); do skip "rfc2544 layer=l2" "built without libpcap"; done
+	exit $((failures > 0))
+fi
+# rfc_counter NAME [METRIC]: a counter of the kept trial of METRIC's first result
+rfc_counter() {
+	echo "$rfc_out" | awk -F, -v m="${2:-throughput}" '$4 == m { print $23; exit }' |
+		tr ' ' '\n' | awk -F= -v n="$1" '$1 == n { print $2 }'
+}
+# exact FRAME DIRECTION: one trial at 10 Mbit/s of line rate, half the shaped
+# rate: every frame sent is counted, none lost, each as long as the frame
+# without its 4-byte FCS.
+l2_run() {
+	rfc_out=$(ip netns exec "$a" timeout 60 "$embperf" run net.udp.rfc2544 peer=198.18.0.2 \
+		layer=l2 frame="$1" direction="$2" rate=10Mbit max_trials=1 repetitions=1 \
+		duration=1s ramp=100ms settle=100ms --format=csv 2>&1)
+}
+exact() {
+	local sent lost each
+	l2_run "$1" "$2"
+	sent=$(rfc_counter sent) lost=$(rfc_counter lost) each=$(rfc_counter received_bytes_each)
+	if [ -n "$sent" ] && [ "${sent%.*}" -gt 0 ] && [ "$lost" = 0 ] &&
+		[ "$each" = $(($1 - 4)) ]; then
+		pass "l2 $2 frame $1 at half the shaped rate: $sent frames sent, all counted, $each bytes each"
+	else
+		fail "l2 $2 frame $1 at half the shaped rate: sent '$sent' lost '$lost' bytes each '$each' (want $(($1 - 4)))"
+	fi
+}
+exact 1518 tx
+exact 64 tx
+exact 1518 rx
+
+# The frames on the wire, seen by an observer of its own (an AF_PACKET
+# socket on the receiving end, not libpcap): EtherType 0x88B5, from the
+# sender's MAC, 1514 bytes each (the FCS is not handed up).
+obs_py='
+import socket, sys, time
+src = bytes.fromhex(sys.argv[2].replace(":", ""))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((sys.argv[1], 0))
+s.settimeout(0.2)
+print("ready", flush=True)
+lens, n, end = {}, 0, time.monotonic() + 20
+while n < 200 and time.monotonic() < end:
+    try:
+        b = s.recv(4096)
+    except socket.timeout:
+        continue
+    if b[12:14] == b"\x88\xb5" and b[6:12] == src:
+        lens[len(b)] = lens.get(len(b), 0) + 1
+        n += 1
+print("frames=%d lengths=%s" % (n, " ".join("%d:%d" % kv for kv in sorted(lens.items()))), flush=True)
+'
+if command -v python3 >/dev/null; then
+	obs_out=$(mktemp)
+	ip netns exec "$b" timeout 30 python3 -c "$obs_py" vb$$ \
+		"$(ip netns exec "$a" cat /sys/class/net/va$$/address)" >"$obs_out" 2>&1 &
+	obs_pid=$!
+	for _ in $(seq 100); do grep -q ready "$obs_out" && break; sleep 0.1; done
+	l2_run 1518 tx
+	wait "$obs_pid"
+	obs_pid=
+	seen=$(grep frames= "$obs_out")
+	rm -f "$obs_out"
+	if echo "$seen" | grep -Eq '^frames=([1-9][0-9]+) lengths=1514:[0-9]+$'; then
+		pass "the frames on the wire are 1514 bytes (frame 1518 without FCS): $seen"
+	else
+		fail "the frames on the wire are 1514 bytes (frame 1518 without FCS): '$seen'"
+	fi
+else
+	skip "the frames on the wire are 1514 bytes" "no python3 for the observer"
+fi
+
+# The search with raw frames through the same tbf: tbf counts the same 1514
+# bytes per frame as for a UDP datagram of 1472, so the same bound holds.
+rfc layer=l2 test=throughput max_trials=12
+found=$(rfc_metric throughput)
+check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at most its 1681 frames/s" 1 1698 "$found"
+if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
+	check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at least 90 % of 1651 frames/s" \
+		1486 1698 "$found"
+else
+	skip "rfc2544 layer=l2 throughput: at least 90 % of the shaped rate" \
+		"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
+fi
+
+# refused NAME PATTERN CMD...: the run fails, says PATTERN, and reports nothing.
+refused() {
+	local name=$1 pattern=$2
+	shift 2
+	rfc_out=$("$@" 2>&1)
+	if [ $? -ne 0 ] && echo "$rfc_out" | grep -q "$pattern" &&
+		! echo "$rfc_out" | grep -q '^,net.udp.rfc2544/'; then
+		pass "$name"
+	else
+		fail "$name"
+	fi
+}
+tx_packets() { ip netns exec "$a" cat /sys/class/net/va$$/statistics/tx_packets; }
+
+# Without CAP_NET_RAW here: refused at setup, before any trial.
+refused "l2 without CAP_NET_RAW is refused naming layer=l2" \
+	"parameter 'layer': value 'l2': raw frames on interface va$$ need CAP_NET_RAW" \
+	ip netns exec "$a" timeout 30 setpriv --bounding-set=-net_raw "$embperf" run \
+	net.udp.rfc2544 peer=198.18.0.2 layer=l2 frame=1518 --format=csv
+# Without it on the peer: the peer refuses the trial; nothing was sent but
+# the control connection's few packets.
+ip netns exec "$b" setpriv --bounding-set=-net_raw "$embperf" serve -q \
+	--listen 198.18.0.2:5302 --allow 198.18.0.0/30 --for 60s &
+serve2_pid=$!
+for _ in $(seq 50); do
+	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.2:5302 && break
+	sleep 0.1
+done
+before=$(tx_packets)
+refused "l2 on a peer without CAP_NET_RAW is refused naming layer=l2 and the peer" \
+	"parameter 'layer': value 'l2': peer 198.18.0.2:5302: start: refused.*CAP_NET_RAW" \
+	ip netns exec "$a" timeout 30 "$embperf" run net.udp.rfc2544 peer=198.18.0.2:5302 \
+	layer=l2 frame=1518 --format=csv
+check "l2 refused by the peer: nothing sent but the control connection (packets)" \
+	0 40 $(($(tx_packets) - before))
+# Loopback carries no Ethernet frame.
+refused "l2 over loopback (peer=local) is refused naming the interface" \
+	"parameter 'layer': value 'l2': interface lo is loopback" \
+	ip netns exec "$a" timeout 30 "$embperf" run net.udp.rfc2544 peer=local layer=l2 \
+	frame=1518 --format=csv
 exit $((failures > 0))

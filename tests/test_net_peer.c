@@ -129,6 +129,24 @@ static int raw_hello(int fd, int proto)
 	return m.type == EP_MSG_WELCOME ? 0 : -1;
 }
 
+/* A raw client welcomed to a session. */
+static int raw_session(void)
+{
+	int fd = raw_connect();
+
+	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0);
+	return fd;
+}
+
+/* Ask for flow @start on @fd; the peer's answer. */
+static struct ep_msg raw_start(int fd, struct ep_start start)
+{
+	struct ep_msg m = { .type = EP_MSG_START, .start = start };
+
+	raw_send(fd, &m);
+	return raw_recv(fd);
+}
+
 /* The peer closes @fd within @ms. */
 static int closed_within(int fd, int ms)
 {
@@ -177,8 +195,7 @@ Test(peer, a_second_client_is_told_busy_and_served_after_the_first)
 	struct ep_msg m = { .type = EP_MSG_BYE };
 
 	start_peer(NULL);
-	first = raw_connect();
-	cr_assert_eq(raw_hello(first, EP_PROTO_VERSION), 0);
+	first = raw_session();
 	second = raw_connect();
 	cr_assert_neq(raw_hello(second, EP_PROTO_VERSION), 0, "busy, not welcome");
 	cr_assert(closed_within(second, 2000), "and closed, not left hanging");
@@ -207,6 +224,16 @@ Test(peer, clients_outside_allow_are_refused)
 	close(fd);
 }
 
+/* A raw client writes @len bytes of @bytes; the peer closes it within @ms. */
+static void raw_write_is_closed(const void *bytes, size_t len, int ms)
+{
+	int fd = raw_connect();
+
+	cr_assert_eq(write(fd, bytes, len), (ssize_t)len);
+	cr_assert(closed_within(fd, ms));
+	close(fd);
+}
+
 Test(peer, garbage_oversized_and_truncated_messages_close_only_their_connection)
 {
 	static const char garbage[] = "\x00\x00\x00\x05{{{{{";
@@ -215,19 +242,10 @@ Test(peer, garbage_oversized_and_truncated_messages_close_only_their_connection)
 	int fd;
 
 	start_peer("idle_timeout", "500ms", NULL);
-	fd = raw_connect();
-	cr_assert_eq(write(fd, garbage, sizeof(garbage) - 1), (ssize_t)sizeof(garbage) - 1);
-	cr_assert(closed_within(fd, 2000));
-	close(fd);
-	fd = raw_connect();
-	cr_assert_eq(write(fd, oversized, sizeof(oversized)), (ssize_t)sizeof(oversized));
-	cr_assert(closed_within(fd, 2000));
-	close(fd);
+	raw_write_is_closed(garbage, sizeof(garbage) - 1, 2000);
+	raw_write_is_closed(oversized, sizeof(oversized), 2000);
 	/* A message that never completes: the connection ends at the idle limit. */
-	fd = raw_connect();
-	cr_assert_eq(write(fd, truncated, sizeof(truncated)), (ssize_t)sizeof(truncated));
-	cr_assert(closed_within(fd, 3000));
-	close(fd);
+	raw_write_is_closed(truncated, sizeof(truncated), 3000);
 	cr_assert_geq(stat_of(EMBPERF_SERVER_STAT_INVALID), 2);
 	fd = raw_connect();
 	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0, "the peer still serves");
@@ -251,38 +269,63 @@ Test(peer, the_first_message_must_be_hello)
 
 Test(peer, requests_above_its_limits_are_refused_naming_the_limit)
 {
-	struct ep_msg m = { .type = EP_MSG_START };
+	struct ep_msg m;
 	int fd;
 
 	start_peer("max_rate", "10Mbit", "max_size", "512", "max_duration", "2s", NULL);
-	fd = raw_connect();
-	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0);
-	m.start = (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 1, .size_bytes = 1000,
-				     .duration_ns = 1000000000 };
-	raw_send(fd, &m);
-	m = raw_recv(fd);
+	fd = raw_session();
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 1, .size_bytes = 1000,
+					     .duration_ns = 1000000000 });
 	cr_assert_eq(m.type, EP_MSG_ERROR);
 	cr_assert_str_eq(m.code, "limit");
 	cr_assert(strstr(m.text, "512"), "%s", m.text);
-	m = (struct ep_msg){ .type = EP_MSG_START };
-	m.start = (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 2, .size_bytes = 100,
-				     .rate_bps = 50e6, .port = 9, .duration_ns = 1000000000 };
-	raw_send(fd, &m);
-	m = raw_recv(fd);
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 2, .size_bytes = 100,
+					     .rate_bps = 50e6, .port = 9,
+					     .duration_ns = 1000000000 });
 	cr_assert_str_eq(m.code, "limit");
-	m = (struct ep_msg){ .type = EP_MSG_START };
-	m.start = (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 3, .size_bytes = 100,
-				     .duration_ns = 5000000000ULL };
-	raw_send(fd, &m);
-	m = raw_recv(fd);
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 3, .size_bytes = 100,
+					     .duration_ns = 5000000000ULL });
 	cr_assert_str_eq(m.code, "limit");
-	m = (struct ep_msg){ .type = EP_MSG_START };
-	m.start = (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 4, .size_bytes = 100,
-				     .port = 9, .duration_ns = 1000000000 };
-	raw_send(fd, &m);
-	m = raw_recv(fd);
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 4, .size_bytes = 100,
+					     .port = 9, .duration_ns = 1000000000 });
 	cr_assert_str_eq(m.code, "limit", "an unpaced source when the rate is capped");
 	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_TRIALS), 0);
+	close(fd);
+}
+
+/*
+ * layer=l2 over a loopback control connection: the peer refuses l2.sink and
+ * l2.source ("failed", naming layer=l2 and why: loopback carries no
+ * Ethernet frame, or the library has no libpcap), runs no trial and keeps
+ * the session.
+ */
+Test(peer, l2_tests_on_loopback_are_refused_naming_the_layer)
+{
+	enum ep_net_test tests[] = { EP_TEST_L2_SINK, EP_TEST_L2_SOURCE };
+	struct ep_msg m;
+	int fd;
+
+	start_peer(NULL);
+	fd = raw_connect();
+	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0);
+	for (int i = 0; i < 2; i++) {
+		m = (struct ep_msg){ .type = EP_MSG_START };
+		m.start = (struct ep_start){ .test = tests[i], .flow = 1, .size_bytes = 124,
+					     .rate_bps = 1e6, .port = 9, .duration_ns = 1000000000 };
+		raw_send(fd, &m);
+		m = raw_recv(fd);
+		cr_assert_eq(m.type, EP_MSG_ERROR);
+		cr_assert_str_eq(m.code, "failed");
+		cr_assert(strstr(m.text, "layer=l2: ") &&
+			  (strstr(m.text, "interface lo is loopback") || strstr(m.text, "libpcap")),
+			  "%s", m.text);
+	}
+	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_TRIALS), 0);
+	m = (struct ep_msg){ .type = EP_MSG_START };
+	m.start = (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 3, .size_bytes = 100,
+				     .duration_ns = 1000000000 };
+	raw_send(fd, &m);
+	cr_assert_eq(raw_recv(fd).type, EP_MSG_READY, "the session goes on");
 	close(fd);
 }
 
@@ -306,20 +349,18 @@ Test(peer, a_source_stops_when_its_client_vanishes)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
-	struct ep_msg m = { .type = EP_MSG_START };
+	struct ep_msg m;
 	int fd, data = socket(AF_INET, SOCK_DGRAM, 0);
 
 	cr_assert_geq(data, 0);
 	cr_assert_eq(bind(data, (struct sockaddr *)&a, sizeof(a)), 0);
 	cr_assert_eq(getsockname(data, (struct sockaddr *)&a, &len), 0);
 	start_peer(NULL);
-	fd = raw_connect();
-	cr_assert_eq(raw_hello(fd, EP_PROTO_VERSION), 0);
-	m.start = (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 7, .size_bytes = 64,
-				     .rate_bps = 64 * 8 * 2000.0, .port = ntohs(a.sin_port),
-				     .duration_ns = 60000000000ULL };
-	raw_send(fd, &m);
-	m = raw_recv(fd);
+	fd = raw_session();
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 7, .size_bytes = 64,
+					     .rate_bps = 64 * 8 * 2000.0,
+					     .port = ntohs(a.sin_port),
+					     .duration_ns = 60000000000ULL });
 	cr_assert_eq(m.type, EP_MSG_READY, "%s %s", m.code, m.text);
 	cr_assert_gt(datagrams_within(data, 300), 0, "the source sends to the client's port");
 	close(fd); /* vanish, mid-trial, without stop or bye */
@@ -334,22 +375,37 @@ Test(peer, a_source_stops_when_its_client_vanishes)
 static embperf_ctx *ctx;
 static embperf_bench *b;
 
-static void kernel_setup(void)
+/* A new context and a bench of @kernel: trials of @duration, a ramp of 50 ms, no settle. */
+static embperf_bench *short_bench(const char *kernel, const char *duration)
 {
+	embperf_bench *x;
+
 	ctx = embperf_ctx_new();
 	cr_assert(ctx);
-	b = embperf_bench_new(ctx, "net.udp.stream");
-	cr_assert(b, "net.udp.stream is registered");
-	tp_set(b, "duration", "500ms");
-	tp_set(b, "ramp", "50ms");
-	tp_set(b, "settle", "0");
+	x = embperf_bench_new(ctx, kernel);
+	cr_assert(x, "%s is registered", kernel);
+	tp_set(x, "duration", duration);
+	tp_set(x, "ramp", "50ms");
+	tp_set(x, "settle", "0");
+	return x;
+}
+
+/* Free @x and the context of short_bench(). */
+static void free_short_bench(embperf_bench *x)
+{
+	embperf_bench_free(x);
+	embperf_ctx_free(ctx);
+}
+
+static void kernel_setup(void)
+{
+	b = short_bench("net.udp.stream", "500ms");
 	tp_set(b, "repetitions", "1");
 }
 
 static void kernel_teardown(void)
 {
-	embperf_bench_free(b);
-	embperf_ctx_free(ctx);
+	free_short_bench(b);
 	stop_peer();
 }
 
@@ -555,20 +611,13 @@ static embperf_bench *rfc;
 
 static void rfc_setup(void)
 {
-	ctx = embperf_ctx_new();
-	cr_assert(ctx);
-	rfc = embperf_bench_new(ctx, "net.udp.rfc2544");
-	cr_assert(rfc, "net.udp.rfc2544 is registered");
+	rfc = short_bench("net.udp.rfc2544", "300ms");
 	tp_set(rfc, "peer", "local");
-	tp_set(rfc, "duration", "300ms");
-	tp_set(rfc, "ramp", "50ms");
-	tp_set(rfc, "settle", "0");
 }
 
 static void rfc_teardown(void)
 {
-	embperf_bench_free(rfc);
-	embperf_ctx_free(ctx);
+	free_short_bench(rfc);
 }
 
 TestSuite(rfc2544, .init = rfc_setup, .fini = rfc_teardown);
@@ -682,5 +731,28 @@ Test(rfc2544, bad_input_names_the_parameter)
 	tp_set(rfc, "direction", "rx");
 	cr_assert_lt(embperf_bench_run(rfc), 0);
 	cr_assert(strstr(embperf_bench_errmsg(rfc), "direction=tx"), "%s",
+		  embperf_bench_errmsg(rfc));
+}
+
+/*
+ * layer=l2 where it cannot work is refused before anything is sent, naming
+ * the parameter, the value and why: peer=local runs over loopback (or the
+ * library has no libpcap); test=latency is a UDP echo.
+ */
+Test(rfc2544, layer_l2_where_it_cannot_work_is_refused_before_any_trial)
+{
+	const char *msg;
+
+	tp_set(rfc, "frame", "128");
+	tp_set(rfc, "layer", "l2");
+	cr_assert_lt(embperf_bench_run(rfc), 0);
+	msg = embperf_bench_errmsg(rfc);
+	cr_assert(strstr(msg, "parameter 'layer': value 'l2': ") &&
+		  (strstr(msg, "interface lo is loopback") || strstr(msg, "without libpcap")),
+		  "%s", msg);
+	cr_assert_eq(embperf_bench_result_count(rfc), 0, "no trial ran");
+	tp_set(rfc, "test", "latency");
+	cr_assert_lt(embperf_bench_run(rfc), 0);
+	cr_assert(strstr(embperf_bench_errmsg(rfc), "parameter 'test': value 'latency'"), "%s",
 		  embperf_bench_errmsg(rfc));
 }

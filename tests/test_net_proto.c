@@ -137,6 +137,31 @@ Test(proto, every_message_type_round_trips)
 	cr_assert_eq(memcmp(&out.start, &in.start, sizeof(in.start)), 0, "start is kept exactly");
 }
 
+/* layer=l2's tests and the sink's capture drops cross the protocol intact. */
+Test(proto, l2_tests_and_capture_drops_round_trip)
+{
+	struct ep_msg in = { .type = EP_MSG_START }, out;
+	unsigned char frame[4 + EP_MSG_MAX_BYTES];
+	char err[200];
+	int len;
+
+	for (int t = EP_TEST_L2_SINK; t <= EP_TEST_L2_SOURCE; t++) {
+		in.start = (struct ep_start){ .test = (enum ep_net_test)t, .flow = 7,
+					      .size_bytes = 60, .duration_ns = 1 };
+		len = ep_msg_encode(&in, frame, sizeof(frame));
+		cr_assert_eq(ep_msg_parse((char *)frame + 4, (size_t)len - 4, &out, err, sizeof(err)),
+			     0, "%s", err);
+		cr_assert_eq((int)out.start.test, t);
+		cr_assert(strstr((char *)frame + 4, t == EP_TEST_L2_SINK ? "\"l2.sink\""
+									  : "\"l2.source\""));
+	}
+	in = (struct ep_msg){ .type = EP_MSG_REPORT };
+	in.report.capture_drops = 12345;
+	len = ep_msg_encode(&in, frame, sizeof(frame));
+	cr_assert_eq(ep_msg_parse((char *)frame + 4, (size_t)len - 4, &out, err, sizeof(err)), 0);
+	cr_assert_eq(out.report.capture_drops, 12345);
+}
+
 Test(proto, invalid_messages_are_refused_with_a_reason)
 {
 	static const struct {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kclient.h - what the TCP and request/response kernels (net_tcp_stream.c,
- * net_rr.c) share on the client side: the session with the peer from the
- * kernel's parameters, the data connection, and the check that the peer is
- * still there.
+ * kclient.h - what the network kernels share on the client side: their
+ * engine defaults, the session with the peer from the kernel's parameters,
+ * the sizes against the peer's limit, the end of a TCP or request/response
+ * kernel's setup, the data connection of those (net_tcp_stream.c,
+ * net_rr.c), its closing on a failure (those and the UDP flow, udp_flow.c),
+ * and the check that the peer is still there.
  */
 #ifndef EMBPERF_NET_KCLIENT_H
 #define EMBPERF_NET_KCLIENT_H
@@ -11,8 +13,24 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "lib/core/kernel.h"
 
-struct ep_run;
+/*
+ * EP_NET_DEFAULTS() - the network kernels' engine defaults, an initializer
+ * of a struct ep_default array: trials of 2 s after a ramp of @ramp, 3 of
+ * them, @settle apart (each kernel's ramp and settle are its own).
+ */
+#define EP_NET_DEFAULTS(ramp, settle)                                                   \
+	{                                                                               \
+		{ "duration", "2s" }, { "ramp", (ramp) }, { "settle", (settle) },       \
+		{ "repetitions", "3" }, { NULL, NULL },                                 \
+	}
+
+/*
+ * ep_net_defaults - EP_NET_DEFAULTS() with a ramp and a settle of 100 ms:
+ * net.udp.stream's and the request/response kernels'.
+ */
+extern const struct ep_default ep_net_defaults[];
 
 /*
  * How long one blocking call of a streaming body waits before it looks at
@@ -48,6 +66,40 @@ void ep_netk_set_timeouts(int fd, uint64_t timeout_ns);
  */
 int ep_netk_tcp_connect(const struct ep_peer_conn *c, uint16_t port, int nodelay,
 			uint32_t sockbuf_bytes, uint64_t timeout_ns, uint64_t slice_ns);
+
+/**
+ * ep_netk_flow_cap_ns() - how long the peer runs a flow before it stops it by
+ * itself: the run's ramp and duration and 2 s more.
+ */
+uint64_t ep_netk_flow_cap_ns(const struct ep_run *run);
+
+/**
+ * ep_netk_check_size() - @bytes of parameter @param against the limit of the
+ * peer of @c. Return: 0, or -ERANGE with a message naming both.
+ */
+int ep_netk_check_size(struct ep_run *run, const struct ep_peer_conn *c, const char *param,
+		       uint32_t bytes);
+
+/**
+ * ep_netk_setup_tail() - the end of a TCP or request/response kernel's setup:
+ * the session with the peer (ep_netk_open()), @size_bytes of parameter
+ * @size_param against the peer's limit (ep_netk_check_size()), then the
+ * trial case @tc (its labels and arg set by the caller).
+ * Return: 0, or a negative errno with the run's message.
+ */
+int ep_netk_setup_tail(struct ep_run *run, const char *kernel, struct ep_peer_conn *c,
+		       const char *size_param, uint32_t size_bytes, const struct ep_trial_case *tc);
+
+/** ep_netk_close() - close the data socket *@fd when it is open, and mark it closed (-1). */
+void ep_netk_close(int *fd);
+
+/**
+ * ep_netk_fail() - a failure while the data socket *@fd may be open: close
+ * it (ep_netk_close()), then record the message as ep_run_fail() does.
+ * Return: @rc.
+ */
+int ep_netk_fail(struct ep_run *run, int *fd, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /** ep_netk_or_nan() - a CPU load from a report, NAN when the peer could not tell (-1). */
 double ep_netk_or_nan(double pct);

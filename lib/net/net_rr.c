@@ -135,17 +135,10 @@ struct rr {
 	char label[160];
 };
 
-static void close_data(struct rr *st)
-{
-	if (st->data_fd >= 0)
-		close(st->data_fd);
-	st->data_fd = -1;
-}
-
 static int fail(struct rr *st, int rc, const char *what, const char *why)
 {
-	close_data(st);
-	return ep_run_fail(st->run, rc, "%s: peer %s: %s: %s", st->name, st->peer.name, what, why);
+	return ep_netk_fail(st->run, &st->data_fd, rc, "%s: peer %s: %s: %s", st->name,
+			    st->peer.name, what, why);
 }
 
 /* A failed send or receive: the peer closed, reset, or did not answer in time. */
@@ -210,7 +203,7 @@ static int rr_before_trial(void *arg, int index)
 	int rc = 0;
 
 	(void)index;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	memset(&st->start, 0, sizeof(st->start));
 	st->start.test = st->test;
 	st->start.size_bytes = st->request_bytes;
@@ -267,7 +260,7 @@ static int transact_crr(struct rr *st)
 	if (n != 0) /* more bytes than the response, or no close from the peer */
 		return n > 0 ? fail(st, -EPROTO, "data connection", "more than the response came")
 			     : io_fail(st, n, errno);
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	return 0;
 }
 
@@ -297,7 +290,7 @@ static int lost_one(struct rr *st, struct ep_trial *t, uint64_t *lost)
 		(*lost)++;
 	if (ep_netk_peer_gone(&st->peer))
 		return fail(st, -ECONNRESET, "control connection", "the peer ended the session");
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	rc = open_udp(st);
 	return rc ? fail(st, rc, "data socket", strerror(-rc)) : 0;
 }
@@ -342,7 +335,7 @@ static int rr_body(void *arg, struct ep_trial *t)
 
 	if (rc)
 		return rc;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	rc = ep_peer_stop(&st->peer, st->start.flow, 0, &r, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "%s: %s", st->name, err);
@@ -357,19 +350,6 @@ static int rr_body(void *arg, struct ep_trial *t)
 	return 0;
 }
 
-static int check_peer_limits(struct ep_run *run, struct rr *st)
-{
-	const char *name = st->request_bytes > st->response_bytes ? "request" : "response";
-	uint32_t larger = st->request_bytes > st->response_bytes ? st->request_bytes
-								  : st->response_bytes;
-
-	if (larger > st->peer.welcome.max_size_bytes)
-		return ep_run_fail(run, -ERANGE, "parameter '%s': %u bytes is above the limit of "
-				   "peer %s (%u bytes)", name, larger,
-				   st->peer.name, st->peer.welcome.max_size_bytes);
-	return 0;
-}
-
 /** rr_teardown() - close the data socket and the session (bye). */
 static void rr_teardown(void *state)
 {
@@ -377,7 +357,7 @@ static void rr_teardown(void *state)
 
 	if (!st)
 		return;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	ep_peer_close(&st->peer);
 	free(st->req);
 	free(st->resp);
@@ -393,7 +373,7 @@ static int rr_setup(struct ep_run *run, void **state, enum ep_net_test test, con
 		.counters = rr_counters,
 		.n_counters = (int)EP_ARRAY_SIZE(rr_counters),
 	};
-	int rc;
+	int request_larger;
 
 	if (!st)
 		return -ENOMEM;
@@ -411,22 +391,19 @@ static int rr_setup(struct ep_run *run, void **state, enum ep_net_test test, con
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
 	st->lost_after_ns = test == EP_TEST_UDP_RR ? (uint64_t)ep_param_int(run, "lost_after") : 0;
 	st->drop_every = test == EP_TEST_UDP_RR ? (uint32_t)ep_param_int(run, "drop_every") : 0;
-	st->flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
-			  (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
+	st->flow_cap_ns = ep_netk_flow_cap_ns(run);
 	st->req = calloc(1, st->request_bytes);
 	st->resp = calloc(1, st->response_bytes);
 	if (!st->req || !st->resp)
 		return -ENOMEM;
-	rc = ep_netk_open(run, name, &st->peer);
-	if (!rc)
-		rc = check_peer_limits(run, st);
-	if (rc)
-		return rc;
 	snprintf(st->label, sizeof(st->label), "request=%u response=%u%s", st->request_bytes,
 		 st->response_bytes, st->nodelay ? " nodelay=1" : "");
 	tc.labels = st->label;
 	tc.arg = st;
-	return ep_run_add_trial(run, &tc);
+	/* The peer's limit is on the larger of the two. */
+	request_larger = st->request_bytes > st->response_bytes;
+	return ep_netk_setup_tail(run, name, &st->peer, request_larger ? "request" : "response",
+				  request_larger ? st->request_bytes : st->response_bytes, &tc);
 }
 
 static int tcp_rr_setup(struct ep_run *run, void **state)
@@ -444,14 +421,6 @@ static int udp_rr_setup(struct ep_run *run, void **state)
 	return rr_setup(run, state, EP_TEST_UDP_RR, "net.udp.rr");
 }
 
-static const struct ep_default rr_defaults[] = {
-	{ "duration", "2s" },
-	{ "ramp", "100ms" },
-	{ "settle", "100ms" },
-	{ "repetitions", "3" },
-	{ NULL, NULL },
-};
-
 const struct ep_kernel ep_kernel_net_tcp_rr = {
 	.name = "net.tcp.rr",
 	.summary = "TCP request/response on one connection with an embperf peer (netperf "
@@ -460,7 +429,7 @@ const struct ep_kernel ep_kernel_net_tcp_rr = {
 	.n_params = (int)EP_ARRAY_SIZE(tcp_rr_params),
 	.metrics = tcp_rr_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(tcp_rr_metrics),
-	.engine_defaults = rr_defaults,
+	.engine_defaults = ep_net_defaults,
 	.setup = tcp_rr_setup,
 	.teardown = rr_teardown,
 	.trials = 1,
@@ -474,7 +443,7 @@ const struct ep_kernel ep_kernel_net_tcp_crr = {
 	.n_params = (int)EP_ARRAY_SIZE(tcp_rr_params),
 	.metrics = tcp_rr_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(tcp_rr_metrics),
-	.engine_defaults = rr_defaults,
+	.engine_defaults = ep_net_defaults,
 	.setup = tcp_crr_setup,
 	.teardown = rr_teardown,
 	.trials = 1,
@@ -488,7 +457,7 @@ const struct ep_kernel ep_kernel_net_udp_rr = {
 	.n_params = (int)EP_ARRAY_SIZE(udp_rr_params),
 	.metrics = udp_rr_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(udp_rr_metrics),
-	.engine_defaults = rr_defaults,
+	.engine_defaults = ep_net_defaults,
 	.setup = udp_rr_setup,
 	.teardown = rr_teardown,
 	.trials = 1,

@@ -102,17 +102,10 @@ struct tcp_stream {
 	char label[160];
 };
 
-static void close_data(struct tcp_stream *st)
-{
-	if (st->data_fd >= 0)
-		close(st->data_fd);
-	st->data_fd = -1;
-}
-
 static int fail(struct tcp_stream *st, int rc, const char *what, const char *why)
 {
-	close_data(st);
-	return ep_run_fail(st->run, rc, "net.tcp.stream: peer %s: %s: %s", st->peer.name, what, why);
+	return ep_netk_fail(st->run, &st->data_fd, rc, "net.tcp.stream: peer %s: %s: %s",
+			    st->peer.name, what, why);
 }
 
 /** stream_before_trial() - before each trial (not timed): a new flow and its connection. */
@@ -124,7 +117,7 @@ static int stream_before_trial(void *arg, int index)
 	int rc;
 
 	(void)index;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	memset(&st->req, 0, sizeof(st->req));
 	st->req.test = st->tx ? EP_TEST_TCP_SINK : EP_TEST_TCP_SOURCE;
 	st->req.size_bytes = st->size_bytes;
@@ -242,7 +235,7 @@ static int body_tx(struct tcp_stream *st, struct ep_trial *t)
 		rc = finish_tx(st);
 	if (rc)
 		return rc;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	rc = ep_peer_stop_marks(&st->peer, st->req.flow, ramp, measured, &r, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "net.tcp.stream: %s", err);
@@ -280,7 +273,7 @@ static int body_rx(struct tcp_stream *st, struct ep_trial *t)
 		if (wait_slice(st, progress))
 			return -ETIMEDOUT;
 	}
-	close_data(st); /* the peer's writes fail from here: its flow ends */
+	ep_netk_close(&st->data_fd); /* the peer's writes fail from here: its flow ends */
 	rc = ep_peer_stop(&st->peer, st->req.flow, 0, &r, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "net.tcp.stream: %s", err);
@@ -297,16 +290,6 @@ static int stream_body(void *arg, struct ep_trial *t)
 	return st->tx ? body_tx(st, t) : body_rx(st, t);
 }
 
-/* The sizes against the peer's limit. */
-static int check_peer_limits(struct ep_run *run, struct tcp_stream *st)
-{
-	if (st->size_bytes > st->peer.welcome.max_size_bytes)
-		return ep_run_fail(run, -ERANGE, "parameter 'size': %u bytes is above the limit of "
-				   "peer %s (%u bytes)", st->size_bytes,
-				   st->peer.name, st->peer.welcome.max_size_bytes);
-	return 0;
-}
-
 /** stream_teardown() - close the connection and the session (bye). */
 static void stream_teardown(void *state)
 {
@@ -314,7 +297,7 @@ static void stream_teardown(void *state)
 
 	if (!st)
 		return;
-	close_data(st);
+	ep_netk_close(&st->data_fd);
 	ep_peer_close(&st->peer);
 	free(st->buf);
 	free(st);
@@ -330,8 +313,6 @@ static int stream_setup(struct ep_run *run, void **state)
 		.counters = stream_counters,
 		.n_counters = (int)EP_ARRAY_SIZE(stream_counters),
 	};
-	int rc;
-
 	if (!st)
 		return -ENOMEM;
 	st->data_fd = -1;
@@ -344,31 +325,20 @@ static int stream_setup(struct ep_run *run, void **state)
 	st->nodelay = (int)ep_param_int(run, "nodelay");
 	st->sockbuf_bytes = (uint32_t)ep_param_int(run, "sockbuf");
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
-	st->flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
-			  (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
+	st->flow_cap_ns = ep_netk_flow_cap_ns(run);
 	st->buf = calloc(1, st->size_bytes > st->rsize_bytes ? st->size_bytes : st->rsize_bytes);
 	if (!st->buf)
 		return -ENOMEM;
-	rc = ep_netk_open(run, "net.tcp.stream", &st->peer);
-	if (!rc)
-		rc = check_peer_limits(run, st);
-	if (rc)
-		return rc;
 	snprintf(st->label, sizeof(st->label), "direction=%s size=%u rsize=%u%s",
 		 ep_param_text(run, "direction"), st->size_bytes, st->rsize_bytes,
 		 st->nodelay ? " nodelay=1" : "");
 	tc.labels = st->label;
 	tc.arg = st;
-	return ep_run_add_trial(run, &tc);
+	return ep_netk_setup_tail(run, "net.tcp.stream", &st->peer, "size", st->size_bytes, &tc);
 }
 
-static const struct ep_default stream_defaults[] = {
-	{ "duration", "2s" },
-	{ "ramp", "200ms" },
-	{ "settle", "100ms" },
-	{ "repetitions", "3" },
-	{ NULL, NULL },
-};
+/* A longer ramp than the other network kernels': slow start is left out of the count. */
+static const struct ep_default stream_defaults[] = EP_NET_DEFAULTS("200ms", "100ms");
 
 const struct ep_kernel ep_kernel_net_tcp_stream = {
 	.name = "net.tcp.stream",

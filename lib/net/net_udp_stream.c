@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "lib/core/kernel.h"
+#include "kclient.h"
 #include "lib/core/util.h"
 #include "linkstats.h"
 #include "udp_flow.h"
@@ -265,8 +266,7 @@ static int udp_setup(struct ep_run *run, void **state)
 				   "echoes only what this host sends; accepted: direction=tx",
 				   ep_param_text(run, "echo_every"));
 	/* The peer stops a flow by itself a little after ramp + duration. */
-	f->flow_cap_ns = (uint64_t)ep_param_int(run, "ramp") +
-			 (uint64_t)ep_param_int(run, "duration") + 2000000000ULL;
+	f->flow_cap_ns = ep_netk_flow_cap_ns(run);
 	rc = read_rates(run, f);
 	if (!rc)
 		rc = ep_udp_flow_connect(f, run, "net.udp.stream");
@@ -280,14 +280,6 @@ static int udp_setup(struct ep_run *run, void **state)
 	return ep_run_add_trial(run, &tc);
 }
 
-static const struct ep_default udp_defaults[] = {
-	{ "duration", "2s" },
-	{ "ramp", "100ms" },
-	{ "settle", "100ms" },
-	{ "repetitions", "3" },
-	{ NULL, NULL },
-};
-
 const struct ep_kernel ep_kernel_net_udp_stream = {
 	.name = "net.udp.stream",
 	.summary = "paced UDP stream to or from an embperf peer: Mbit/s, kPPS, loss, jitter, CPU "
@@ -296,7 +288,7 @@ const struct ep_kernel ep_kernel_net_udp_stream = {
 	.n_params = (int)EP_ARRAY_SIZE(udp_params),
 	.metrics = udp_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(udp_metrics),
-	.engine_defaults = udp_defaults,
+	.engine_defaults = ep_net_defaults,
 	.setup = udp_setup,
 	.teardown = udp_teardown,
 	.trials = 1,

@@ -39,6 +39,12 @@
  * @token_rate:    precise: its rate, datagrams per ns (1.4x the schedule's).
  * @token_depth:   precise: its depth (at least one datagram).
  * @tokens_ns:     when @tokens was last brought up to date.
+ * @max_stall_ns:  precise: the longest the sender sent nothing since the
+ *                 start (or restart), beyond the schedule's spacing of its
+ *                 last batch: a stall, whose debt then goes out as a burst
+ *                 (a sender at its limit sends back to back: no stall).
+ * @last_sent_ns:  precise: when the last batch was sent (0: none yet).
+ * @last_sent:     precise: how many datagrams it held.
  */
 struct ep_pacer {
 	enum ep_pacing mode;
@@ -55,6 +61,9 @@ struct ep_pacer {
 	double token_rate;
 	double token_depth;
 	uint64_t tokens_ns;
+	uint64_t max_stall_ns;
+	uint64_t last_sent_ns;
+	uint32_t last_sent;
 };
 
 /**
@@ -70,6 +79,17 @@ void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t
  * first or 10 ms passed (the caller checks its deadline and calls again).
  */
 uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns);
+
+/**
+ * ep_pacer_set_catch_up() - precise: let a sender behind its schedule send
+ * up to @depth_ms worth of datagrams at once (instead of a tenth of a
+ * millisecond's worth), still at most 1.4x the rate on average. For a
+ * sender whose average rate matters more than any 1 ms: on a loaded machine
+ * a sleep ends only at the next scheduler tick (4 ms at HZ=250), and with
+ * one datagram per wake-up the sender never catches up (doc/methodology-net.md,
+ * "RFC 2544"). @depth_ms <= 0 leaves the default.
+ */
+void ep_pacer_set_catch_up(struct ep_pacer *p, double depth_ms);
 
 /**
  * ep_pacer_restart() - a new origin at @start_ns, nothing owed (a trial's

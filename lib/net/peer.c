@@ -370,7 +370,7 @@ static int check_limits(const embperf_server *s, const struct ep_start *r, char 
 	else if (r->duration_ns > s->max_duration_ns)
 		snprintf(text, len, "duration %.3f s is above this peer's limit of %.3f s",
 			 (double)r->duration_ns / 1e9, (double)s->max_duration_ns / 1e9);
-	else if (r->test == EP_TEST_UDP_SOURCE && r->rate_bps <= 0.0 &&
+	else if ((r->test == EP_TEST_UDP_SOURCE || r->test == EP_TEST_L2_SOURCE) && r->rate_bps <= 0.0 &&
 		 r->pacing != EP_PACING_BURST && s->max_rate_bps < EP_PEER_MAX_RATE_BPS)
 		snprintf(text, len, "an unpaced source is not allowed: this peer caps the rate");
 	else if (r->test == EP_TEST_TCP_SOURCE && s->max_rate_bps < EP_PEER_MAX_RATE_BPS)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "l2.h"
 #include "proto.h"
 
 /**
@@ -19,6 +20,7 @@
  * @client:     the client's address: the only one data goes to or counts from.
  * @local:      the control connection's local address (data binds to it).
  * @data_fd:    the trial's data socket (or listening socket for TCP).
+ * @l2:         l2.sink, l2.source: the interface opened for raw frames.
  * @port:       its port, for the ready reply.
  * @stop:       set by the server loop when the client says stop or leaves.
  * @sent_by_client: the client's count from its stop message.
@@ -36,6 +38,7 @@ struct ep_peer_trial {
 	struct sockaddr_storage local;
 	socklen_t local_len;
 	int data_fd;
+	struct ep_l2_link l2;
 	uint16_t port;
 	int stop;
 	uint64_t stop_ns;
@@ -43,7 +46,7 @@ struct ep_peer_trial {
 	uint64_t ramp_sent_by_client;
 	struct ep_report report;
 	int rc;
-	char text[160];
+	char text[256];
 	pthread_t thread;
 	int started;
 };

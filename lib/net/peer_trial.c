@@ -52,60 +52,95 @@ void ep_peer_trial_load_into(struct ep_report *r, const struct ep_cpuload *load)
 	r->cpu_system_pct = ok[EP_CTR_CPU_SYSTEM_PCT] ? v[EP_CTR_CPU_SYSTEM_PCT] : -1.0;
 }
 
-static void drain(struct ep_peer_trial *t, struct ep_udp_rx *rx)
+/* A sink's receiver: UDP datagrams, or raw frames (l2.sink). */
+struct sink {
+	int l2;
+	struct ep_udp_rx udp;
+	struct ep_l2_rx raw;
+};
+
+static int sink_poll(struct sink *k, int timeout_ms)
+{
+	return k->l2 ? ep_l2_rx_poll(&k->raw, timeout_ms, 1) : ep_udp_rx_poll(&k->udp, timeout_ms, 1);
+}
+
+static void drain(struct sink *k)
 {
 	uint64_t stop_ns = ep_now_ns();
 
 	for (;;) {
 		uint64_t now = ep_now_ns();
-		uint64_t last = rx->last_ns > stop_ns ? rx->last_ns : stop_ns;
+		uint64_t seen = k->l2 ? k->raw.last_ns : k->udp.last_ns;
+		uint64_t last = seen > stop_ns ? seen : stop_ns;
 
 		if (now - stop_ns >= DRAIN_MAX_NS || now - last >= DRAIN_QUIET_NS)
 			return;
-		if (ep_udp_rx_poll(rx, 5, 1) < 0)
+		if (sink_poll(k, 5) < 0)
 			return;
+	}
+}
+
+static int sink_init(struct ep_peer_trial *t, struct sink *k)
+{
+	k->l2 = t->req.test == EP_TEST_L2_SINK;
+	if (k->l2)
+		return ep_l2_rx_init(&k->raw, &t->l2, t->req.flow);
+	if (ep_udp_rx_init(&k->udp, t->data_fd, t->req.flow, t->req.size_bytes))
+		return -ENOMEM;
+	memcpy(&k->udp.from, &t->client, sizeof(k->udp.from));
+	k->udp.from_len = t->client_len;
+	k->udp.drop_every = t->req.drop_every;
+	k->udp.echo_every = t->req.echo_every;
+	return 0;
+}
+
+static void sink_report(struct ep_peer_trial *t, struct sink *k)
+{
+	const struct ep_seq_count *c = k->l2 ? k->raw.count : k->udp.count;
+
+	t->report.received = c->received;
+	t->report.bytes = c->bytes;
+	t->report.duplicated = c->duplicated;
+	t->report.reordered = c->reordered;
+	t->report.expected = ep_seq_expected(c);
+	t->report.jitter_ns = c->jitter_ns;
+	if (k->l2) {
+		t->report.capture_drops = ep_l2_capture_drops(&t->l2);
+		ep_l2_rx_free(&k->raw);
+	} else {
+		t->report.dropped = k->udp.dropped;
+		ep_udp_rx_free(&k->udp);
 	}
 }
 
 static int run_sink(struct ep_peer_trial *t)
 {
-	struct ep_udp_rx rx;
+	struct sink k;
 	uint64_t start = ep_now_ns(), end = ep_peer_trial_hard_end_ns(t, start);
 	struct ep_cpuload load;
 	struct ep_flow_drops drops;
 	struct ep_linkstats delta;
-	int rc = ep_udp_rx_init(&rx, t->data_fd, t->req.flow, t->req.size_bytes);
+	int rc = sink_init(t, &k);
 
 	if (rc)
 		return rc;
-	memcpy(&rx.from, &t->client, sizeof(rx.from));
-	rx.from_len = t->client_len;
-	rx.drop_every = t->req.drop_every;
-	rx.echo_every = t->req.echo_every;
 	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
 	while (!ep_peer_trial_stopping(t) && ep_now_ns() < end) {
-		rc = ep_udp_rx_poll(&rx, 10, 1);
+		rc = sink_poll(&k, 10);
 		if (rc < 0)
 			break;
 	}
 	if (rc >= 0) {
-		drain(t, &rx);
+		drain(&k);
 		rc = 0;
 	}
 	ep_peer_trial_load_into(&t->report, &load);
 	ep_flow_drops_stop(&drops, &delta);
 	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
-	t->report.received = rx.count->received;
-	t->report.bytes = rx.count->bytes;
-	t->report.duplicated = rx.count->duplicated;
-	t->report.reordered = rx.count->reordered;
-	t->report.expected = ep_seq_expected(rx.count);
-	t->report.dropped = rx.dropped;
-	t->report.jitter_ns = rx.count->jitter_ns;
+	sink_report(t, &k);
 	t->report.elapsed_ns = ep_now_ns() - start;
-	ep_udp_rx_free(&rx);
 	return rc;
 }
 
@@ -114,9 +149,21 @@ static double source_pps(const struct ep_start *s)
 	return s->rate_bps > 0.0 ? s->rate_bps / (8.0 * s->size_bytes) : 0.0;
 }
 
+/* A source's sender: UDP datagrams, or raw frames (l2.source). */
+struct source {
+	int l2;
+	struct ep_udp_tx udp;
+	struct ep_l2_tx raw;
+};
+
+static uint64_t source_sent(const struct source *o)
+{
+	return o->l2 ? o->raw.sent : o->udp.sent;
+}
+
 static int run_source(struct ep_peer_trial *t)
 {
-	struct ep_udp_tx tx;
+	struct source o = { .l2 = t->req.test == EP_TEST_L2_SOURCE };
 	struct ep_pacer pacer;
 	struct ep_cpuload load;
 	struct ep_flow_drops drops;
@@ -125,7 +172,8 @@ static int run_source(struct ep_peer_trial *t)
 	enum ep_pacing mode = t->req.rate_bps > 0.0 || t->req.pacing == EP_PACING_BURST
 				      ? t->req.pacing
 				      : EP_PACING_NONE;
-	int rc = ep_udp_tx_init(&tx, t->data_fd, t->req.size_bytes, t->req.flow);
+	int rc = o.l2 ? ep_l2_tx_init(&o.raw, &t->l2, t->req.flow)
+		      : ep_udp_tx_init(&o.udp, t->data_fd, t->req.size_bytes, t->req.flow);
 
 	if (rc)
 		return rc;
@@ -135,27 +183,31 @@ static int run_source(struct ep_peer_trial *t)
 		      t->req.batch ? t->req.batch : 16, start);
 	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load);
-	while (!ep_peer_trial_stopping(t) && (!t->req.count || tx.sent < t->req.count)) {
+	while (!ep_peer_trial_stopping(t) && (!t->req.count || source_sent(&o) < t->req.count)) {
 		uint64_t now = ep_now_ns();
 		uint32_t n;
 
 		if (now >= end)
 			break;
 		n = ep_pacer_next(&pacer, end);
-		if (t->req.count && n > t->req.count - tx.sent)
-			n = (uint32_t)(t->req.count - tx.sent);
+		if (t->req.count && n > t->req.count - source_sent(&o))
+			n = (uint32_t)(t->req.count - source_sent(&o));
 		if (n)
-			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, 1));
+			ep_pacer_sent(&pacer, o.l2 ? ep_l2_tx_send(&o.raw, n, 1)
+						   : ep_udp_tx_send(&o.udp, n, 1));
 	}
 	ep_peer_trial_load_into(&t->report, &load);
 	ep_flow_drops_stop(&drops, &delta);
 	ep_flow_drops_to_report(&delta, &t->report);
 	t->report.flow = t->req.flow;
-	t->report.sent = tx.sent;
-	t->report.bytes = tx.sent * t->req.size_bytes;
-	t->report.dropped = tx.refused;
+	t->report.sent = source_sent(&o);
+	t->report.bytes = t->report.sent * t->req.size_bytes;
+	t->report.dropped = o.l2 ? o.raw.refused : o.udp.refused;
 	t->report.elapsed_ns = ep_now_ns() - start;
-	ep_udp_tx_free(&tx);
+	if (o.l2)
+		ep_l2_tx_free(&o.raw);
+	else
+		ep_udp_tx_free(&o.udp);
 	return 0;
 }
 
@@ -165,9 +217,11 @@ static void *worker(void *arg)
 
 	switch (t->req.test) {
 	case EP_TEST_UDP_SINK:
+	case EP_TEST_L2_SINK:
 		t->rc = run_sink(t);
 		break;
 	case EP_TEST_UDP_SOURCE:
+	case EP_TEST_L2_SOURCE:
 		t->rc = run_source(t);
 		break;
 	default:
@@ -225,6 +279,7 @@ static int open_source(struct ep_peer_trial *t)
 
 int ep_peer_trial_open(struct ep_peer_trial *t)
 {
+	char why[224];
 	int rc;
 
 	t->data_fd = -1;
@@ -240,6 +295,13 @@ int ep_peer_trial_open(struct ep_peer_trial *t)
 		}
 		rc = open_source(t);
 		break;
+	case EP_TEST_L2_SINK:
+	case EP_TEST_L2_SOURCE:
+		rc = ep_l2_open(&t->l2, &t->local, &t->client, t->req.size_bytes,
+				t->req.test == EP_TEST_L2_SINK, why, sizeof(why));
+		if (rc)
+			snprintf(t->text, sizeof(t->text), "layer=l2: %s", why);
+		return rc;
 	default:
 		rc = ep_peer_tcp_open(t);
 		if (rc == -EOPNOTSUPP) {
@@ -278,4 +340,5 @@ void ep_peer_trial_finish(struct ep_peer_trial *t)
 		close(t->data_fd);
 		t->data_fd = -1;
 	}
+	ep_l2_close(&t->l2);
 }

@@ -29,6 +29,7 @@ static const char *const type_names[EP_MSG_TYPE_COUNT] = {
 
 static const char *const test_names[EP_TEST_COUNT] = {
 	"udp.sink", "udp.source", "tcp.sink", "tcp.source", "tcp.rr", "tcp.crr", "udp.rr",
+	"l2.sink", "l2.source",
 };
 
 static const char *const pacing_names[] = { "precise", "burst", "none" };
@@ -142,6 +143,7 @@ static const struct field report_fields[] = {
 	{ "ls_udp_rcvbuf", FK_U64, R(ls_udp_rcvbuf), 0, 0, U64MAX, 0 },
 	{ "ls_udp_in_errors", FK_U64, R(ls_udp_in_errors), 0, 0, U64MAX, 0 },
 	{ "ls_udp_no_ports", FK_U64, R(ls_udp_no_ports), 0, 0, U64MAX, 0 },
+	{ "capture_drops", FK_U64, R(capture_drops), 0, 0, U64MAX, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -390,6 +392,7 @@ static void encode_report(struct json_object *o, const struct ep_report *r)
 	add_u64(o, "ls_udp_rcvbuf", r->ls_udp_rcvbuf);
 	add_u64(o, "ls_udp_in_errors", r->ls_udp_in_errors);
 	add_u64(o, "ls_udp_no_ports", r->ls_udp_no_ports);
+	add_u64(o, "capture_drops", r->capture_drops);
 }
 
 static void encode_members(struct json_object *o, const struct ep_msg *m)

@@ -52,6 +52,8 @@ enum ep_net_test {
 	EP_TEST_TCP_RR,     /* accept one connection, answer requests */
 	EP_TEST_TCP_CRR,    /* accept connections, answer one request each */
 	EP_TEST_UDP_RR,     /* answer each datagram request */
+	EP_TEST_L2_SINK,    /* count the client's raw Ethernet frames (layer=l2, l2.h) */
+	EP_TEST_L2_SOURCE,  /* send paced raw Ethernet frames to the client */
 	EP_TEST_COUNT
 };
 
@@ -61,7 +63,8 @@ enum ep_pacing { EP_PACING_PRECISE, EP_PACING_BURST, EP_PACING_NONE };
 struct ep_start {
 	enum ep_net_test test;
 	uint32_t flow;
-	uint32_t size_bytes;     /* UDP payload, or TCP write size / request size */
+	uint32_t size_bytes;     /* UDP payload, TCP write size / request size, or l2: the
+				  * Ethernet frame without its FCS */
 	uint32_t response_bytes; /* rr tests */
 	double rate_bps;         /* udp.source: payload bits/s; 0 = as fast as it can */
 	enum ep_pacing pacing;
@@ -100,6 +103,7 @@ struct ep_report {
 	uint64_t ls_tx_dropped, ls_tx_errors;
 	uint64_t ls_rx_dropped, ls_rx_errors, ls_rx_over, ls_rx_fifo, ls_rx_missed;
 	uint64_t ls_udp_sndbuf, ls_udp_rcvbuf, ls_udp_in_errors, ls_udp_no_ports;
+	uint64_t capture_drops; /* l2.sink: frames the capture had no room for */
 };
 
 /** struct ep_msg - one control message, decoded and validated. */

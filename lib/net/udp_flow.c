@@ -11,7 +11,6 @@
  * seen, RFC 3550 A.3). A ramp's datagrams travel but are not counted.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "kclient.h"
 #include "lib/core/core.h"
 #include "linkspeed.h"
 #include "pace.h"
@@ -32,34 +32,29 @@
 
 static void close_data(struct ep_udp_flow *f)
 {
-	if (f->data_fd >= 0)
-		close(f->data_fd);
-	f->data_fd = -1;
+	ep_netk_close(&f->data_fd);
+	ep_l2_close(&f->link);
 }
 
-static int fail_peer(struct ep_udp_flow *f, int rc, const char *err)
+/* The peer refused the trial: l2 names the parameter; a peer from before
+ * layer=l2 refuses its tests as unknown values of member 'test'. */
+static int fail_start(struct ep_udp_flow *f, int rc, const char *err)
 {
 	close_data(f);
-	return ep_run_fail(f->run, rc, "%s: %s", f->name, err);
+	return ep_run_fail(f->run, rc, "%s: %s%s%s", f->name,
+			   f->l2 ? "parameter 'layer': value 'l2': " : "", err,
+			   f->l2 && strstr(err, "'test': unknown value")
+				   ? " (a peer older than layer=l2); accepted: l4, or a newer peer"
+				   : "");
 }
 
 int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name)
 {
-	const char *peer = ep_param_text(run, "peer");
-	char err[320];
-	int rc;
-
 	f->run = run;
 	f->name = name;
 	f->data_fd = -1;
 	f->peer.fd = -1;
-	if (!peer[0])
-		return ep_run_fail(run, -EINVAL, "parameter 'peer': not set; accepted: HOST[:PORT] of "
-				   "a host running `embperf serve`, or 'local' (a peer in this "
-				   "process, on 127.0.0.1)");
-	rc = ep_peer_open(&f->peer, peer, (uint64_t)ep_param_int(run, "timeout"), err,
-			  sizeof(err));
-	return rc ? ep_run_fail(run, rc, "%s: %s", name, err) : 0;
+	return ep_netk_open(run, name, &f->peer);
 }
 
 int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
@@ -72,10 +67,8 @@ int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
 		return ep_run_fail(f->run, -ERANGE, "parameter 'rate': %.0f bit/s is above the limit "
 				   "of peer %s (%.0f bit/s; `embperf serve --max-rate`)", payload_bps,
 				   f->peer.name, f->peer.welcome.max_rate_bps);
-	if (f->size_bytes > f->peer.welcome.max_size_bytes)
-		return ep_run_fail(f->run, -ERANGE, "parameter 'size': %u bytes is above the limit of "
-				   "peer %s (%u bytes)", f->size_bytes, f->peer.name,
-				   f->peer.welcome.max_size_bytes);
+	if (ep_netk_check_size(f->run, &f->peer, "size", f->size_bytes))
+		return -ERANGE;
 	if (link_bps > 0 && wire_bps > (double)link_bps)
 		return ep_run_fail(f->run, -ERANGE, "parameter 'rate': %.0f datagrams/s of %u bytes "
 				   "take %.0f bit/s on the wire (frames + preamble and gap); the link "
@@ -127,7 +120,8 @@ static int open_rx_socket(struct ep_udp_flow *f, uint16_t *port)
 static void fill_request(struct ep_udp_flow *f)
 {
 	memset(&f->req, 0, sizeof(f->req));
-	f->req.test = f->tx ? EP_TEST_UDP_SINK : EP_TEST_UDP_SOURCE;
+	f->req.test = f->tx ? (f->l2 ? EP_TEST_L2_SINK : EP_TEST_UDP_SINK)
+			    : (f->l2 ? EP_TEST_L2_SOURCE : EP_TEST_UDP_SOURCE);
 	f->req.size_bytes = f->size_bytes;
 	f->req.rate_bps = f->pacing == EP_PACING_NONE ? 0.0 : f->pps * f->size_bytes * 8.0;
 	f->req.pacing = f->pacing;
@@ -148,7 +142,12 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 
 	close_data(f);
 	fill_request(f);
-	if (!f->tx) {
+	/* The receiver's capture is open before the peer sends. */
+	if (!f->tx && f->l2) {
+		rc = ep_udp_flow_open_l2(f, 1);
+		if (rc)
+			return rc;
+	} else if (!f->tx) {
 		rc = open_rx_socket(f, &f->req.port);
 		if (rc)
 			return ep_run_fail(f->run, rc, "%s: data socket: %s", f->name, strerror(-rc));
@@ -156,7 +155,13 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 	ep_flow_drops_start(&f->drops, &f->peer.addr);
 	rc = ep_peer_start(&f->peer, &f->req, &port, err, sizeof(err));
 	if (rc)
-		return fail_peer(f, rc, err);
+		return fail_start(f, rc, err);
+	if (f->tx && f->l2) {
+		rc = ep_udp_flow_open_l2(f, 0);
+		if (rc)
+			close_data(f);
+		return rc;
+	}
 	if (f->tx) {
 		rc = open_tx_socket(f, port);
 		if (rc)
@@ -164,14 +169,6 @@ int ep_udp_flow_begin(struct ep_udp_flow *f)
 					   f->peer.name, port, strerror(-rc));
 	}
 	return 0;
-}
-
-/* The control connection has something to say mid-trial: the peer left or refused. */
-static int peer_gone(const struct ep_udp_flow *f)
-{
-	struct pollfd p = { .fd = f->peer.fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
 }
 
 /* Echoed headers waiting on the data socket: their round trips into @ta. */
@@ -195,23 +192,48 @@ static int stop_and_report(struct ep_udp_flow *f, uint64_t sent, struct ep_repor
 	char err[320];
 	int rc = ep_peer_stop(&f->peer, f->req.flow, sent, r, err, sizeof(err));
 
-	return rc ? fail_peer(f, rc, err) : 0;
+	return rc ? ep_netk_fail(f->run, &f->data_fd, rc, "%s: %s", f->name, err) : 0;
+}
+
+/* This side's sender: datagrams, or raw frames (layer=l2). */
+struct sender {
+	struct ep_udp_tx udp;
+	struct ep_l2_tx raw;
+	uint64_t *sent;
+};
+
+__attribute__((cold)) static int sender_init(struct ep_udp_flow *f, struct sender *s)
+{
+	s->sent = f->l2 ? &s->raw.sent : &s->udp.sent;
+	return f->l2 ? ep_l2_tx_init(&s->raw, &f->link, f->req.flow)
+		     : ep_udp_tx_init(&s->udp, f->data_fd, f->size_bytes, f->req.flow);
+}
+
+__attribute__((cold)) static void sender_free(struct ep_udp_flow *f, struct sender *s)
+{
+	if (f->l2)
+		ep_l2_tx_free(&s->raw);
+	else
+		ep_udp_tx_free(&s->udp);
 }
 
 static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o)
 {
 	struct ep_tally *ta = ep_trial_tally(t);
-	struct ep_udp_tx tx;
+	struct sender s = { .sent = NULL };
 	struct ep_pacer pacer;
 	uint64_t checked_ns = ep_now_ns();
 	int restarted = 0;
-	int rc = ep_udp_tx_init(&tx, f->data_fd, f->size_bytes, f->req.flow);
+	int rc = sender_init(f, &s);
 
 	if (rc)
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
-	while (ep_trial_running(t) && (!f->count || tx.sent < f->count)) {
+	ep_pacer_set_catch_up(&pacer, f->catch_up_ms);
+	while (ep_trial_running(t) && (!f->count || *s.sent < f->count) && !s.raw.last_errno) {
+		/* Read once: the batch is paced, capped and counted as one part. */
 		uint64_t measured_ns = ep_trial_start_ns(t);
+		int counted = measured_ns != 0;
 		uint32_t n;
 
 		if (f->idle_ramp && !measured_ns) {
@@ -227,53 +249,85 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 			restarted = 1;
 		}
 		n = ep_pacer_next(&pacer, ep_trial_end_ns(t));
-		if (f->count && n > f->count - tx.sent && measured_ns)
-			n = (uint32_t)(f->count - tx.sent);
+		if (f->count && n > f->count - *s.sent && measured_ns)
+			n = (uint32_t)(f->count - *s.sent);
 		if (n)
-			ep_pacer_sent(&pacer, ep_udp_tx_send(&tx, n, ep_trial_start_ns(t) != 0));
+			ep_pacer_sent(&pacer, f->l2 ? ep_l2_tx_send(&s.raw, n, counted)
+						    : ep_udp_tx_send(&s.udp, n, counted));
 		if (f->echo_every)
 			take_echoes(f, ta);
 		if (ep_now_ns() - checked_ns > PEER_CHECK_NS) {
 			checked_ns = ep_now_ns();
-			if (peer_gone(f))
+			if (ep_netk_peer_gone(&f->peer))
 				break;
 		}
 	}
-	ep_udp_tx_free(&tx);
-	rc = stop_and_report(f, tx.sent, &o->peer);
+	o->sent = *s.sent;
+	sender_free(f, &s);
+	rc = stop_and_report(f, o->sent, &o->peer);
 	close_data(f);
+	if (s.raw.last_errno)
+		return ep_run_fail(f->run, -s.raw.last_errno, "%s: layer=l2: sending: %s", f->name,
+				   strerror(s.raw.last_errno));
 	if (rc)
 		return rc;
-	o->sent = tx.sent;
 	o->received = o->peer.received;
+	o->bytes = o->peer.bytes;
+	o->capture_drops = o->peer.capture_drops;
 	o->reordered = o->peer.reordered;
 	o->duplicated = o->peer.duplicated;
 	o->jitter_ns = o->peer.jitter_ns;
+	o->stall_ns = pacer.max_stall_ns;
 	return 0;
+}
+
+/* This side's receiver: datagrams, or raw frames (layer=l2). */
+struct receiver {
+	struct ep_udp_rx udp;
+	struct ep_l2_rx raw;
+};
+
+__attribute__((cold)) static int receiver_init(struct ep_udp_flow *f, struct receiver *r)
+{
+	int rc;
+
+	if (f->l2)
+		return ep_l2_rx_init(&r->raw, &f->link, f->req.flow);
+	rc = ep_udp_rx_init(&r->udp, f->data_fd, f->req.flow, f->size_bytes);
+	memcpy(&r->udp.from, &f->peer.addr, sizeof(r->udp.from));
+	r->udp.from_len = f->peer.addr_len;
+	r->udp.drop_every = f->drop_every;
+	return rc;
 }
 
 static int run_rx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o)
 {
-	struct ep_udp_rx rx;
-	int rc = ep_udp_rx_init(&rx, f->data_fd, f->req.flow, f->size_bytes);
+	struct receiver r;
+	const struct ep_seq_count *c;
+	int rc = receiver_init(f, &r);
 
 	if (rc)
 		return rc;
-	memcpy(&rx.from, &f->peer.addr, sizeof(rx.from));
-	rx.from_len = f->peer.addr_len;
-	rx.drop_every = f->drop_every;
 	while (ep_trial_running(t)) {
-		rc = ep_udp_rx_poll(&rx, 5, ep_trial_start_ns(t) != 0);
-		if (rc < 0 || (rc == 0 && peer_gone(f)))
+		int counting = ep_trial_start_ns(t) != 0;
+
+		rc = f->l2 ? ep_l2_rx_poll(&r.raw, 5, counting) : ep_udp_rx_poll(&r.udp, 5, counting);
+		if (rc < 0 || (rc == 0 && ep_netk_peer_gone(&f->peer)))
 			break;
 	}
+	o->capture_drops = ep_l2_capture_drops(&f->link);
 	close_data(f);
-	o->sent = ep_seq_expected(rx.count);
-	o->received = rx.count->received;
-	o->reordered = rx.count->reordered;
-	o->duplicated = rx.count->duplicated;
-	o->jitter_ns = rx.count->jitter_ns;
-	ep_udp_rx_free(&rx);
+	c = f->l2 ? r.raw.count : r.udp.count;
+	o->sent = ep_seq_expected(c);
+	o->received = c->received;
+	o->bytes = c->bytes;
+	o->reordered = c->reordered;
+	o->duplicated = c->duplicated;
+	o->jitter_ns = c->jitter_ns;
+	if (f->l2)
+		ep_l2_rx_free(&r.raw);
+	else
+		ep_udp_rx_free(&r.udp);
 	return stop_and_report(f, 0, &o->peer);
 }
 
@@ -283,7 +337,8 @@ static void attribute(struct ep_udp_flow *f, struct ep_udp_outcome *o)
 	struct ep_linkstats mine, theirs;
 	struct ep_loss_inputs in = {
 		.lost = o->sent > o->received ? o->sent - o->received : 0,
-		.socket_drops = UINT64_MAX,
+		/* l2: the receiving socket is the capture's; its drops are its own. */
+		.socket_drops = f->l2 ? o->capture_drops : UINT64_MAX,
 	};
 
 	ep_flow_drops_stop(&f->drops, &mine);

@@ -14,7 +14,8 @@
 # a static busybox or the kernel package is not available. The kernel
 # package is looked for in $EMBPERF_VM_CACHE (~/.cache/embperf-vm) and,
 # when missing, fetched there with `apt-get download` (EMBPERF_VM_FETCH=0:
-# never). The VM is bounded by $EMBPERF_VM_TIMEOUT seconds (300).
+# never). The VM is bounded by $EMBPERF_VM_TIMEOUT seconds (300). What the
+# VM-tier scripts share (the package, the initramfs, the boot) is lib.sh.
 #
 # Checks, inside the VM:
 #   - mtdram (8 MiB, 128 KiB eraseblocks): refused without destructive=1;
@@ -34,53 +35,23 @@
 set -u
 
 BUILD=${1:?usage: tests/vm/blk-mtd.sh BUILD_DIR}
-CACHE=${EMBPERF_VM_CACHE:-$HOME/.cache/embperf-vm}
-TIMEOUT=${EMBPERF_VM_TIMEOUT:-300}
-EMBPERF=$BUILD/bench/embperf
+. "$(dirname "$0")/lib.sh"
 
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
-
-command -v qemu-system-x86_64 >/dev/null ||
-	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
-BUSYBOX=$(command -v busybox) || skip_all "busybox not installed (apt-get install busybox-static)"
-ldd "$BUSYBOX" >/dev/null 2>&1 && skip_all "$BUSYBOX is not static (apt-get install busybox-static)"
-[ -x "$EMBPERF" ] || skip_all "$EMBPERF not built"
-
-mkdir -p "$CACHE"
-deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | grep -v -- '-dbg' | tail -1)
-if [ -z "$deb" ] && [ "${EMBPERF_VM_FETCH:-1}" != 0 ] && command -v apt-get >/dev/null; then
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
-	[ -n "$pkg" ] && (cd "$CACHE" && apt-get download "$pkg" >/dev/null 2>&1)
-	deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | tail -1)
-fi
-[ -n "$deb" ] || skip_all "no Debian kernel package in $CACHE (apt-get download linux-image-amd64's dependency there)"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/embperf-vm.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+vm_need_tools
+vm_kernel_deb
 
 # The kernel and the modules the checks need (dependencies first).
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$T" --wildcards './boot/vmlinuz-*' \
-	'./lib/modules/*/kernel/drivers/mtd/*' './lib/modules/*/kernel/lib/bch.ko' \
+vm_unpack './lib/modules/*/kernel/drivers/mtd/*' './lib/modules/*/kernel/lib/bch.ko' \
 	'./lib/modules/*/kernel/fs/jffs2/*' './lib/modules/*/kernel/fs/fat/*' \
 	'./lib/modules/*/kernel/fs/nls/nls_cp437.ko' './lib/modules/*/kernel/fs/nls/nls_ascii.ko' \
-	'./lib/modules/*/kernel/drivers/block/loop.ko' 2>/dev/null
-kernel=$(ls "$T"/boot/vmlinuz-* 2>/dev/null | head -1)
-[ -n "$kernel" ] || skip_all "$deb holds no vmlinuz"
-R=$T/root
-mkdir -p "$R/bin" "$R/mod" "$R/proc" "$R/sys" "$R/dev" "$R/mnt" "$R/tmp"
+	'./lib/modules/*/kernel/drivers/block/loop.ko'
+mkdir -p "$R/mnt"
 for m in mtd mtdram bch nandcore nand nandsim mtd_blkdevs mtdblock jffs2; do
-	f=$(find "$T/lib/modules" -name "$m.ko" | head -1)
-	[ -n "$f" ] || skip_all "$deb has no $m.ko"
-	cp "$f" "$R/mod/"
+	vm_module "$m" || skip_all "$deb has no $m.ko"
 done
 for m in loop fat vfat nls_cp437 nls_ascii; do
-	f=$(find "$T/lib/modules" -name "$m.ko" | head -1)
-	[ -n "$f" ] && cp "$f" "$R/mod/"
+	vm_module "$m" || true
 done
-cp "$BUSYBOX" "$R/bin/busybox"
 
 # A 16 MiB disk image: an MBR with one FAT partition from sector 2048.
 if command -v mkfs.vfat >/dev/null && command -v python3 >/dev/null; then
@@ -96,35 +67,15 @@ PY
 	mkfs.vfat --offset=2048 "$R/disk.img" 15360 >/dev/null 2>&1 || rm -f "$R/disk.img"
 fi
 
-# embperf and every library it loads, at the same paths.
-copy_with_libs() {
-	local f
-	mkdir -p "$R$(dirname "$1")"
-	cp -L "$1" "$R$1"
-	for f in $(ldd "$1" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'); do
-		mkdir -p "$R$(dirname "$f")"
-		cp -L "$f" "$R$f"
-	done
-}
-copy_with_libs "$(readlink -f "$EMBPERF")"
-ln -s "$(readlink -f "$EMBPERF")" "$R/bin/embperf"
+vm_install_embperf
 
-cat >"$R/init" <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
-cd /mod
+{
+	vm_init_head
+	cat <<'INIT'
 insmod mtd.ko; insmod mtdram.ko total_size=8192 erase_size=128
 insmod bch.ko; insmod nandcore.ko; insmod nand.ko
 insmod nandsim.ko id_bytes=0x20,0x33 badblocks=3,17
 echo "@@ mtd"; cat /proc/mtd
-run() { # run NAME ARGS...: embperf's output and exit code between markers
-	name=$1; shift
-	echo "@@ begin $name"
-	embperf -q "$@" 2>&1
-	echo "@@ rc $name $?"
-}
 run nodestructive run blk.mtd target=/dev/mtd0
 run mtdram run blk.mtd target=/dev/mtd0 destructive=1 repetitions=1 --format=csv
 run nandsim run blk.mtd target=/dev/mtd1 destructive=1 repetitions=1 count=64 multi=8 --format=csv
@@ -146,23 +97,9 @@ fi
 echo "@@ done"
 poweroff -f
 INIT
-chmod +x "$R/init"
-(cd "$R" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1 >"$T/initrd.gz")
+} >"$R/init"
+vm_boot
 
-start=$(date +%s)
-timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic -no-reboot -nic none \
-	-kernel "$kernel" -initrd "$T/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 loglevel=3" >"$T/console" 2>&1
-qrc=$?
-tr -d '\r' <"$T/console" >"$T/log"
-echo "# $(basename "$deb"), qemu exit $qrc after $(( $(date +%s) - start )) s"
-
-. "$(dirname "$0")/../tap.sh"
-tap_fail_extra() { sed -n "/@@ begin $cur/,/@@ rc $cur/p" "$T/log" | head -40 | sed 's/^/#   /'; }
-
-# out NAME: the output of run NAME; rc NAME: its exit code.
-out() { sed -n "/^@@ begin $1\$/,/^@@ rc $1 /p" "$T/log"; }
-rc() { sed -n "s/^@@ rc $1 \([0-9]*\)\$/\1/p" "$T/log"; }
 value() { # value NAME METRIC LABEL-PREFIX: the row's value
 	out "$1" | python3 -c 'import csv, sys
 rows = [r for r in csv.reader(sys.stdin) if len(r) > 8]
@@ -172,13 +109,7 @@ for r in rows:
         print(r[h.index(sys.argv[3])]); break' "$2" "$3" "$4"
 }
 
-if ! grep -q '^@@ done' "$T/log"; then
-	cur=none
-	fail "the VM ran the checks to the end" "qemu exit $qrc; last lines:" "$(tail -5 "$T/log")"
-	echo "1..$checks"
-	exit 1
-fi
-pass "the VM booted $(basename "$kernel") and ran the checks"
+vm_ran_to_the_end
 
 cur=nodestructive
 if [ "$(rc nodestructive)" != 0 ] && out nodestructive | grep -q "parameter 'destructive'"; then

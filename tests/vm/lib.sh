@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/lib.sh - what the VM-tier scripts (audio-alsa.sh, blk-mtd.sh)
+# share; sourced, not run, after BUILD is set: the tools they need, Debian's
+# kernel package (taken apart, never installed), the initramfs with busybox,
+# the kernel's modules and the embperf command with its libraries, the qemu
+# boot (TCG), and the reading of the console's log as TAP.
+#
+# Settings: $EMBPERF_VM_CACHE, where the kernel package is looked for and
+# fetched to (~/.cache/embperf-vm; EMBPERF_VM_FETCH=0: never fetched);
+# $EMBPERF_VM_TIMEOUT, the longest the VM may run in seconds (300).
+
+CACHE=${EMBPERF_VM_CACHE:-$HOME/.cache/embperf-vm}
+TIMEOUT=${EMBPERF_VM_TIMEOUT:-300}
+EMBPERF=$BUILD/bench/embperf
+
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+
+# skip_all REASON: the whole script skips.
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+# vm_need_tools: qemu-system-x86_64, a static busybox ($BUSYBOX) and the
+# embperf command of BUILD, or skip.
+vm_need_tools() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+	BUSYBOX=$(command -v busybox) || skip_all "busybox not installed (apt-get install busybox-static)"
+	ldd "$BUSYBOX" >/dev/null 2>&1 && skip_all "$BUSYBOX is not static (apt-get install busybox-static)"
+	[ -x "$EMBPERF" ] || skip_all "$EMBPERF not built"
+}
+
+# vm_kernel_deb: Debian's kernel package in $deb, from $CACHE, fetched there
+# with `apt-get download` when it is missing; skip when there is none.
+vm_kernel_deb() {
+	local pkg
+	mkdir -p "$CACHE"
+	deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | grep -v -- '-dbg' | tail -1)
+	if [ -z "$deb" ] && [ "${EMBPERF_VM_FETCH:-1}" != 0 ] && command -v apt-get >/dev/null; then
+		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+		[ -n "$pkg" ] && (cd "$CACHE" && apt-get download "$pkg" >/dev/null 2>&1)
+		deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | tail -1)
+	fi
+	[ -n "$deb" ] || skip_all "no Debian kernel package in $CACHE (apt-get download linux-image-amd64's dependency there)"
+}
+
+# vm_unpack PATTERN...: a temporary folder $T (removed at exit) holding the
+# package's kernel ($kernel) and its files that match PATTERN...; the
+# initramfs's root $R with busybox and the folders every guest mounts.
+vm_unpack() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/embperf-vm.XXXXXX") || exit 1
+	trap 'rm -rf "$T"' EXIT
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$T" --wildcards './boot/vmlinuz-*' "$@" 2>/dev/null
+	kernel=$(ls "$T"/boot/vmlinuz-* 2>/dev/null | head -1)
+	[ -n "$kernel" ] || skip_all "$deb holds no vmlinuz"
+	R=$T/root
+	mkdir -p "$R/bin" "$R/mod" "$R/proc" "$R/sys" "$R/dev" "$R/tmp"
+	cp "$BUSYBOX" "$R/bin/busybox"
+}
+
+# vm_module NAME: NAME.ko from the package into the initramfs's /mod;
+# status 1 when the package has none.
+vm_module() {
+	local f
+	f=$(find "$T/lib/modules" -name "$1.ko" | head -1)
+	[ -n "$f" ] || return 1
+	cp "$f" "$R/mod/"
+}
+
+# vm_copy_with_libs FILE: FILE and every library it loads into the
+# initramfs, at the same paths.
+vm_copy_with_libs() {
+	local f
+	mkdir -p "$R$(dirname "$1")"
+	cp -L "$1" "$R$1"
+	for f in $(ldd "$1" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'); do
+		mkdir -p "$R$(dirname "$f")"
+		cp -L "$f" "$R$f"
+	done
+}
+
+# vm_install_embperf: the embperf command (its libraries too) as /bin/embperf.
+vm_install_embperf() {
+	vm_copy_with_libs "$(readlink -f "$EMBPERF")"
+	ln -s "$(readlink -f "$EMBPERF")" "$R/bin/embperf"
+}
+
+# vm_init_head: the start of the guest's /init: busybox's commands, /proc,
+# /sys and /dev mounted, in /mod (where the modules are), and run NAME
+# ARGS..., which prints embperf's output and exit code between markers.
+vm_init_head() {
+	cat <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+cd /mod
+run() { # run NAME ARGS...: embperf's output and exit code between markers
+	name=$1; shift
+	echo "@@ begin $name"
+	embperf -q "$@" 2>&1
+	echo "@@ rc $name $?"
+}
+INIT
+}
+
+# vm_boot: pack $R (its /init written) and boot it under qemu for at most
+# $TIMEOUT s; the console's lines in $T/log, qemu's exit code in $qrc.
+vm_boot() {
+	local start
+	chmod +x "$R/init"
+	(cd "$R" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1 >"$T/initrd.gz")
+	start=$(date +%s)
+	timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic -no-reboot -nic none \
+		-kernel "$kernel" -initrd "$T/initrd.gz" \
+		-append "console=ttyS0 quiet panic=-1 loglevel=3" >"$T/console" 2>&1
+	qrc=$?
+	tr -d '\r' <"$T/console" >"$T/log"
+	echo "# $(basename "$deb"), qemu exit $qrc after $(($(date +%s) - start)) s"
+}
+
+# After a failure, the output of the run being checked ($cur).
+tap_fail_extra() { sed -n "/@@ begin $cur/,/@@ rc $cur/p" "$T/log" | head -40 | sed 's/^/#   /'; }
+
+# out NAME: the output of run NAME; rc NAME: its exit code.
+out() { sed -n "/^@@ begin $1\$/,/^@@ rc $1 /p" "$T/log"; }
+rc() { sed -n "s/^@@ rc $1 \([0-9]*\)\$/\1/p" "$T/log"; }
+
+# vm_ran_to_the_end: the first check, that the guest reached "@@ done";
+# when it did not, the script ends there (exit 1).
+vm_ran_to_the_end() {
+	if ! grep -q '^@@ done' "$T/log"; then
+		cur=none
+		fail "the VM ran the checks to the end" "qemu exit $qrc; last lines:" "$(tail -5 "$T/log")"
+		echo "1..$checks"
+		exit 1
+	fi
+	pass "the VM booted $(basename "$kernel") and ran the checks"
+}
