@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/blk/job.h"
+#include "lib/core/util.h"
 
 ssize_t (*ep_blk_pwrite)(int fd, const void *buf, size_t n, off_t off) = pwrite;
 
@@ -324,7 +325,7 @@ int blk_body(void *arg, struct ep_trial *t)
  * blk_layout() - write the pattern over the target and fsync it.
  * Return: 0, or a negative errno with the run's message set.
  */
-int blk_layout(struct blk_job *job)
+EP_UNTIMED int blk_layout(struct blk_job *job)
 {
 	struct blk_worker *w = &job->workers[0];
 	uint64_t end_bytes = job->size_bytes / job->bs_bytes * job->bs_bytes;

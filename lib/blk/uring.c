@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "lib/blk/job.h"
+#include "lib/core/util.h"
 
 #if EMBPERF_HAVE_IO_URING
 #include <liburing.h>
@@ -68,7 +69,7 @@ struct blk_uring {
 };
 
 /** blk_uring_free() - the worker's ring and buffers. */
-void blk_uring_free(struct blk_worker *w)
+EP_UNTIMED void blk_uring_free(struct blk_worker *w)
 {
 	struct blk_uring *u = w->uring;
 
@@ -133,7 +134,7 @@ static int ring_init(struct blk_uring *u, int one_thread)
 }
 
 /** blk_uring_init() - the worker's ring of 'iodepth' entries and its buffers. */
-int blk_uring_init(struct blk_worker *w)
+EP_UNTIMED int blk_uring_init(struct blk_worker *w)
 {
 	const struct blk_job *job = w->job;
 	struct blk_uring *u = calloc(1, sizeof(*u));

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core.h"
+#include "util.h"
 
 uint64_t ep_now_ns(void)
 {
@@ -22,7 +23,7 @@ uint64_t ep_now_ns(void)
  * can see, which also includes the cost of a read; clock_getres() only
  * gives the nominal tick. Take the smallest non-zero step of many reads.
  */
-uint64_t ep_clock_resolution_ns(void)
+EP_UNTIMED uint64_t ep_clock_resolution_ns(void)
 {
 	uint64_t best = UINT64_MAX;
 

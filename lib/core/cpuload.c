@@ -12,19 +12,43 @@
 #include "core.h"
 #include "measure.h"
 
+/*
+ * read_numbers() - the first @max numbers after @prefix on the first line of
+ * @path. Return: how many were read, or -1 (no file, or another first line).
+ * fgets() and strtoull() rather than fscanf(), which would bring a static
+ * musl program the whole scanf engine (doc/building.md).
+ */
+static int read_numbers(const char *path, const char *prefix, unsigned long long *v, int max)
+{
+	char line[512];
+	FILE *fp = fopen(path, "re");
+	size_t prefix_len = strlen(prefix);
+	const char *p;
+	int n = 0;
+
+	if (!fp)
+		return -1;
+	p = fgets(line, sizeof(line), fp);
+	fclose(fp);
+	if (!p || strncmp(line, prefix, prefix_len))
+		return -1;
+	for (p = line + prefix_len; n < max; n++) {
+		char *end;
+
+		v[n] = strtoull(p, &end, 10);
+		if (end == p)
+			break;
+		p = end;
+	}
+	return n;
+}
+
 /* Sum of the "cpu" line's first eight fields, and the busy part of it. */
 static int read_proc_stat(uint64_t *total, uint64_t *busy)
 {
 	unsigned long long f[8] = { 0 };
-	FILE *fp = fopen("/proc/stat", "re");
-	int n;
 
-	if (!fp)
-		return -1;
-	n = fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3],
-		   &f[4], &f[5], &f[6], &f[7]);
-	fclose(fp);
-	if (n < 5)
+	if (read_numbers("/proc/stat", "cpu ", f, 8) < 5)
 		return -1;
 	*total = 0;
 	for (int i = 0; i < 8; i++)
@@ -49,21 +73,16 @@ static int read_run_delay(uint64_t *wait_ns)
 	if (!dir)
 		return -1;
 	while ((de = readdir(dir))) {
-		unsigned long long run_ns, delay_ns;
+		unsigned long long ns[2]; /* running, runnable but waiting */
 		char path[64];
-		FILE *fp;
 
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", de->d_name);
-		fp = fopen(path, "re");
-		if (!fp)
-			continue;
-		if (fscanf(fp, "%llu %llu", &run_ns, &delay_ns) == 2) {
-			*wait_ns += delay_ns;
+		if (read_numbers(path, "", ns, 2) == 2) {
+			*wait_ns += ns[1];
 			found = 1;
 		}
-		fclose(fp);
 	}
 	closedir(dir);
 	return found ? 0 : -1;

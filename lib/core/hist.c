@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "util.h"
 
 _Static_assert(sizeof(struct ep_hist) == (5 + EP_HIST_BUCKETS) * sizeof(uint64_t),
 	"struct ep_hist is 17960 bytes, as hist.h states");
@@ -55,7 +56,7 @@ static double bucket_mid(size_t i)
 	return (double)bucket_lower(i) + (double)(width - 1) / 2.0;
 }
 
-struct ep_hist *ep_hist_new(void)
+EP_UNTIMED struct ep_hist *ep_hist_new(void)
 {
 	struct ep_hist *h = malloc(sizeof(*h));
 
@@ -67,7 +68,7 @@ struct ep_hist *ep_hist_new(void)
 	return h;
 }
 
-void ep_hist_free(struct ep_hist *h)
+EP_UNTIMED void ep_hist_free(struct ep_hist *h)
 {
 	free(h);
 }
@@ -88,7 +89,7 @@ void ep_hist_record(struct ep_hist *h, uint64_t value_ns)
 	h->buckets[bucket_of(value_ns)]++;
 }
 
-void ep_hist_merge(struct ep_hist *dst, const struct ep_hist *src)
+EP_UNTIMED void ep_hist_merge(struct ep_hist *dst, const struct ep_hist *src)
 {
 	uint64_t lo = dst->sum_lo_ns + src->sum_lo_ns;
 
@@ -118,7 +119,7 @@ uint64_t ep_hist_max(const struct ep_hist *h)
 	return h->max_ns;
 }
 
-double ep_hist_mean(const struct ep_hist *h)
+EP_UNTIMED double ep_hist_mean(const struct ep_hist *h)
 {
 	if (!h->count)
 		return NAN;
@@ -142,7 +143,7 @@ static uint64_t nearest_rank(uint64_t n, double pct)
 	return rank >= (double)n ? n : (uint64_t)rank;
 }
 
-double ep_hist_percentile(const struct ep_hist *h, double pct)
+EP_UNTIMED double ep_hist_percentile(const struct ep_hist *h, double pct)
 {
 	uint64_t rank, seen = 0;
 	size_t i;

@@ -13,6 +13,17 @@
 #define EP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define EP_ERRMSG_MAX 512
 
+/*
+ * EP_UNTIMED - marks a function of a timed file (lib_sources, built -O2
+ * whatever the build type: lib/meson.build) that runs outside every timed
+ * loop: a kernel's setup, case preparation, finish and teardown, a result's
+ * analysis. gcc builds a cold function for size, as the -Os part, and puts
+ * it apart from the timed code; the timed functions' instructions stay
+ * those of -O2 (doc/building.md, "Two kinds of code"). Never on a body, an
+ * overhead loop, or a function a body calls.
+ */
+#define EP_UNTIMED __attribute__((cold))
+
 /** ep_strdup() - strdup that accepts NULL (gives ""). Return: NULL on ENOMEM. */
 char *ep_strdup(const char *s);
 

@@ -180,12 +180,12 @@ static const struct mhz_loop mhz_lmb_loops[] = {
 	{ "mhz7", mhz_lmb7 }, { "mhz8", mhz_lmb8 }, { "mhz9", mhz_lmb9 },
 };
 
-static void mhz_teardown(void *state)
+EP_UNTIMED static void mhz_teardown(void *state)
 {
 	free(state);
 }
 
-static int mhz_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int mhz_setup(struct ep_run *run, void **state)
 {
 	struct ep_case ec = { .metric = MHZ_METRIC_EXPR_TIME };
 	struct mhz_state *st = calloc(1, sizeof(*st));
@@ -247,7 +247,7 @@ static double fit_period(const double *t_ns, int n, int cycles, double *period_n
 	return sum_sq / n;
 }
 
-int ep_cpu_mhz_period(const double *t_ns, int n, double *period_ns)
+EP_UNTIMED int ep_cpu_mhz_period(const double *t_ns, int n, double *period_ns)
 {
 	double best_score = INFINITY, best_worst = INFINITY;
 
@@ -268,7 +268,7 @@ int ep_cpu_mhz_period(const double *t_ns, int n, double *period_ns)
 	return best_worst <= MHZ_FIT_TOLERANCE ? 0 : -EAGAIN;
 }
 
-static int mhz_finish(struct ep_run *run, void *state)
+EP_UNTIMED static int mhz_finish(struct ep_run *run, void *state)
 {
 	const struct mhz_state *st = state;
 	const struct embperf_result *r;

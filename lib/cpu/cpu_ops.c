@@ -168,7 +168,7 @@ static int alloc_bogo(struct ops_case *oc, enum cpu_type type)
 	return 0;
 }
 
-static void ops_teardown(void *state)
+EP_UNTIMED static void ops_teardown(void *state)
 {
 	struct ops_state *st = state;
 
@@ -202,7 +202,7 @@ static int add_case(struct ep_run *run, struct ops_state *st, const struct cpu_c
 	return ep_run_add_case(run, &ec);
 }
 
-static int ops_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int ops_setup(struct ep_run *run, void **state)
 {
 	struct cpu_combo combos[OPS_MAX_CASES];
 	struct ops_state *st;

@@ -159,12 +159,12 @@ static int add_set_cases(struct ep_run *run, struct par_set *set, int max_chains
 	return rc;
 }
 
-static void par_teardown(void *state)
+EP_UNTIMED static void par_teardown(void *state)
 {
 	free(state);
 }
 
-static int par_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int par_setup(struct ep_run *run, void **state)
 {
 	struct cpu_combo combos[PAR_MAX_SETS];
 	struct par_state *st;
@@ -217,7 +217,7 @@ static int add_parallelism(struct ep_run *run, const struct par_set *set, int ma
 	return ep_run_add_value(run, PAR_METRIC_PARALLELISM, label, best);
 }
 
-static int par_finish(struct ep_run *run, void *state)
+EP_UNTIMED static int par_finish(struct ep_run *run, void *state)
 {
 	const struct par_state *st = state;
 	int rc = 0;

@@ -242,7 +242,7 @@ static int op_needs_dst(int op)
 	return op == OP_CP || op == OP_FCP || op == OP_BCOPY;
 }
 
-static void bw_teardown(void *state)
+EP_UNTIMED static void bw_teardown(void *state)
 {
 	struct bw_state *st = state;
 
@@ -286,7 +286,7 @@ static int alloc_buffers(struct ep_run *run, struct bw_state *st, int op)
 	return 0;
 }
 
-static int bw_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int bw_setup(struct ep_run *run, void **state)
 {
 	int op = (int)ep_param_int(run, "op");
 	/* judged as 64 bits: a size_t would wrap 1T to 0 on a 32-bit board */

@@ -99,7 +99,7 @@ static const struct ep_metric_desc lat_metrics[] = {
 				"capacity of a level found in a sweep, next to the size sysfs gives" },
 };
 
-uint64_t ep_mem_lat_next_size(uint64_t bytes)
+EP_UNTIMED uint64_t ep_mem_lat_next_size(uint64_t bytes)
 {
 	uint64_t octave = 4096;
 
@@ -178,7 +178,7 @@ static size_t chain_slots(uint64_t size_bytes, uint64_t stride_bytes)
 	return (size_t)((size_bytes + stride_bytes - 1) / stride_bytes);
 }
 
-static int lat_prepare(void *arg)
+EP_UNTIMED static int lat_prepare(void *arg)
 {
 	struct lat_case *lc = arg;
 	struct lat_state *st = lc->st;
@@ -304,7 +304,7 @@ static int check_params(struct ep_run *run, uint64_t lo, uint64_t hi, uint64_t s
 	return ep_mem_check_fits(run, "size", ep_param_text(run, "size"), hi + stride_bytes);
 }
 
-static void lat_teardown(void *state)
+EP_UNTIMED static void lat_teardown(void *state)
 {
 	struct lat_state *st = state;
 
@@ -315,7 +315,7 @@ static void lat_teardown(void *state)
 	free(st);
 }
 
-static int lat_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int lat_setup(struct ep_run *run, void **state)
 {
 	uint64_t stride_bytes = (uint64_t)ep_param_int(run, "stride");
 	int64_t lo, hi;
@@ -371,8 +371,8 @@ static int plateau_end(const double *lat, int n, int first)
 	return last;
 }
 
-int ep_mem_lat_detect_levels(const double *latency_ns, int n, struct ep_mem_level *levels,
-			     int max_levels)
+EP_UNTIMED int ep_mem_lat_detect_levels(const double *latency_ns, int n,
+					 struct ep_mem_level *levels, int max_levels)
 {
 	double *tmp;
 	int count = 0;
@@ -512,7 +512,7 @@ static int report_levels(struct ep_run *run, const struct lat_state *st,
 }
 
 /* finish(): with a sweep, find the plateaus of the curve and report them as levels. */
-static int lat_finish(struct ep_run *run, void *state)
+EP_UNTIMED static int lat_finish(struct ep_run *run, void *state)
 {
 	struct lat_state *st = state;
 	struct ep_mem_level levels[LAT_MAX_LEVELS];

@@ -196,7 +196,7 @@ static int link_cycle(struct par_state *st, uint64_t size_bytes)
 }
 
 /* prepare(): the cycle of this size, and the width's starting points. */
-static int par_prepare(void *arg)
+EP_UNTIMED static int par_prepare(void *arg)
 {
 	struct par_case *pc = arg;
 	struct par_state *st = pc->st;
@@ -363,7 +363,7 @@ static int make_page_order(struct par_state *st, uint64_t hi)
 	return 0;
 }
 
-static void par_teardown(void *state)
+EP_UNTIMED static void par_teardown(void *state)
 {
 	struct par_state *st = state;
 
@@ -375,7 +375,7 @@ static void par_teardown(void *state)
 	free(st);
 }
 
-static int par_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int par_setup(struct ep_run *run, void **state)
 {
 	struct par_state *st = calloc(1, sizeof(*st));
 	int64_t lo, hi;
@@ -432,7 +432,7 @@ static double parallelism_of(const struct ep_run *run, const struct par_case *wi
 }
 
 /* finish: the parallelism of each size. */
-static int par_finish(struct ep_run *run, void *state)
+EP_UNTIMED static int par_finish(struct ep_run *run, void *state)
 {
 	struct par_state *st = state;
 

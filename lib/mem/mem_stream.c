@@ -137,7 +137,7 @@ static const int stream_arrays_touched[K_COUNT] = {
 	[K_FILL] = 1, [K_DAXPY] = 3, [K_SUM] = 1,
 };
 
-void ep_stream_expect_init(struct ep_stream_expect *e)
+EP_UNTIMED void ep_stream_expect_init(struct ep_stream_expect *e)
 {
 	e->a = 1.0;
 	e->b = 2.0;
@@ -188,7 +188,7 @@ static double avg_rel_error(const double *x, size_t n, double want, size_t *n_wr
 	return want != 0.0 ? sum / fabs(want) : sum;
 }
 
-int ep_stream_validate(const double *a, const double *b, const double *c, size_t n,
+EP_UNTIMED int ep_stream_validate(const double *a, const double *b, const double *c, size_t n,
 		       const struct ep_stream_expect *expect, char *msg, size_t msg_size)
 {
 	const double *arrays[STREAM_ARRAYS] = { a, b, c };
@@ -351,7 +351,7 @@ static int stream_body(void *arg, uint64_t units)
 }
 
 /* STREAM's initialisation, each thread on its share: a = 1, b = 2, c = 0. */
-static void thread_init(void *arg, int thread, int n_threads)
+EP_UNTIMED static void thread_init(void *arg, int thread, int n_threads)
 {
 	struct stream_state *st = arg;
 	size_t lo, hi;
@@ -365,7 +365,7 @@ static void thread_init(void *arg, int thread, int n_threads)
 }
 
 /* STREAM's timer check loop, kept for the same starting values: a = 2 * a. */
-static void thread_double_a(void *arg, int thread, int n_threads)
+EP_UNTIMED static void thread_double_a(void *arg, int thread, int n_threads)
 {
 	struct stream_state *st = arg;
 	size_t lo, hi;
@@ -387,7 +387,7 @@ static size_t default_elements(embperf_ctx *ctx)
 	return (size_t)(STREAM_CACHE_FACTOR * llc / sizeof(double));
 }
 
-static void stream_teardown(void *state)
+EP_UNTIMED static void stream_teardown(void *state)
 {
 	struct stream_state *st = state;
 
@@ -448,7 +448,7 @@ static int add_cases(struct ep_run *run, struct stream_state *st)
 	return 0;
 }
 
-static int stream_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int stream_setup(struct ep_run *run, void **state)
 {
 	/* judged as 64 bits: a size_t would wrap large counts on a 32-bit board */
 	uint64_t n_elements = (uint64_t)ep_param_int(run, "size");
@@ -505,7 +505,7 @@ static int check_sum(struct ep_run *run, const struct stream_state *st, int thre
 }
 
 /* finish(): STREAM's check of the results; a wrong value fails the run. */
-static int stream_finish(struct ep_run *run, void *state)
+EP_UNTIMED static int stream_finish(struct ep_run *run, void *state)
 {
 	struct stream_state *st = state;
 	char msg[EP_ERRMSG_MAX];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lib/core/util.h"
 #include "lib/mem/pool.h"
 
 struct pool_worker {
@@ -163,7 +164,7 @@ static int start_workers(struct ep_mem_pool *pool, int first_cpu)
 	return 0;
 }
 
-int ep_mem_pool_new(int n_threads, int first_cpu, struct ep_mem_pool **out)
+EP_UNTIMED int ep_mem_pool_new(int n_threads, int first_cpu, struct ep_mem_pool **out)
 {
 	struct ep_mem_pool *pool;
 	int rc;
@@ -199,7 +200,7 @@ int ep_mem_pool_new(int n_threads, int first_cpu, struct ep_mem_pool **out)
 	return 0;
 }
 
-void ep_mem_pool_free(struct ep_mem_pool *pool)
+EP_UNTIMED void ep_mem_pool_free(struct ep_mem_pool *pool)
 {
 	if (!pool)
 		return;

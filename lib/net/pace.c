@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "lib/core/core.h"
+#include "lib/core/util.h"
 #include "pace.h"
 
 /* clock_nanosleep() wakes 50-100 us late on a VM even with a timer slack of
@@ -24,7 +25,7 @@
 /* Debt kept owing, in milliseconds' worth; beyond it is forgiven. */
 #define MAX_DEBT_MS 100.0
 
-void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
+EP_UNTIMED void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
 		   uint64_t wait_ns, uint32_t batch, uint64_t start_ns)
 {
 	p->mode = mode;

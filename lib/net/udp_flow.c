@@ -21,6 +21,7 @@
 #include "addr.h"
 #include "kclient.h"
 #include "lib/core/core.h"
+#include "lib/core/util.h"
 #include "linkspeed.h"
 #include "pace.h"
 #include "udp_flow.h"
@@ -48,7 +49,7 @@ static int fail_start(struct ep_udp_flow *f, int rc, const char *err)
 				   : "");
 }
 
-int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name)
+EP_UNTIMED int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *name)
 {
 	f->run = run;
 	f->name = name;
@@ -57,7 +58,7 @@ int ep_udp_flow_connect(struct ep_udp_flow *f, struct ep_run *run, const char *n
 	return ep_netk_open(run, name, &f->peer);
 }
 
-int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
+EP_UNTIMED int ep_udp_flow_check_rate(struct ep_udp_flow *f, double pps)
 {
 	double wire_bps = pps * (f->frame_bytes + EP_WIRE_GAP_BYTES) * 8.0;
 	double payload_bps = pps * f->size_bytes * 8.0;
@@ -134,7 +135,7 @@ static void fill_request(struct ep_udp_flow *f)
 	f->req.echo_every = f->tx ? f->echo_every : 0;
 }
 
-int ep_udp_flow_begin(struct ep_udp_flow *f)
+EP_UNTIMED int ep_udp_flow_begin(struct ep_udp_flow *f)
 {
 	char err[320];
 	uint16_t port = 0;
@@ -368,7 +369,7 @@ int ep_udp_flow_run(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_out
 	return rc;
 }
 
-void ep_udp_flow_close(struct ep_udp_flow *f)
+EP_UNTIMED void ep_udp_flow_close(struct ep_udp_flow *f)
 {
 	struct ep_linkstats unused;
 

@@ -18,11 +18,12 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "lib/core/util.h"
 #include "udp_io.h"
 
 #define CMSG_BYTES 64
 
-int ep_udp_tx_init(struct ep_udp_tx *tx, int fd, uint32_t size_bytes, uint32_t flow)
+EP_UNTIMED int ep_udp_tx_init(struct ep_udp_tx *tx, int fd, uint32_t size_bytes, uint32_t flow)
 {
 	memset(tx, 0, sizeof(*tx));
 	tx->fd = fd;
@@ -44,7 +45,7 @@ int ep_udp_tx_init(struct ep_udp_tx *tx, int fd, uint32_t size_bytes, uint32_t f
 	return 0;
 }
 
-void ep_udp_tx_free(struct ep_udp_tx *tx)
+EP_UNTIMED void ep_udp_tx_free(struct ep_udp_tx *tx)
 {
 	free(tx->bufs);
 	free(tx->msgs);
@@ -82,7 +83,7 @@ uint32_t ep_udp_tx_send(struct ep_udp_tx *tx, uint32_t n, int counted)
 	return (uint32_t)sent;
 }
 
-int ep_udp_rx_init(struct ep_udp_rx *rx, int fd, uint32_t flow, uint32_t size_bytes)
+EP_UNTIMED int ep_udp_rx_init(struct ep_udp_rx *rx, int fd, uint32_t flow, uint32_t size_bytes)
 {
 	int on = 1;
 
@@ -104,7 +105,7 @@ int ep_udp_rx_init(struct ep_udp_rx *rx, int fd, uint32_t flow, uint32_t size_by
 	return 0;
 }
 
-void ep_udp_rx_free(struct ep_udp_rx *rx)
+EP_UNTIMED void ep_udp_rx_free(struct ep_udp_rx *rx)
 {
 	free(rx->count);
 	free(rx->bufs);
@@ -237,7 +238,7 @@ int ep_udp_rx_poll(struct ep_udp_rx *rx, int timeout_ms, int counting)
 	}
 }
 
-int ep_udp_socket(int family, int big_buffers)
+EP_UNTIMED int ep_udp_socket(int family, int big_buffers)
 {
 	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int bytes = 8 << 20;

@@ -147,7 +147,7 @@ static inline char *word_at(const struct line_state *st, size_t i, size_t j, siz
 }
 
 /* prepare(): link the chain for this case's stride over the whole buffer. */
-static int line_prepare(void *arg)
+EP_UNTIMED static int line_prepare(void *arg)
 {
 	struct line_case *lc = arg;
 	struct line_state *st = lc->st;
@@ -195,7 +195,7 @@ static int line_body(void *arg, uint64_t units)
 	return 0;
 }
 
-static void line_teardown(void *state)
+EP_UNTIMED static void line_teardown(void *state)
 {
 	struct line_state *st = state;
 
@@ -249,7 +249,7 @@ static int map_buffer(struct ep_run *run, struct line_state *st, uint64_t size_b
 	return 0;
 }
 
-static int line_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int line_setup(struct ep_run *run, void **state)
 {
 	struct line_state *st = calloc(1, sizeof(*st));
 	int rc;
@@ -282,7 +282,7 @@ static int collect_latencies(struct ep_run *run, const struct line_state *st, do
 }
 
 /* finish: apply line_find's rule to the curve; without a size, say so with the curve. */
-static int line_finish(struct ep_run *run, void *state)
+EP_UNTIMED static int line_finish(struct ep_run *run, void *state)
 {
 	struct line_state *st = state;
 	double ns[LINE_MAX_STRIDES];

@@ -560,7 +560,7 @@ static void stop_threads(struct ctx_state *st)
 		}
 }
 
-static void ctx_teardown(void *state)
+EP_UNTIMED static void ctx_teardown(void *state)
 {
 	struct ctx_state *st = state;
 
@@ -662,7 +662,7 @@ static int ctx_init(struct ep_run *run, struct ctx_state *st)
 	return 0;
 }
 
-static int ctx_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int ctx_setup(struct ep_run *run, void **state)
 {
 	struct ctx_state *st = calloc(1, sizeof(*st));
 	struct ep_case c = { .metric = 0, .body = ctx_body, .overhead = ctx_overhead };

@@ -127,7 +127,7 @@ static int rd_o2c(void *arg, uint64_t units)
 	return 0;
 }
 
-static void rd_teardown(void *state)
+EP_UNTIMED static void rd_teardown(void *state)
 {
 	struct rd_state *st = state;
 
@@ -138,7 +138,7 @@ static void rd_teardown(void *state)
 	free(st);
 }
 
-static int rd_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int rd_setup(struct ep_run *run, void **state)
 {
 	int mode = (int)ep_param_int(run, "mode");
 	struct rd_state *st = calloc(1, sizeof(*st));

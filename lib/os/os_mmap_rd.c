@@ -104,7 +104,7 @@ static int mrd_o2c(void *arg, uint64_t units)
 	return 0;
 }
 
-static void mrd_teardown(void *state)
+EP_UNTIMED static void mrd_teardown(void *state)
 {
 	struct mrd_state *st = state;
 
@@ -131,7 +131,7 @@ static int map_once(struct ep_run *run, struct mrd_state *st)
 	return 0;
 }
 
-static int mrd_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int mrd_setup(struct ep_run *run, void **state)
 {
 	int mode = (int)ep_param_int(run, "mode");
 	struct mrd_state *st = calloc(1, sizeof(*st));

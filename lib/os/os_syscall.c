@@ -151,7 +151,7 @@ static const ep_body_fn sys_bodies[] = {
 	[OP_STAT] = sys_stat,   [OP_FSTAT] = sys_fstat, [OP_OPEN] = sys_open,
 };
 
-static void sys_teardown(void *state)
+EP_UNTIMED static void sys_teardown(void *state)
 {
 	struct sys_state *st = state;
 
@@ -242,7 +242,7 @@ static int open_target(struct ep_run *run, struct sys_state *st, int op)
 	return 0;
 }
 
-static int sys_setup(struct ep_run *run, void **state)
+EP_UNTIMED static int sys_setup(struct ep_run *run, void **state)
 {
 	int op = (int)ep_param_int(run, "op");
 	struct sys_state *st = calloc(1, sizeof(*st));

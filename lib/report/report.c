@@ -47,14 +47,25 @@ int ep_report_fail(struct embperf_report *report, int err, const char *fmt, ...)
 	return err;
 }
 
-/* The current time as UTC ISO-8601, e.g. "2024-05-01T12:00:00Z". */
+/*
+ * The current time as UTC ISO-8601, e.g. "2024-05-01T12:00:00Z". Printed
+ * field by field rather than with strftime(), which would bring a static
+ * musl program its time-zone and locale code (some 8 KiB) for a format
+ * that has neither (doc/building.md).
+ */
 static void utc_now(char *buf, size_t size)
 {
 	time_t now = time(NULL);
 	struct tm tm;
+	int len;
 
-	if (now == (time_t)-1 || !gmtime_r(&now, &tm) ||
-	    !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (now == (time_t)-1 || !gmtime_r(&now, &tm)) {
+		snprintf(buf, size, "1970-01-01T00:00:00Z");
+		return;
+	}
+	len = snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (len < 0 || (size_t)len >= size)
 		snprintf(buf, size, "1970-01-01T00:00:00Z");
 }
 
