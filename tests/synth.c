@@ -63,16 +63,16 @@ static int synth_credit(void *arg, uint64_t units)
 }
 
 static const struct ep_param_desc synth_params[] = {
-	{ "size", EP_PT_SIZE, "64M", 512, 1LL << 40, 0, 0, NULL, "bytes", "a size" },
-	{ "span", EP_PT_SIZE_RANGE, "1k", 512, 1LL << 40, 0, 0, NULL, "bytes", "a sweep" },
-	{ "op", EP_PT_ENUM, "rd", 0, 0, 0, 0, "rd|wr|bcopy", "", "an operation" },
-	{ "count", EP_PT_INT, "10", 1, 1000000, 0, 0, NULL, "", "a count" },
-	{ "period", EP_PT_DURATION, "10ms", 1000, 3600000000000LL, 0, 0, NULL, "ns", "a time" },
-	{ "ratio", EP_PT_DOUBLE, "0.5", 0, 0, 0.0, 1.0, NULL, "", "a fraction" },
-	{ "flag", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "", "a switch" },
-	{ "rate", EP_PT_RATE, "100Mbit", 1000, 100000000000LL, 0, 0, NULL, "bit/s", "a rate" },
-	{ "freq", EP_PT_FREQ, "48k", 8000, 384000, 0, 0, NULL, "Hz", "a sample rate" },
-	{ "path", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "", "a path" },
+	{ "size", EP_PT_SIZE, "64M", { { 512, 1LL << 40 } }, NULL, "bytes", "a size" },
+	{ "span", EP_PT_SIZE_RANGE, "1k", { { 512, 1LL << 40 } }, NULL, "bytes", "a sweep" },
+	{ "op", EP_PT_ENUM, "rd", { { 0, 0 } }, "rd|wr|bcopy", "", "an operation" },
+	{ "count", EP_PT_INT, "10", { { 1, 1000000 } }, NULL, "", "a count" },
+	{ "period", EP_PT_DURATION, "10ms", { { 1000, 3600000000000LL } }, NULL, "ns", "a time" },
+	{ "ratio", EP_PT_DOUBLE, "0.5", { .dmin = 0.0, .dmax = 1.0 }, NULL, "", "a fraction" },
+	{ "flag", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "", "a switch" },
+	{ "rate", EP_PT_RATE, "100Mbit", { { 1000, 100000000000LL } }, NULL, "bit/s", "a rate" },
+	{ "freq", EP_PT_FREQ, "48k", { { 8000, 384000 } }, NULL, "Hz", "a sample rate" },
+	{ "path", EP_PT_STRING, "", { { 0, 0 } }, NULL, "", "a path" },
 };
 
 static const struct ep_metric_desc synth_metrics[] = {

@@ -25,37 +25,37 @@
 
 /* The stream's parameters, after the device's name, in every audio kernel. */
 #define AUDIO_STREAM_PARAMS \
-	{ "rate", EP_PT_FREQ, "48000", 1, 1000000, 0, 0, NULL, "Hz", \
+	{ "rate", EP_PT_FREQ, "48000", { { 1, 1000000 } }, NULL, "Hz", \
 	  "sample rate asked for; the device's nearest one is used and labelled" }, \
-	{ "channels", EP_PT_INT, "2", 1, 256, 0, 0, NULL, "", "channels per frame" }, \
-	{ "format", EP_PT_ENUM, "S16_LE", 0, 0, 0, 0, AUDIO_FORMATS, "", \
+	{ "channels", EP_PT_INT, "2", { { 1, 256 } }, NULL, "", "channels per frame" }, \
+	{ "format", EP_PT_ENUM, "S16_LE", { { 0, 0 } }, AUDIO_FORMATS, "", \
 	  "sample format" }, \
-	{ "period", EP_PT_INT, "64", 1, 1 << 20, 0, 0, NULL, "frames", \
+	{ "period", EP_PT_INT, "64", { { 1, 1 << 20 } }, NULL, "frames", \
 	  "frames per period (one wake-up); the device's nearest one is used and labelled" }, \
-	{ "buffer", EP_PT_INT, "0", 0, 1 << 22, 0, 0, NULL, "frames", \
+	{ "buffer", EP_PT_INT, "0", { { 0, 1 << 22 } }, NULL, "frames", \
 	  "ring buffer in frames; 0: the whole periods nearest 20 ms (at least 2)" }, \
-	{ "access", EP_PT_ENUM, "rw", 0, 0, 0, 0, "rw|mmap", "", \
+	{ "access", EP_PT_ENUM, "rw", { { 0, 0 } }, "rw|mmap", "", \
 	  "rw: snd_pcm_writei/readi; mmap: snd_pcm_mmap_writei/readi (interleaved)" }, \
-	{ "mode", EP_PT_ENUM, "blocking", 0, 0, 0, 0, "blocking|poll", "", \
+	{ "mode", EP_PT_ENUM, "blocking", { { 0, 0 } }, "blocking|poll", "", \
 	  "blocking: snd_pcm_wait() on a blocking PCM; poll: non-blocking PCM, poll() on its " \
 	  "descriptors" }, \
-	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "", \
+	{ "priority", EP_PT_INT, "0", { { 0, 99 } }, NULL, "", \
 	  "0: the caller's scheduling; 1..99: SCHED_FIFO at that priority while streaming " \
 	  "(needs CAP_SYS_NICE or RLIMIT_RTPRIO)" }
 
 static const struct ep_param_desc audio_params[] = {
-	{ "device", EP_PT_STRING, "default", 0, 0, 0, 0, NULL, "",
+	{ "device", EP_PT_STRING, "default", { { 0, 0 } }, NULL, "",
 	  "alsa-lib PCM name: hw:0,0, plughw:1, default, a name from the ALSA configuration" },
 	AUDIO_STREAM_PARAMS,
 	/* audio.capture's own (audio.playback stops before them). */
-	{ "check", EP_PT_ENUM, "none", 0, 0, 0, 0, "none|tone", "",
+	{ "check", EP_PT_ENUM, "none", { { 0, 0 } }, "none|tone", "",
 	  "none: count only; tone: the first channel must carry a clean tone of 'tone_freq' "
 	  "(level, frequency, no discontinuity), else the run fails saying what was wrong" },
-	{ "tone_freq", EP_PT_FREQ, "1000", 1, 1000000, 0, 0, NULL, "Hz",
+	{ "tone_freq", EP_PT_FREQ, "1000", { { 1, 1000000 } }, NULL, "Hz",
 	  "check=tone: the tone expected" },
-	{ "tone_level", EP_PT_DOUBLE, "-50", 0, 0, -200.0, 0.0, NULL, "dBFS",
+	{ "tone_level", EP_PT_DOUBLE, "-50", { .dmin = -200.0, .dmax = 0.0 }, NULL, "dBFS",
 	  "check=tone: the lowest RMS level accepted (0 dBFS: a full-scale sine)" },
-	{ "tone_tolerance", EP_PT_DOUBLE, "1%", 0, 0, 1e-6, 0.5, NULL, "",
+	{ "tone_tolerance", EP_PT_DOUBLE, "1%", { .dmin = 1e-6, .dmax = 0.5 }, NULL, "",
 	  "check=tone: the largest relative frequency error accepted" },
 };
 
@@ -64,16 +64,16 @@ _Static_assert(EP_ARRAY_SIZE(audio_params) == AUDIO_N_COMMON_PARAMS + 4,
 	       "audio.capture's own parameters follow the common ones");
 
 static const struct ep_param_desc latency_params[] = {
-	{ "device", EP_PT_STRING, "hw:Loopback,0,0", 0, 0, 0, 0, NULL, "",
+	{ "device", EP_PT_STRING, "hw:Loopback,0,0", { { 0, 0 } }, NULL, "",
 	  "the playback end: an alsa-lib PCM looped back to 'capture_device' (snd-aloop's "
 	  "hw:Loopback,0,N, or an output cabled to an input)" },
-	{ "capture_device", EP_PT_STRING, "hw:Loopback,1,0", 0, 0, 0, 0, NULL, "",
+	{ "capture_device", EP_PT_STRING, "hw:Loopback,1,0", { { 0, 0 } }, NULL, "",
 	  "the capture end (snd-aloop's hw:Loopback,1,N receives what hw:Loopback,0,N plays)" },
 	AUDIO_STREAM_PARAMS,
-	{ "interval", EP_PT_DURATION, "100ms", 10000000, 10000000000LL, 0, 0, NULL, "ns",
+	{ "interval", EP_PT_DURATION, "100ms", { { 10000000, 10000000000LL } }, NULL, "ns",
 	  "one marker per interval; a marker not back within it is lost (the latency measured "
 	  "must be below it)" },
-	{ "threshold", EP_PT_DOUBLE, "-20", 0, 0, -90.0, -6.1, NULL, "dBFS",
+	{ "threshold", EP_PT_DOUBLE, "-20", { .dmin = -90.0, .dmax = -6.1 }, NULL, "dBFS",
 	  "a captured sample above this level is a marker's arrival (the marker is -6 dBFS)" },
 };
 

@@ -37,15 +37,15 @@ enum { M_THROUGHPUT, M_CPU_LOAD, M_CPU_PROCESS };
 enum { OP_BOTH, OP_WRITE, OP_READ };
 
 static const struct ep_param_desc fs_params[] = {
-	{ "folder", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "folder", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "folder on the file system under test (a file is created in it and removed)" },
-	{ "bs", EP_PT_STRING, FS_DEFAULT_BS, 0, 0, 0, 0, NULL, "bytes",
+	{ "bs", EP_PT_STRING, FS_DEFAULT_BS, { { 0, 0 } }, NULL, "bytes",
 	  "buffer sizes: bytes per write()/read() call, comma-separated (k, M: 2^10, 2^20)" },
-	{ "size", EP_PT_SIZE, "100M", 4096, 1LL << 44, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "100M", { { 4096, 1LL << 44 } }, NULL, "bytes",
 	  "file size written and read back" },
-	{ "op", EP_PT_ENUM, "both", 0, 0, 0, 0, "both|write|read", "",
+	{ "op", EP_PT_ENUM, "both", { { 0, 0 } }, "both|write|read", "",
 	  "both: write then read each buffer size; write or read alone" },
-	{ "remount", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
+	{ "remount", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",
 	  "before each read: unmount and mount the file system of 'folder' (root; 'folder' "
 	  "must be its mount point)" },
 };
@@ -110,7 +110,7 @@ struct fs_state {
  */
 static int parse_bs(struct ep_run *run, uint64_t *bs)
 {
-	static const struct ep_param_desc one = { "bs", EP_PT_SIZE, "", 1, FS_MAX_BS, 0, 0,
+	static const struct ep_param_desc one = { "bs", EP_PT_SIZE, "", { { 1, FS_MAX_BS } },
 						  NULL, "bytes", "" };
 	char list[512], err[256], *save = NULL, *t;
 	int n = 0;

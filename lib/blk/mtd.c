@@ -39,15 +39,15 @@ static const char *const op_names[] = {
 };
 
 static const struct ep_param_desc mtd_params[] = {
-	{ "target", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "target", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "MTD character device: /dev/mtdN or mtdN (its contents are erased)" },
-	{ "destructive", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
+	{ "destructive", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",
 	  "allow erasing and writing the flash (required)" },
-	{ "start", EP_PT_INT, "0", 0, INT32_MAX, 0, 0, NULL, "",
+	{ "start", EP_PT_INT, "0", { { 0, INT32_MAX } }, NULL, "",
 	  "first eraseblock used" },
-	{ "count", EP_PT_INT, "0", 0, INT32_MAX, 0, 0, NULL, "",
+	{ "count", EP_PT_INT, "0", { { 0, INT32_MAX } }, NULL, "",
 	  "eraseblocks used from 'start' (0: to the end; mtd_speedtest's count)" },
-	{ "multi", EP_PT_INT, "64", 0, 1024, 0, 0, NULL, "",
+	{ "multi", EP_PT_INT, "64", { { 0, 1024 } }, NULL, "",
 	  "largest multi-block erase, eraseblocks (powers of two from 2; 0 or 1: none)" },
 };
 

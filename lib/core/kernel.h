@@ -62,13 +62,23 @@ enum ep_ptype {
  * @choices: EP_PT_ENUM: "rd|wr|rdwr"; the value is the index.
  * @unit:    base unit shown in descriptions ("bytes", "ns", "bit/s", "Hz", "").
  * @help:    one line.
+ *
+ * In a table: { "name", EP_PT_SIZE, "1M", { { MIN, MAX } }, ... } for integer
+ * types, { "name", EP_PT_DOUBLE, "0.5", { .dmin = MIN, .dmax = MAX }, ... }.
  */
 struct ep_param_desc {
 	const char *name;
 	enum ep_ptype type;
 	const char *def;
-	int64_t min, max;
-	double dmin, dmax;
+	/* One pair or the other (16 bytes a parameter less in every table). */
+	union {
+		struct {
+			int64_t min, max;
+		};
+		struct {
+			double dmin, dmax;
+		};
+	};
 	const char *choices;
 	const char *unit;
 	const char *help;

@@ -73,7 +73,7 @@ struct mhz_state {
 };
 
 static const struct ep_param_desc mhz_params[] = {
-	{ "loops", EP_PT_ENUM, "own", 0, 0, 0, 0, "own|lmbench", "",
+	{ "loops", EP_PT_ENUM, "own", { { 0, 0 } }, "own|lmbench", "",
 	  "own: seven chains of adds, xors, multiplies and a load; lmbench: the nine "
 	  "expressions of lmbench's mhz (loop=mhz1..mhz9); a fit that fails then gives no mhz "
 	  "value instead of failing" },

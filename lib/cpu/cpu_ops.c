@@ -53,9 +53,9 @@ struct ops_state {
 };
 
 static const struct ep_param_desc ops_params[] = {
-	{ "type", EP_PT_ENUM, "all", 0, 0, 0, 0, CPU_TYPE_CHOICES, "",
+	{ "type", EP_PT_ENUM, "all", { { 0, 0 } }, CPU_TYPE_CHOICES, "",
 	  "data type: int (32-bit), int64, float, double, or all" },
-	{ "op", EP_PT_ENUM, "all", 0, 0, 0, 0, CPU_OP_CHOICES, "",
+	{ "op", EP_PT_ENUM, "all", { { 0, 0 } }, CPU_OP_CHOICES, "",
 	  "operation; bit and mod exist for int and int64, bogo (bogoflops) for float and double" },
 };
 

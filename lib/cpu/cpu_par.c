@@ -54,11 +54,11 @@ struct par_state {
 };
 
 static const struct ep_param_desc par_params[] = {
-	{ "type", EP_PT_ENUM, "all", 0, 0, 0, 0, CPU_TYPE_CHOICES, "",
+	{ "type", EP_PT_ENUM, "all", { { 0, 0 } }, CPU_TYPE_CHOICES, "",
 	  "data type: int (32-bit), int64, float, double, or all" },
-	{ "op", EP_PT_ENUM, "all", 0, 0, 0, 0, CPU_OP_CHOICES, "",
+	{ "op", EP_PT_ENUM, "all", { { 0, 0 } }, CPU_OP_CHOICES, "",
 	  "operation; bit and mod exist for int and int64 (bogo is cpu.ops only)" },
-	{ "chains", EP_PT_INT, "16", 1, CPU_MAX_CHAINS, 0, 0, NULL, "",
+	{ "chains", EP_PT_INT, "16", { { 1, CPU_MAX_CHAINS } }, NULL, "",
 	  "largest number of independent chains tried: counts 1, 2, 3, 4, 6, 8, 12, 16 up "
 	  "to this (par_ops: 1 to 16)" },
 };

@@ -67,9 +67,9 @@ struct bw_state {
 };
 
 static const struct ep_param_desc bw_params[] = {
-	{ "op", EP_PT_ENUM, "rd", 0, 0, 0, 0, "rd|wr|rdwr|cp|fcp|frd|fwr|bzero|bcopy", "",
+	{ "op", EP_PT_ENUM, "rd", { { 0, 0 } }, "rd|wr|rdwr|cp|fcp|frd|fwr|bzero|bcopy", "",
 	  "operation, as bw_mem's: rd/wr/rdwr/cp touch one word in four, f* every word" },
-	{ "size", EP_PT_SIZE, "1M", BW_MIN_SIZE, BW_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "1M", { { BW_MIN_SIZE, BW_MAX_SIZE } }, NULL, "bytes",
 	  "buffer size; counted once per pass (copies: the bytes copied)" },
 };
 

@@ -76,15 +76,15 @@ struct lat_state {
 };
 
 static const struct ep_param_desc lat_params[] = {
-	{ "size", EP_PT_SIZE_RANGE, "512..64M", LAT_MIN_SIZE, LAT_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE_RANGE, "512..64M", { { LAT_MIN_SIZE, LAT_MAX_SIZE } }, NULL, "bytes",
 	  "array size, or MIN..MAX for a sweep in lat_mem_rd's steps (two per octave above 4k)" },
-	{ "stride", EP_PT_SIZE, "128", (int64_t)sizeof(void *), (int64_t)1 << 30, 0, 0, NULL,
+	{ "stride", EP_PT_SIZE, "128", { { (int64_t)sizeof(void *), (int64_t)1 << 30 } }, NULL,
 	  "bytes", "distance between consecutive pointers; a multiple of the pointer size" },
-	{ "order", EP_PT_ENUM, "stride", 0, 0, 0, 0, "stride|random", "",
+	{ "order", EP_PT_ENUM, "stride", { { 0, 0 } }, "stride|random", "",
 	  "stride: addresses in increasing order; random: a random cycle over the stride slots" },
-	{ "hugepages", EP_PT_ENUM, "off", 0, 0, 0, 0, "off|thp|on", "",
+	{ "hugepages", EP_PT_ENUM, "off", { { 0, 0 } }, "off|thp|on", "",
 	  "off: base pages; thp: transparent huge pages (madvise); on: reserved huge pages" },
-	{ "walks", EP_PT_DOUBLE, "1", 0, 0, 0.0, 1000.0, NULL, "",
+	{ "walks", EP_PT_DOUBLE, "1", { .dmin = 0.0, .dmax = 1000.0 }, NULL, "",
 	  "least walks of the whole chain per sample, longer than sample_time if need be (0: sample_time alone)" },
 };
 

@@ -86,11 +86,11 @@ struct par_state {
 };
 
 static const struct ep_param_desc par_params[] = {
-	{ "size", EP_PT_SIZE_RANGE, "4k..64M", PAR_MAX_WIDTH * PAR_MIN_LINE, PAR_MAX_SIZE, 0, 0,
+	{ "size", EP_PT_SIZE_RANGE, "4k..64M", { { PAR_MAX_WIDTH * PAR_MIN_LINE, PAR_MAX_SIZE } },
 	  NULL, "bytes",
 	  "buffer size, or MIN..MAX for sizes doubling from MIN as par_mem (-M); each at least "
 	  "16 lines" },
-	{ "line", EP_PT_SIZE, "0", 0, (int64_t)1 << 16, 0, 0, NULL, "bytes",
+	{ "line", EP_PT_SIZE, "0", { { 0, (int64_t)1 << 16 } }, NULL, "bytes",
 	  "slot size, a power of two (par_mem -L); 0: a sixteenth of the page size, as par_mem" },
 };
 

@@ -97,13 +97,13 @@ struct stream_state {
 };
 
 static const struct ep_param_desc stream_params[] = {
-	{ "size", EP_PT_INT, "0", 0, STREAM_MAX_ELEMENTS, 0, 0, NULL, "elements",
+	{ "size", EP_PT_INT, "0", { { 0, STREAM_MAX_ELEMENTS } }, NULL, "elements",
 	  "elements (8-byte reals) per array, as STREAM_ARRAY_SIZE; 0: 4 x the last-level cache" },
-	{ "threads", EP_PT_INT, "1", 1, STREAM_MAX_THREADS, 0, 0, NULL, "",
+	{ "threads", EP_PT_INT, "1", { { 1, STREAM_MAX_THREADS } }, NULL, "",
 	  "threads sharing each pass (the OpenMP threads of STREAM)" },
-	{ "copy", EP_PT_ENUM, "memcpy", 0, 0, 0, 0, "loop|memcpy", "",
+	{ "copy", EP_PT_ENUM, "memcpy", { { 0, 0 } }, "loop|memcpy", "",
 	  "how copy moves the data: memcpy() as gcc -O2 compiles stream.c's copy, or a loop of loads and stores" },
-	{ "loops", EP_PT_ENUM, "stream", 0, 0, 0, 0, "stream|stream2", "",
+	{ "loops", EP_PT_ENUM, "stream", { { 0, 0 } }, "stream|stream2", "",
 	  "which kernels: STREAM's copy, scale, add, triad; or STREAM2's fill, copy, daxpy, sum (lmbench stream -v 2)" },
 };
 

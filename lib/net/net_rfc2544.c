@@ -93,31 +93,31 @@ static const char *const rfc_counters[] = {
 };
 
 static const struct ep_param_desc rfc_params[] = {
-	{ "peer", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "peer", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "HOST[:PORT] of the host running `embperf serve`, or 'local' (127.0.0.1, this process)" },
-	{ "direction", EP_PT_ENUM, "tx", 0, 0, 0, 0, "tx|rx", "",
+	{ "direction", EP_PT_ENUM, "tx", { { 0, 0 } }, "tx|rx", "",
 	  "tx: this host sends, the peer receives; rx: the peer sends" },
-	{ "layer", EP_PT_ENUM, "l4", 0, 0, 0, 0, "l4|l2", "",
+	{ "layer", EP_PT_ENUM, "l4", { { 0, 0 } }, "l4|l2", "",
 	  "l4: UDP datagrams; l2: raw Ethernet frames of the exact frame size (libpcap, "
 	  "CAP_NET_RAW, an IPv4 peer on this Ethernet segment)" },
-	{ "test", EP_PT_ENUM, "throughput", 0, 0, 0, 0, "throughput|latency|loss|back-to-back", "",
+	{ "test", EP_PT_ENUM, "throughput", { { 0, 0 } }, "throughput|latency|loss|back-to-back", "",
 	  "RFC 2544 §26.1 throughput, §26.2 latency, §26.3 frame loss rate, §26.4 back-to-back" },
-	{ "frame", EP_PT_STRING, "64,128,256,512,1024,1280,1518", 0, 0, 0, 0, NULL, "bytes",
+	{ "frame", EP_PT_STRING, "64,128,256,512,1024,1280,1518", { { 0, 0 } }, NULL, "bytes",
 	  "Ethernet frame sizes, comma-separated (64..1518; UDP payload = frame - 46)" },
-	{ "rate", EP_PT_RATE, "0", 0, INT64_C(400000000000), 0, 0, NULL, "bit/s",
+	{ "rate", EP_PT_RATE, "0", { { 0, INT64_C(400000000000) } }, NULL, "bit/s",
 	  "the top of the search: the line rate (frames with preamble and gap); 0: the link's "
 	  "speed, or what a first unpaced trial achieves" },
-	{ "loss_tolerance", EP_PT_DOUBLE, "0", 0, 0, 0, 100, NULL, "%",
+	{ "loss_tolerance", EP_PT_DOUBLE, "0", { .dmin = 0, .dmax = 100 }, NULL, "%",
 	  "a trial passes with at most this loss (0: RFC 2544; above 0: a partial drop rate, as "
 	  "TRex's PDR)" },
-	{ "resolution", EP_PT_DOUBLE, "0.5", 0, 0, 0.001, 50, NULL, "%",
+	{ "resolution", EP_PT_DOUBLE, "0.5", { .dmin = 0.001, .dmax = 50 }, NULL, "%",
 	  "the search stops when its interval is below this share of the highest rate that "
 	  "passed" },
-	{ "max_trials", EP_PT_INT, "20", 1, MAX_CASE_TRIALS, 0, 0, NULL, "", "the most trials per frame size" },
-	{ "tag_every", EP_PT_INT, "100", 1, 1000000, 0, 0, NULL, "",
+	{ "max_trials", EP_PT_INT, "20", { { 1, MAX_CASE_TRIALS } }, NULL, "", "the most trials per frame size" },
+	{ "tag_every", EP_PT_INT, "100", { { 1, 1000000 } }, NULL, "",
 	  "test=latency: the peer echoes every Nth frame; their round trips are the latency" },
-	{ "batch", EP_PT_INT, "16", 1, 64, 0, 0, NULL, "", "most datagrams per sendmmsg()" },
-	{ "timeout", EP_PT_DURATION, "5s", 1000000, 600000000000LL, 0, 0, NULL, "ns",
+	{ "batch", EP_PT_INT, "16", { { 1, 64 } }, NULL, "", "most datagrams per sendmmsg()" },
+	{ "timeout", EP_PT_DURATION, "5s", { { 1000000, 600000000000LL } }, NULL, "ns",
 	  "how long to wait for the peer: connecting, and each answer" },
 };
 

@@ -46,20 +46,20 @@ static const char *const rr_counters[] = {
 };
 
 #define PEER_PARAM                                                                          \
-	{ "peer", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",                                   \
+	{ "peer", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",                                   \
 	  "HOST[:PORT] of the host running `embperf serve` (port 5301), or 'local' for a "  \
 	  "peer in this process on 127.0.0.1" }
 #define SIZE_PARAMS                                                                         \
-	{ "request", EP_PT_SIZE, "1", 1, EP_PEER_MAX_SIZE_BYTES, 0, 0, NULL, "bytes",       \
+	{ "request", EP_PT_SIZE, "1", { { 1, EP_PEER_MAX_SIZE_BYTES } }, NULL, "bytes",       \
 	  "bytes of each request (netperf -r, default 1)" },                                \
-	{ "response", EP_PT_SIZE, "1", 1, EP_PEER_MAX_SIZE_BYTES, 0, 0, NULL, "bytes",  \
+	{ "response", EP_PT_SIZE, "1", { { 1, EP_PEER_MAX_SIZE_BYTES } }, NULL, "bytes",  \
 	  "bytes of each response (netperf -r, default 1)" }
 #define TIMEOUT_PARAM                                                                       \
-	{ "timeout", EP_PT_DURATION, "5s", 1000000, 600000000000LL, 0, 0, NULL, "ns",       \
+	{ "timeout", EP_PT_DURATION, "5s", { { 1000000, 600000000000LL } }, NULL, "ns",       \
 	  "how long to wait for the peer: connecting, each answer of the session, each "    \
 	  "TCP response" }
 #define NODELAY_PARAM                                                                       \
-	{ "nodelay", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",                                 \
+	{ "nodelay", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",                                 \
 	  "TCP_NODELAY on both ends' data sockets (netperf -D)" }
 
 static const struct ep_param_desc tcp_rr_params[] = {
@@ -69,10 +69,10 @@ static const struct ep_param_desc tcp_rr_params[] = {
 static const struct ep_param_desc udp_rr_params[] = {
 	PEER_PARAM,
 	SIZE_PARAMS,
-	{ "lost_after", EP_PT_DURATION, "200ms", 10000, 60000000000LL, 0, 0, NULL, "ns",
+	{ "lost_after", EP_PT_DURATION, "200ms", { { 10000, 60000000000LL } }, NULL, "ns",
 	  "a response that has not come this long after its request is lost; the next "
 	  "request goes from a new port" },
-	{ "drop_every", EP_PT_INT, "0", 0, 1000000000, 0, 0, NULL, "",
+	{ "drop_every", EP_PT_INT, "0", { { 0, 1000000000 } }, NULL, "",
 	  "test of the loss count: the peer leaves every Nth request unanswered; 0: none" },
 	TIMEOUT_PARAM,
 };

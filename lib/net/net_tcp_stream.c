@@ -36,24 +36,24 @@ static const char *const stream_counters[] = {
 };
 
 static const struct ep_param_desc stream_params[] = {
-	{ "peer", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "peer", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "HOST[:PORT] of the host running `embperf serve` (port 5301), or 'local' for a peer in "
 	  "this process on 127.0.0.1" },
-	{ "direction", EP_PT_ENUM, "tx", 0, 0, 0, 0, "tx|rx", "",
+	{ "direction", EP_PT_ENUM, "tx", { { 0, 0 } }, "tx|rx", "",
 	  "tx: this host sends, the peer receives (netperf TCP_STREAM); rx: the peer sends "
 	  "(TCP_MAERTS)" },
-	{ "size", EP_PT_SIZE, "16k", 1, EP_PEER_MAX_SIZE_BYTES, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "16k", { { 1, EP_PEER_MAX_SIZE_BYTES } }, NULL, "bytes",
 	  "bytes per send() of the sender (netperf's default on Linux: 16384, the initial "
 	  "SO_SNDBUF)" },
-	{ "rsize", EP_PT_SIZE, "128k", 1, EP_PEER_MAX_RECV_BYTES, 0, 0, NULL, "bytes",
+	{ "rsize", EP_PT_SIZE, "128k", { { 1, EP_PEER_MAX_RECV_BYTES } }, NULL, "bytes",
 	  "bytes per recv() of the receiver (netperf -M; its default on Linux: 131072, the "
 	  "initial SO_RCVBUF)" },
-	{ "nodelay", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
+	{ "nodelay", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",
 	  "TCP_NODELAY on both ends' data sockets (netperf -D)" },
-	{ "sockbuf", EP_PT_SIZE, "0", 0, EP_PEER_MAX_SOCKBUF_BYTES, 0, 0, NULL, "bytes",
+	{ "sockbuf", EP_PT_SIZE, "0", { { 0, EP_PEER_MAX_SOCKBUF_BYTES } }, NULL, "bytes",
 	  "SO_SNDBUF and SO_RCVBUF of both ends' data sockets (netperf -s/-S); 0: the system's "
 	  "autotuning" },
-	{ "timeout", EP_PT_DURATION, "5s", 1000000, 600000000000LL, 0, 0, NULL, "ns",
+	{ "timeout", EP_PT_DURATION, "5s", { { 1000000, 600000000000LL } }, NULL, "ns",
 	  "how long to wait for the peer: connecting, each answer, and a stalled connection" },
 };
 

@@ -47,38 +47,37 @@ static const char *const udp_counters[] = {
 };
 
 static const struct ep_param_desc udp_params[] = {
-	{ "peer", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "peer", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "HOST[:PORT] of the host running `embperf serve` (port 5301), or 'local' for a peer in "
 	  "this process on 127.0.0.1" },
-	{ "direction", EP_PT_ENUM, "tx", 0, 0, 0, 0, "tx|rx", "",
+	{ "direction", EP_PT_ENUM, "tx", { { 0, 0 } }, "tx|rx", "",
 	  "tx: this host sends, the peer receives (egress); rx: the peer sends (ingress)" },
-	{ "size", EP_PT_SIZE, "1472", EP_WIRE_HEADER_BYTES, EP_WIRE_MAX_PAYLOAD_BYTES, 0, 0, NULL,
+	{ "size", EP_PT_SIZE, "1472", { { EP_WIRE_HEADER_BYTES, EP_WIRE_MAX_PAYLOAD_BYTES } }, NULL,
 	  "bytes", "UDP payload of each datagram" },
-	{ "frame", EP_PT_SIZE, "0", 0, EP_WIRE_MAX_PAYLOAD_BYTES + EP_WIRE_FRAME_OVERHEAD_BYTES, 0,
-	  0, NULL, "bytes",
+	{ "frame", EP_PT_SIZE, "0", { { 0, EP_WIRE_MAX_PAYLOAD_BYTES + EP_WIRE_FRAME_OVERHEAD_BYTES } }, NULL, "bytes",
 	  "Ethernet frame size instead of size: payload = frame - 46 (IPv4); at least 64" },
-	{ "rate", EP_PT_RATE, "0", 0, INT64_C(400000000000), 0, 0, NULL, "bit/s",
+	{ "rate", EP_PT_RATE, "0", { { 0, INT64_C(400000000000) } }, NULL, "bit/s",
 	  "offered payload rate; 0: as fast as the sender can (unpaced)" },
-	{ "pps", EP_PT_INT, "0", 0, 1000000000, 0, 0, NULL, "1/s",
+	{ "pps", EP_PT_INT, "0", { { 0, 1000000000 } }, NULL, "1/s",
 	  "offered datagrams per second instead of rate" },
-	{ "pacing", EP_PT_ENUM, "precise", 0, 0, 0, 0, "precise|burst", "",
+	{ "pacing", EP_PT_ENUM, "precise", { { 0, 0 } }, "precise|burst", "",
 	  "precise: every datagram at its own time from the trial's start; burst: netperf's -b/-w, "
 	  "'burst' datagrams every 'wait'" },
-	{ "burst", EP_PT_INT, "0", 0, 1000000, 0, 0, NULL, "",
+	{ "burst", EP_PT_INT, "0", { { 0, 1000000 } }, NULL, "",
 	  "pacing=burst: datagrams per burst; 0: from rate, size and wait (rate/8/size x wait)" },
-	{ "wait", EP_PT_DURATION, "10ms", 1000, 10000000000LL, 0, 0, NULL, "ns",
+	{ "wait", EP_PT_DURATION, "10ms", { { 1000, 10000000000LL } }, NULL, "ns",
 	  "pacing=burst: time between bursts (netperf -w)" },
-	{ "batch", EP_PT_INT, "16", 1, EP_UDP_MAX_BATCH, 0, 0, NULL, "",
+	{ "batch", EP_PT_INT, "16", { { 1, EP_UDP_MAX_BATCH } }, NULL, "",
 	  "most datagrams per sendmmsg() (unpaced, or catching up)" },
-	{ "drop_every", EP_PT_INT, "0", 0, 1000000000, 0, 0, NULL, "",
+	{ "drop_every", EP_PT_INT, "0", { { 0, 1000000000 } }, NULL, "",
 	  "test of the loss count: the receiver discards every Nth datagram; 0: none" },
-	{ "echo_every", EP_PT_INT, "0", 0, 1000000000, 0, 0, NULL, "",
+	{ "echo_every", EP_PT_INT, "0", { { 0, 1000000000 } }, NULL, "",
 	  "direction=tx: the peer sends back the header of every Nth datagram, and the round "
 	  "trips give the rtt metric; 0: none" },
-	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "",
+	{ "priority", EP_PT_INT, "0", { { 0, 99 } }, NULL, "",
 	  "0: the caller's scheduling; 1..99: SCHED_FIFO at that priority for the sending (or "
 	  "receiving) thread (needs CAP_SYS_NICE or RLIMIT_RTPRIO)" },
-	{ "timeout", EP_PT_DURATION, "5s", 1000000, 600000000000LL, 0, 0, NULL, "ns",
+	{ "timeout", EP_PT_DURATION, "5s", { { 1000000, 600000000000LL } }, NULL, "ns",
 	  "how long to wait for the peer: connecting, and each answer" },
 };
 

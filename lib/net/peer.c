@@ -140,13 +140,13 @@ void embperf_server_free(embperf_server *s)
 
 /* The limits a server owner may set, parsed as kernel parameters are. */
 static const struct ep_param_desc limit_params[] = {
-	{ "max_rate", EP_PT_RATE, "10Gbit", 1000, INT64_C(100000000000), 0, 0, NULL, "bit/s",
+	{ "max_rate", EP_PT_RATE, "10Gbit", { { 1000, INT64_C(100000000000) } }, NULL, "bit/s",
 	  "the highest rate a client may ask for" },
-	{ "max_duration", EP_PT_DURATION, "300s", 1000000, INT64_C(86400000000000), 0, 0, NULL,
+	{ "max_duration", EP_PT_DURATION, "300s", { { 1000000, INT64_C(86400000000000) } }, NULL,
 	  "ns", "the longest trial a client may ask for" },
-	{ "max_size", EP_PT_SIZE, "65507", 18, EP_PEER_MAX_SIZE_BYTES, 0, 0, NULL, "bytes",
+	{ "max_size", EP_PT_SIZE, "65507", { { 18, EP_PEER_MAX_SIZE_BYTES } }, NULL, "bytes",
 	  "the largest datagram or write a client may ask for" },
-	{ "idle_timeout", EP_PT_DURATION, "60s", 1000000, INT64_C(86400000000000), 0, 0, NULL,
+	{ "idle_timeout", EP_PT_DURATION, "60s", { { 1000000, INT64_C(86400000000000) } }, NULL,
 	  "ns", "how long a silent client keeps its session" },
 };
 

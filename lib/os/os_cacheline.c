@@ -99,7 +99,7 @@ static const struct ep_default line_defaults[] = {
 };
 
 static const struct ep_param_desc line_params[] = {
-	{ "size", EP_PT_SIZE, "64M", LINE_MIN_SIZE, LINE_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "64M", { { LINE_MIN_SIZE, LINE_MAX_SIZE } }, NULL, "bytes",
 	  "buffer walked, far larger than the caches (line -M; default 64M as line)" },
 };
 

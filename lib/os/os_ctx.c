@@ -145,11 +145,11 @@ struct ctx_state {
 };
 
 static const struct ep_param_desc ctx_params[] = {
-	{ "procs", EP_PT_INT, "2", CTX_MIN_PROCS, CTX_MAX_PROCS, 0, 0, NULL, "",
+	{ "procs", EP_PT_INT, "2", { { CTX_MIN_PROCS, CTX_MAX_PROCS } }, NULL, "",
 	  "members of the ring, the caller included (lat_ctx's #procs)" },
-	{ "size", EP_PT_SIZE, "0", 0, CTX_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "0", { { 0, CTX_MAX_SIZE } }, NULL, "bytes",
 	  "private working set each member sums when the token reaches it (lat_ctx -s, in bytes)" },
-	{ "mode", EP_PT_ENUM, "process", 0, 0, 0, 0, "process|threads", "",
+	{ "mode", EP_PT_ENUM, "process", { { 0, 0 } }, "process|threads", "",
 	  "members are processes (lat_ctx) or threads of the caller (systems without fork)" },
 	EP_PARTNER_TIMEOUT_PARAM,
 };

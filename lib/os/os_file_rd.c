@@ -52,9 +52,9 @@ struct rd_state {
 };
 
 static const struct ep_param_desc rd_params[] = {
-	{ "size", EP_PT_SIZE, "1M", RD_MIN_SIZE, RD_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "1M", { { RD_MIN_SIZE, RD_MAX_SIZE } }, NULL, "bytes",
 	  "bytes read per pass (bw_file_rd's size); the file must hold at least this" },
-	{ "mode", EP_PT_ENUM, "io", 0, 0, 0, 0, "io|o2c", "",
+	{ "mode", EP_PT_ENUM, "io", { { 0, 0 } }, "io|o2c", "",
 	  "io: read() and sum an open file (io_only); o2c: open, read and sum, close (open2close)" },
 	EP_OS_PARAM_FILE("read"),
 	EP_OS_PARAM_TMPDIR,

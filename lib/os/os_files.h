@@ -16,10 +16,10 @@
 
 /* Parameter descriptions every file kernel lists (same names, same help). */
 #define EP_OS_PARAM_TMPDIR                                                              \
-	{ "tmpdir", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",                              \
+	{ "tmpdir", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",                              \
 	  "directory for temporary files, removed when the run ends; empty: $TMPDIR or /tmp" }
 #define EP_OS_PARAM_FILE(what)                                                          \
-	{ "file", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",                                \
+	{ "file", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",                                \
 	  "existing file to " what " (at least 'size' bytes); empty: a temporary file in "  \
 	  "'tmpdir'" }
 

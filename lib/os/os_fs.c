@@ -106,9 +106,9 @@ struct fs_state {
 };
 
 static const struct ep_param_desc fs_params[] = {
-	{ "size", EP_PT_STRING, "0k,1k,4k,10k", 0, 0, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_STRING, "0k,1k,4k,10k", { { 0, 0 } }, NULL, "bytes",
 	  "file sizes, comma-separated, each 0..1M (lat_fs: 0k,1k,4k,10k; -s one size)" },
-	{ "files", EP_PT_INT, "100", 1, 100000, 0, 0, NULL, "",
+	{ "files", EP_PT_INT, "100", { { 1, 100000 } }, NULL, "",
 	  "most files created or deleted in one sample; bounds the untimed set-up work" },
 	EP_OS_PARAM_TMPDIR,
 };
@@ -310,7 +310,7 @@ static void size_label(size_t bytes, char *buf, size_t size)
 static int parse_sizes(struct ep_run *run, size_t *bytes)
 {
 	static const struct ep_param_desc one = {
-		"size", EP_PT_SIZE, "0", 0, FS_MAX_FILE_BYTES, 0, 0, NULL, "bytes", ""
+		"size", EP_PT_SIZE, "0", { { 0, FS_MAX_FILE_BYTES } }, NULL, "bytes", ""
 	};
 	const char *list = ep_param_text(run, "size");
 	int n = 0;

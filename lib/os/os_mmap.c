@@ -50,9 +50,9 @@ struct map_state {
 };
 
 static const struct ep_param_desc map_params[] = {
-	{ "size", EP_PT_SIZE, "1M", MAP_MIN_SIZE, MAP_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "1M", { { MAP_MIN_SIZE, MAP_MAX_SIZE } }, NULL, "bytes",
 	  "bytes mapped per mmap() (lat_mmap's size); the file must hold at least this" },
-	{ "touch", EP_PT_ENUM, "tenth", 0, 0, 0, 0, "tenth|whole", "",
+	{ "touch", EP_PT_ENUM, "tenth", { { 0, 0 } }, "tenth|whole", "",
 	  "tenth: a byte every 16 KiB of the first tenth (lat_mmap); whole: a byte every "
 	  "160 KiB of the mapping (lat_mmap -r)" },
 	EP_OS_PARAM_FILE("map (opened for writing: the test writes through the mapping)"),

@@ -47,9 +47,9 @@ struct mrd_state {
 };
 
 static const struct ep_param_desc mrd_params[] = {
-	{ "size", EP_PT_SIZE, "1M", MRD_MIN_SIZE, MRD_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "1M", { { MRD_MIN_SIZE, MRD_MAX_SIZE } }, NULL, "bytes",
 	  "bytes mapped and summed per pass (bw_mmap_rd's size); the file must hold at least this" },
-	{ "mode", EP_PT_ENUM, "mo", 0, 0, 0, 0, "mo|o2c", "",
+	{ "mode", EP_PT_ENUM, "mo", { { 0, 0 } }, "mo|o2c", "",
 	  "mo: sum through one mapping (mmap_only); o2c: open, mmap, sum, close, munmap (open2close)" },
 	EP_OS_PARAM_FILE("map"),
 	EP_OS_PARAM_TMPDIR,

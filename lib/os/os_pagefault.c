@@ -63,7 +63,7 @@ struct pf_state {
 };
 
 static const struct ep_param_desc pf_params[] = {
-	{ "size", EP_PT_SIZE, "8M", PF_MIN_SIZE, PF_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "8M", { { PF_MIN_SIZE, PF_MAX_SIZE } }, NULL, "bytes",
 	  "bytes of the file mapped (lmbench's script maps a file of its run's memory size, at least 8 MB)" },
 	EP_OS_PARAM_FILE("map"),
 	EP_OS_PARAM_TMPDIR,

@@ -72,9 +72,9 @@ static const struct ep_param_desc pipe_lat_params[] = {
 };
 
 static const struct ep_param_desc pipe_bw_params[] = {
-	{ "size", EP_PT_SIZE, "64k", 1, 64LL << 20, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "64k", { { 1, 64LL << 20 } }, NULL, "bytes",
 	  "bytes per write of the writer and most bytes per read (bw_pipe -m)" },
-	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
+	{ "total", EP_PT_SIZE, "10M", { { 1, 1LL << 30 } }, NULL, "bytes",
 	  "bytes read per unit (bw_pipe -M); raised to 'size' when smaller" },
 	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,

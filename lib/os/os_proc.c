@@ -67,14 +67,14 @@ struct proc_state {
 };
 
 static const struct ep_param_desc proc_params[] = {
-	{ "op", EP_PT_ENUM, "fork", 0, 0, 0, 0, "fork|exec|sh|proccall", "",
+	{ "op", EP_PT_ENUM, "fork", { { 0, 0 } }, "fork|exec|sh|proccall", "",
 	  "fork+exit, fork+execve, fork+shell -c (these need fork()), or a procedure call "
 	  "(lat_proc's rows)" },
-	{ "exec_path", EP_PT_STRING, EP_OS_HELLO_PATH, 0, 0, 0, 0, NULL, "",
+	{ "exec_path", EP_PT_STRING, EP_OS_HELLO_PATH, { { 0, 0 } }, NULL, "",
 	  "program that exec and sh run (lat_proc's hello): embperf-hello as installed" },
-	{ "shell", EP_PT_STRING, "/bin/sh", 0, 0, 0, 0, NULL, "",
+	{ "shell", EP_PT_STRING, "/bin/sh", { { 0, 0 } }, NULL, "",
 	  "shell that sh runs as 'shell -c exec_path'" },
-	{ "child_timeout", EP_PT_DURATION, "10s", 1000000, 3600000000000LL, 0, 0, NULL, "ns",
+	{ "child_timeout", EP_PT_DURATION, "10s", { { 1000000, 3600000000000LL } }, NULL, "ns",
 	  "a child of exec or sh still alive after this is killed and the run fails" },
 };
 

@@ -53,11 +53,11 @@ struct select_state {
 };
 
 static const struct ep_param_desc select_params[] = {
-	{ "type", EP_PT_ENUM, "file", 0, 0, 0, 0, "file|tcp", "",
+	{ "type", EP_PT_ENUM, "file", { { 0, 0 } }, "file|tcp", "",
 	  "what the descriptors are: a regular file, or a TCP socket on 127.0.0.1" },
-	{ "n", EP_PT_INT, "200", 1, FD_SETSIZE, 0, 0, NULL, "",
+	{ "n", EP_PT_INT, "200", { { 1, FD_SETSIZE } }, NULL, "",
 	  "descriptors in the set (lat_select -n); all must be below FD_SETSIZE" },
-	{ "tmpdir", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "tmpdir", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "folder of the temporary file (type=file); empty: $TMPDIR, else /tmp" },
 };
 

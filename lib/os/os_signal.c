@@ -99,7 +99,7 @@ struct sig_saved {
 };
 
 static const struct ep_param_desc sig_params[] = {
-	{ "op", EP_PT_ENUM, "install", 0, 0, 0, 0, "install|catch|prot", "",
+	{ "op", EP_PT_ENUM, "install", { { 0, 0 } }, "install|catch|prot", "",
 	  "what is timed, as lat_sig's: installing a handler, catching a signal, a protection fault" },
 };
 

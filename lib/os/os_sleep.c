@@ -69,9 +69,9 @@ struct sleep_state {
 };
 
 static const struct ep_param_desc sleep_params[] = {
-	{ "op", EP_PT_ENUM, "usleep", 0, 0, 0, 0, "usleep|nanosleep|select|itimer", "",
+	{ "op", EP_PT_ENUM, "usleep", { { 0, 0 } }, "usleep|nanosleep|select|itimer", "",
 	  "how to sleep, as lat_usleep's -u" },
-	{ "interval", EP_PT_DURATION, "100us", SLEEP_MIN_NS, SLEEP_MAX_NS, 0, 0, NULL, "ns",
+	{ "interval", EP_PT_DURATION, "100us", { { SLEEP_MIN_NS, SLEEP_MAX_NS } }, NULL, "ns",
 	  "requested sleep (usleep and select: whole microseconds)" },
 };
 

@@ -46,12 +46,12 @@ struct sys_state {
 };
 
 static const struct ep_param_desc sys_params[] = {
-	{ "op", EP_PT_ENUM, "null", 0, 0, 0, 0, "null|read|write|stat|fstat|open", "",
+	{ "op", EP_PT_ENUM, "null", { { 0, 0 } }, "null|read|write|stat|fstat|open", "",
 	  "system call, as lat_syscall's: getppid, 1-byte read of /dev/zero, 1-byte write to "
 	  "/dev/null, stat, fstat, open+close" },
-	{ "file", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "file", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "file for stat, fstat and open (default: an empty temporary file in tmpdir)" },
-	{ "tmpdir", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "tmpdir", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "folder of the temporary file (default: $TMPDIR, else /tmp)" },
 };
 

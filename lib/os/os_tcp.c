@@ -66,7 +66,7 @@ struct tcp_connect {
 };
 
 static const struct ep_param_desc tcp_lat_params[] = {
-	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "1", { { 1, 16LL << 20 } }, NULL, "bytes",
 	  "message size of each round trip (lat_tcp -m)" },
 	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,

@@ -100,22 +100,22 @@ struct timer_state {
 };
 
 static const struct ep_param_desc timer_params[] = {
-	{ "interval", EP_PT_DURATION, "1ms", 1, TIMER_MAX_INTERVAL_NS, 0, 0, NULL, "ns",
+	{ "interval", EP_PT_DURATION, "1ms", { { 1, TIMER_MAX_INTERVAL_NS } }, NULL, "ns",
 	  "time between two deadlines (cyclictest -i); at least the clock's resolution" },
-	{ "priority", EP_PT_INT, "0", 0, 99, 0, 0, NULL, "",
+	{ "priority", EP_PT_INT, "0", { { 0, 99 } }, NULL, "",
 	  "0: SCHED_OTHER; 1..99: SCHED_FIFO at that priority (cyclictest -p); needs "
 	  "CAP_SYS_NICE or RLIMIT_RTPRIO" },
-	{ "clock", EP_PT_ENUM, "monotonic", 0, 0, 0, 0, "monotonic|realtime", "",
+	{ "clock", EP_PT_ENUM, "monotonic", { { 0, 0 } }, "monotonic|realtime", "",
 	  "clock slept on and read (cyclictest --clock 0|1)" },
-	{ "threads", EP_PT_INT, "1", 0, TIMER_MAX_THREADS, 0, 0, NULL, "",
+	{ "threads", EP_PT_INT, "1", { { 0, TIMER_MAX_THREADS } }, NULL, "",
 	  "measuring threads, all with the same interval and priority; 0: one per CPU of "
 	  "'cpus' (cyclictest -t)" },
-	{ "cpus", EP_PT_STRING, "", 0, 0, 0, 0, NULL, "",
+	{ "cpus", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "pin thread i to the i-th CPU of this list, round-robin (\"0,2-3\"), or \"all\": "
 	  "every CPU the run may use; empty: no pinning of its own (cyclictest -a)" },
-	{ "mlock", EP_PT_BOOL, "0", 0, 1, 0, 0, NULL, "",
+	{ "mlock", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",
 	  "lock the process's memory with mlockall() for the run (cyclictest -m)" },
-	{ "work", EP_PT_DURATION, "0", 0, TIMER_MAX_WORK_NS, 0, 0, NULL, "ns",
+	{ "work", EP_PT_DURATION, "0", { { 0, TIMER_MAX_WORK_NS } }, NULL, "ns",
 	  "busy CPU time after each wake-up (a control loop's work); longer than 'interval' "
 	  "makes overruns" },
 };

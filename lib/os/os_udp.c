@@ -53,7 +53,7 @@ struct udp_lat {
 };
 
 static const struct ep_param_desc udp_params[] = {
-	{ "size", EP_PT_SIZE, "4", UDP_MIN_SIZE, UDP_MAX_SIZE, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "4", { { UDP_MIN_SIZE, UDP_MAX_SIZE } }, NULL, "bytes",
 	  "datagram size of each round trip (lat_udp -m); at least 4 for the sequence number" },
 	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,

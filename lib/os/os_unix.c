@@ -50,16 +50,16 @@ struct unix_ipc {
 };
 
 static const struct ep_param_desc unix_lat_params[] = {
-	{ "size", EP_PT_SIZE, "1", 1, 16LL << 20, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "1", { { 1, 16LL << 20 } }, NULL, "bytes",
 	  "message size of each round trip (lat_unix -m)" },
 	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
 static const struct ep_param_desc unix_bw_params[] = {
-	{ "size", EP_PT_SIZE, "64k", 1, 64LL << 20, 0, 0, NULL, "bytes",
+	{ "size", EP_PT_SIZE, "64k", { { 1, 64LL << 20 } }, NULL, "bytes",
 	  "bytes per write of the writer and most bytes per read (bw_unix -m)" },
-	{ "total", EP_PT_SIZE, "10M", 1, 1LL << 30, 0, 0, NULL, "bytes",
+	{ "total", EP_PT_SIZE, "10M", { { 1, 1LL << 30 } }, NULL, "bytes",
 	  "bytes asked for and read per unit (bw_unix -M); raised to 'size' when smaller" },
 	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,

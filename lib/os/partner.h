@@ -46,13 +46,13 @@
 
 /* The "timeout" parameter every kernel with a helper process has. */
 #define EP_PARTNER_TIMEOUT_PARAM                                                           \
-	{ "timeout", EP_PT_DURATION, "10s", 10000000LL, 3600000000000LL, 0, 0, NULL, "ns",  \
+	{ "timeout", EP_PT_DURATION, "10s", { { 10000000LL, 3600000000000LL } }, NULL, "ns",  \
 	  "longest wait for the helper process before the run fails with ETIMEDOUT" }
 
 /* The "mode" parameter: the partner is a forked process (lmbench's way, the
  * default) or a thread of the caller, for systems without fork(). */
 #define EP_PARTNER_MODE_PARAM                                                              \
-	{ "mode", EP_PT_ENUM, "process", 0, 0, 0, 0, "process|threads", "",                 \
+	{ "mode", EP_PT_ENUM, "process", { { 0, 0 } }, "process|threads", "",                 \
 	  "the partner is a forked process (needs fork(), as lmbench) or a thread of the "  \
 	  "caller (systems without fork(): noMMU)" }
 
