@@ -502,7 +502,7 @@ static size_t cacheline_once(char *curve, size_t curve_size)
 	embperf_ctx_set_log_fn(ctx, keep_warning, &log, EMBPERF_LOG_WARNING);
 	run_ok(b);
 	embperf_ctx_set_log_fn(ctx, NULL, NULL, EMBPERF_LOG_WARNING);
-	for (long s = 8; s <= page_bytes / 16; s *= 2, n++) {
+	for (long s = (long)sizeof(void *); s <= page_bytes / 16; s *= 2, n++) {
 		char labels[32];
 
 		cr_assert_lt(n, 16);
