@@ -33,17 +33,8 @@ command -v aplay >/dev/null || { echo "aplay not found (apt-get install alsa-uti
 T=$(mktemp -d "${TMPDIR:-/tmp}/compare-aplay.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-if [ -z "${DEVICE:-}" ]; then
-	${CC:-cc} -O2 -DPIC -fPIC -shared -I "$SRC/tests" -o "$T/libasound_module_pcm_paced.so" \
-		"$SRC/bench/paced_plugin.c" "$SRC/tests/paced_pcm.c" $(pkg-config --cflags --libs alsa) -lm
-	cat >"$T/asound.conf" <<EOF
-</usr/share/alsa/alsa.conf>
-pcm_type.paced { lib "$T/libasound_module_pcm_paced.so" }
-pcm.bench_paced { type paced }
-EOF
-	export ALSA_CONFIG_PATH=$T/asound.conf
-	DEVICE=bench_paced
-fi
+. "$SRC/bench/paced_device.sh"
+paced_device_setup "$T"
 
 # load CMD...: the command's CPU load, (user + sys) / real in %.
 load() {
