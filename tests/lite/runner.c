@@ -81,7 +81,8 @@ static void __attribute__((noreturn)) leave_test(void)
 }
 
 /* vfailed() - send an 'F' record: where, what, and the message (prefixed by one character). */
-static void vfailed(const char *file, int line, const char *what, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 4, 0)))
+vfailed(const char *file, int line, const char *what, const char *fmt, va_list ap)
 {
 	char msg[REC_MAX - 256];
 
