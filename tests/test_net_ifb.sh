@@ -18,6 +18,7 @@
 set -u
 embperf=$1
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/netns_pair.sh"
 echo "TAP version 13"
 
 a=epia$$
@@ -31,19 +32,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null ||
-	! ip netns add "$a" 2>/dev/null; then
-	echo "1..1"
-	skip "small frames through ifb" "needs root, iproute2 and network namespaces"
-	exit 0
-fi
-ip netns add "$b"
-ip link add va$$ netns "$a" type veth peer name vb$$ netns "$b"
-ip -n "$a" addr add 198.18.0.5/30 dev va$$
-ip -n "$b" addr add 198.18.0.6/30 dev vb$$
-for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
-ip -n "$a" link set va$$ up
-ip -n "$b" link set vb$$ up
+netns_pair_up "small frames through ifb" 198.18.0.5 198.18.0.6
 # shape_ingress NS DEV: UDP coming in on DEV goes through ifb0 with tbf on it
 # (the control connection, TCP, is not shaped).
 shape_ingress() {

@@ -12,6 +12,7 @@
 set -u
 embperf=$1
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/netns_pair.sh"
 echo "TAP version 13"
 
 a=epa$$
@@ -29,19 +30,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null ||
-	! ip netns add "$a" 2>/dev/null; then
-	echo "1..1"
-	skip "net.udp.stream across namespaces" "needs root, iproute2 and network namespaces"
-	exit 0
-fi
-ip netns add "$b"
-ip link add va$$ netns "$a" type veth peer name vb$$ netns "$b"
-ip -n "$a" addr add 198.18.0.1/30 dev va$$
-ip -n "$b" addr add 198.18.0.2/30 dev vb$$
-for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
-ip -n "$a" link set va$$ up
-ip -n "$b" link set vb$$ up
+netns_pair_up "net.udp.stream across namespaces" 198.18.0.1 198.18.0.2
 # 20 Mbit/s on each sending side; the queue holds 5 ms.
 ip netns exec "$a" tc qdisc add dev va$$ root tbf rate 20mbit burst 32kb latency 5ms
 ip netns exec "$b" tc qdisc add dev vb$$ root tbf rate 20mbit burst 32kb latency 5ms
