@@ -298,9 +298,17 @@ Test(cpu, clock_fit_recovers_a_known_period)
 Test(cpu, clock_fit_refuses_times_without_a_common_period)
 {
 	static const double scattered[] = { 1.0, 1.37, 1.81, 2.26, 2.9 };
+	static const double noisy[] = { 0.311, 0.631, 0.96, 1.445, 0.959, 1.25, 1.27 };
 	double period_ns, bad[] = { 1.0, 0.0 };
 
 	cr_assert_eq(ep_cpu_mhz_period(scattered, 5, &period_ns), -EAGAIN);
+	/*
+	 * Loops of 1, 2, 3, 5, 3, 4, 4 cycles of 0.29 ns, each up to 12 % slow
+	 * (the best of preempted samples): no clock fits them within 0.2
+	 * cycles, but half of it does within 0.134 half-cycles. That must be
+	 * refused, not read as 6294 MHz.
+	 */
+	cr_assert_eq(ep_cpu_mhz_period(noisy, 7, &period_ns), -EAGAIN, "period %g ns", period_ns);
 	cr_assert_eq(ep_cpu_mhz_period(bad, 2, &period_ns), -EINVAL);
 	cr_assert_eq(ep_cpu_mhz_period(scattered, 1, &period_ns), -EINVAL);
 }

@@ -177,6 +177,7 @@ static const char *const mhz_expressions[] = {
 
 /* mhz keeps TRIES (11) timings a loop and puts ", " after all but the 11th. */
 #define MHZ_TRIES 11
+#define MHZ_TRIES_TEXT "11"
 
 static int cmp_desc(const void *x, const void *y)
 {
@@ -282,7 +283,9 @@ int lmb_mhz(struct lmb *m, int argc, char **argv)
 	b = lmb_bench(m, "cpu.mhz");
 	if (!b)
 		return LMB_EXIT_FAIL;
-	if (data && lmb_set(m, b, "loops", "lmbench") < 0) {
+	/* -d's table has mhz's TRIES rows a loop (cpu.mhz takes more by default). */
+	if (data && (lmb_set(m, b, "loops", "lmbench") < 0 ||
+		     lmb_set(m, b, "repetitions", MHZ_TRIES_TEXT) < 0)) {
 		embperf_bench_free(b);
 		return LMB_EXIT_FAIL;
 	}

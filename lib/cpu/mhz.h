@@ -9,6 +9,7 @@
 #define MHZ_MAX_LOOPS 16
 #define MHZ_MAX_CYCLES 6       /* the fastest loop takes at most this many cycles */
 #define MHZ_FIT_TOLERANCE 0.2  /* cycles a loop may sit off a whole count */
+#define MHZ_FINE_FIT_TOLERANCE 0.1 /* the same when the fastest loop takes > 1 cycle */
 
 /**
  * ep_cpu_mhz_period() - the clock period that loop times are whole multiples of.
@@ -22,7 +23,8 @@
  * distance of the loops from their counts, in cycles) wins.
  *
  * Return: 0, or -EAGAIN when that period leaves a loop more than
- * MHZ_FIT_TOLERANCE cycles off a whole count (too noisy), or -EINVAL for a
+ * MHZ_FIT_TOLERANCE cycles off a whole count (MHZ_FINE_FIT_TOLERANCE when
+ * the winning guess is more than one cycle; too noisy), or -EINVAL for a
  * bad @n or time.
  */
 int ep_cpu_mhz_period(const double *t_ns, int n, double *period_ns);
