@@ -160,7 +160,7 @@ Test(engine, overhead_is_subtracted)
 	const embperf_result *r;
 
 	synth_cfg.overhead_ns = 400;
-	embperf_bench_set(b, "repetitions", "5");
+	embperf_bench_set(b, "repetitions", "21");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	r = embperf_bench_result(b, 0);
 	/* 1000 ns of work minus at least 400 ns of measured overhead. The
@@ -191,7 +191,9 @@ Test(engine, overhead_credit_is_taken_off_the_overhead)
 
 	synth_cfg.overhead_ns = 700;
 	synth_cfg.credit_ns = 400;
-	embperf_bench_set(b, "repetitions", "5");
+	/* 21 samples: the minimum must be an unpreempted one (5 were all
+	 * stretched once, beside a long benchmark: min 1032). */
+	embperf_bench_set(b, "repetitions", "21");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	r = embperf_bench_result(b, 0);
 	/* 1000 - (700 - 400): about 700 ns; without the credit about 300. */
@@ -270,9 +272,10 @@ Test(engine, samples_that_still_trend_become_warmup)
 		     embperf_result_stat(r, EMBPERF_STAT_MIN));
 
 	/* A preempted sample in the window can hide the trend from one check
-	 * (seen once with another test beside it); not from three runs. */
+	 * (seen once with another test beside it, and in all of three runs
+	 * beside a long benchmark); not from five runs. */
 	embperf_bench_set(b, "warmup_max", "100");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		synth_cfg.calls = 0;
 		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 		r = embperf_bench_result(b, 0);
@@ -355,6 +358,9 @@ Test(engine, one_outlier_does_not_defeat_the_stop_rule)
 	calibration_calls = synth_cfg.calls - 1;
 
 	embperf_bench_set(b, "warmup", "1");
+	/* No extra warm-up: samples that look trending on a loaded machine
+	 * would otherwise swallow the slow call into the warm-up. */
+	embperf_bench_set(b, "warmup_max", "0");
 	embperf_bench_set(b, "repetitions", "200");
 	embperf_bench_set(b, "min_repetitions", "5");
 	embperf_bench_set(b, "spread", "0.2");
