@@ -160,7 +160,7 @@ Test(engine, overhead_is_subtracted)
 	const embperf_result *r;
 
 	synth_cfg.overhead_ns = 400;
-	embperf_bench_set(b, "repetitions", "5");
+	embperf_bench_set(b, "repetitions", "21");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	r = embperf_bench_result(b, 0);
 	/* 1000 ns of work minus at least 400 ns of measured overhead. The
@@ -191,7 +191,9 @@ Test(engine, overhead_credit_is_taken_off_the_overhead)
 
 	synth_cfg.overhead_ns = 700;
 	synth_cfg.credit_ns = 400;
-	embperf_bench_set(b, "repetitions", "5");
+	/* 21 samples: the minimum must be an unpreempted one (5 were all
+	 * stretched once, beside a long benchmark: min 1032). */
+	embperf_bench_set(b, "repetitions", "21");
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	r = embperf_bench_result(b, 0);
 	/* 1000 - (700 - 400): about 700 ns; without the credit about 300. */
@@ -270,9 +272,10 @@ Test(engine, samples_that_still_trend_become_warmup)
 		     embperf_result_stat(r, EMBPERF_STAT_MIN));
 
 	/* A preempted sample in the window can hide the trend from one check
-	 * (seen once with another test beside it); not from three runs. */
+	 * (seen once with another test beside it, and in all of three runs
+	 * beside a long benchmark); not from five runs. */
 	embperf_bench_set(b, "warmup_max", "100");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		synth_cfg.calls = 0;
 		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 		r = embperf_bench_result(b, 0);
@@ -314,11 +317,14 @@ Test(engine, steady_samples_take_no_extra_warmup)
 
 	/* A ramp longer than the cap: 20 samples more warm-up, no more. A
 	 * noisy machine (or the sanitizers') may hide the trend from every
-	 * check of one run; not of three. The cap holds in each. */
+	 * check of one run; not of five. The cap holds in each. 40 calls: the
+	 * samples change by ~20 % over the first 11 (a ramp of 100 calls gave
+	 * ~7 %, which the noise of a loaded CI hid from three runs in a row);
+	 * every call up to the cap's 33 is still in the ramp. */
 	synth_cfg.ramp_factor = 3.0;
 	embperf_bench_set(b, "warmup_max", "20");
-	for (int i = 0; i < 3 && (i == 0 || synth_cfg.calls == 1 + 1 + 11); i++) {
-		synth_cfg.ramp_calls = 100;
+	for (int i = 0; i < 5 && (i == 0 || synth_cfg.calls == 1 + 1 + 11); i++) {
+		synth_cfg.ramp_calls = 40;
 		synth_cfg.calls = 0;
 		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 		cr_assert_leq(synth_cfg.calls, 1 + 1 + 11 + 20);
@@ -355,6 +361,9 @@ Test(engine, one_outlier_does_not_defeat_the_stop_rule)
 	calibration_calls = synth_cfg.calls - 1;
 
 	embperf_bench_set(b, "warmup", "1");
+	/* No extra warm-up: samples that look trending on a loaded machine
+	 * would otherwise swallow the slow call into the warm-up. */
+	embperf_bench_set(b, "warmup_max", "0");
 	embperf_bench_set(b, "repetitions", "200");
 	embperf_bench_set(b, "min_repetitions", "5");
 	embperf_bench_set(b, "spread", "0.2");
