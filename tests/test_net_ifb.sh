@@ -24,12 +24,7 @@ echo "TAP version 13"
 a=epia$$
 b=epib$$
 serve_pid=
-cleanup() {
-	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-	ip netns del "$a" 2>/dev/null
-	ip netns del "$b" 2>/dev/null
-}
-trap cleanup EXIT
+trap 'netns_pair_down "$serve_pid"' EXIT
 trap 'exit 1' INT TERM
 
 netns_pair_up "small frames through ifb" 198.18.0.5 198.18.0.6
@@ -49,18 +44,11 @@ if ! shape_ingress "$a" va$$ 2>/dev/null || ! shape_ingress "$b" vb$$ 2>/dev/nul
 	exit 0
 fi
 
-ip netns exec "$b" "$embperf" serve -q --listen 198.18.0.6:5301 --allow 198.18.0.4/30 \
-	--for 120s &
-serve_pid=$!
-for _ in $(seq 50); do
-	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.6:5301 && break
-	sleep 0.1
-done
+netns_serve serve_pid "$b" 198.18.0.6:5301 198.18.0.4/30 120s
 echo "1..8"
 
 out=
 tap_fail_extra() { echo "$out" | cut -c1-200 | sed 's/^/#   /' | head -20; }
-metric() { echo "$out" | awk -F, -v m="$1" '$4 == m { print $8; exit }'; }
 # counter NAME: a kernel counter of the first result, 0 when NaN or absent
 counter() {
 	echo "$out" | awk -F, 'NR == 2 { print $23 }' | tr ' ' '\n' |
@@ -69,13 +57,6 @@ counter() {
 # drops NS: what the ifb's tbf in NS dropped so far
 drops() {
 	ip netns exec "$1" tc -s qdisc show dev ifb0 | awk '/dropped/ { sub(",", "", $7); print $7 }'
-}
-check() {
-	if [ -n "$4" ] && awk -v v="$4" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
-		pass "$1: $4"
-	else
-		fail "$1: '$4' not in $2..$3"
-	fi
 }
 
 # over DIRECTION RECEIVER_NS: 64-byte frames at 12 500/s, three times what

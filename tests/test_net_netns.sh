@@ -20,14 +20,7 @@ b=epb$$
 serve_pid=
 serve2_pid=
 obs_pid=
-cleanup() {
-	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-	[ -n "$serve2_pid" ] && kill "$serve2_pid" 2>/dev/null && wait "$serve2_pid" 2>/dev/null
-	[ -n "$obs_pid" ] && kill "$obs_pid" 2>/dev/null && wait "$obs_pid" 2>/dev/null
-	ip netns del "$a" 2>/dev/null
-	ip netns del "$b" 2>/dev/null
-}
-trap cleanup EXIT
+trap 'netns_pair_down "$serve_pid" "$serve2_pid" "$obs_pid"' EXIT
 trap 'exit 1' INT TERM
 
 netns_pair_up "net.udp.stream across namespaces" 198.18.0.1 198.18.0.2
@@ -35,13 +28,7 @@ netns_pair_up "net.udp.stream across namespaces" 198.18.0.1 198.18.0.2
 ip netns exec "$a" tc qdisc add dev va$$ root tbf rate 20mbit burst 32kb latency 5ms
 ip netns exec "$b" tc qdisc add dev vb$$ root tbf rate 20mbit burst 32kb latency 5ms
 
-ip netns exec "$b" "$embperf" serve -q --listen 198.18.0.2:5301 --allow 198.18.0.0/30 \
-	--for 120s &
-serve_pid=$!
-for _ in $(seq 50); do
-	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.2:5301 && break
-	sleep 0.1
-done
+netns_serve serve_pid "$b" 198.18.0.2:5301 198.18.0.0/30 120s
 echo "1..22"
 
 # median of METRIC from the CSV of one run: run_metric METRIC ARGS...
@@ -50,23 +37,11 @@ run() {
 	out=$(ip netns exec "$a" timeout 60 "$embperf" run net.udp.stream peer=198.18.0.2 \
 		duration=1s ramp=200ms repetitions=1 --format=csv "$@" 2>&1)
 }
-metric() {
-	echo "$out" | awk -F, -v m="$1" '$4 == m { print $8; exit }'
-}
 tap_fail_extra() { echo "$out" | sed 's/^/#   /' | head -20; }
 # counter NAME: a kernel counter of the first result (CSV column kernel_counters)
 counter() {
 	echo "$out" | awk -F, 'NR == 2 { print $23 }' | tr ' ' '\n' |
 		awk -F= -v n="$1" '$1 == n { print $2 }'
-}
-
-# check NAME LOW HIGH VALUE: LOW <= VALUE <= HIGH
-check() {
-	if [ -n "$4" ] && awk -v v="$4" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
-		pass "$1: $4"
-	else
-		fail "$1: '$4' not in $2..$3"
-	fi
 }
 
 # above DIRECTION: at 40 Mbit/s asked, tbf passes at most its 20 Mbit/s (of
@@ -254,13 +229,7 @@ refused "l2 without CAP_NET_RAW is refused naming layer=l2" \
 	net.udp.rfc2544 peer=198.18.0.2 layer=l2 frame=1518 --format=csv
 # Without it on the peer: the peer refuses the trial; nothing was sent but
 # the control connection's few packets.
-ip netns exec "$b" setpriv --bounding-set=-net_raw "$embperf" serve -q \
-	--listen 198.18.0.2:5302 --allow 198.18.0.0/30 --for 60s &
-serve2_pid=$!
-for _ in $(seq 50); do
-	ip netns exec "$b" ss -ltn 2>/dev/null | grep -q 198.18.0.2:5302 && break
-	sleep 0.1
-done
+netns_serve serve2_pid "$b" 198.18.0.2:5302 198.18.0.0/30 60s setpriv --bounding-set=-net_raw
 before=$(tx_packets)
 refused "l2 on a peer without CAP_NET_RAW is refused naming layer=l2 and the peer" \
 	"parameter 'layer': value 'l2': peer 198.18.0.2:5302: start: refused.*CAP_NET_RAW" \

@@ -531,6 +531,19 @@ static void start_hog(pthread_t *tid, struct hog *h, cpu_set_t *old)
 	pthread_attr_destroy(&attr);
 }
 
+/* Run the bench while hog @h runs beside it on CPU 0; afterwards the caller
+ * runs where it ran before. */
+static void run_beside_hog(struct hog *h)
+{
+	cpu_set_t old;
+	pthread_t tid;
+
+	start_hog(&tid, h, &old);
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	pthread_join(tid, NULL);
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
 /*
  * A sender held off its CPU for 300 ms owes 600 datagrams at 2000/s; the
  * pacer keeps 100 ms' worth (200) owing and gives up on the rest: the
@@ -540,8 +553,6 @@ static void start_hog(pthread_t *tid, struct hog *h, cpu_set_t *old)
 Test(udp_stream, datagrams_the_pacer_gave_up_on_are_counted)
 {
 	struct hog h = { .after_ns = 300000000, .for_ns = 300000000 };
-	cpu_set_t old;
-	pthread_t tid;
 	double forgiven, sent;
 
 	if (!tp_fifo_permitted())
@@ -550,10 +561,7 @@ Test(udp_stream, datagrams_the_pacer_gave_up_on_are_counted)
 	tp_set(b, "size", "200");
 	tp_set(b, "pps", "2000");
 	tp_set(b, "duration", "1s");
-	start_hog(&tid, &h, &old);
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	pthread_join(tid, NULL);
-	sched_setaffinity(0, sizeof(old), &old);
+	run_beside_hog(&h);
 	forgiven = value_of("forgiven");
 	sent = value_of("offered") * 1e6 / (200 * 8);
 	/* 400 forgiven unless the sender was held off longer (a loaded host). */
@@ -568,18 +576,13 @@ Test(udp_stream, priority_runs_the_sender_sched_fifo)
 {
 	struct hog h = { .after_ns = 400000000, .for_ns = 0,
 			 .watch_tid = (pid_t)syscall(SYS_gettid) };
-	cpu_set_t old;
-	pthread_t tid;
 
 	if (!tp_fifo_permitted())
 		cr_skip_test("this process may not use SCHED_FIFO");
 	tp_set(b, "peer", "local");
 	tp_set(b, "pps", "2000");
 	tp_set(b, "priority", "2");
-	start_hog(&tid, &h, &old);
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	pthread_join(tid, NULL);
-	sched_setaffinity(0, sizeof(old), &old);
+	run_beside_hog(&h);
 	cr_assert(h.seen_fifo, "the sender never ran SCHED_FIFO");
 	cr_assert_eq(sched_getscheduler(0), SCHED_OTHER, "given back after the run");
 	cr_assert_eq(value_of("forgiven"), 0);

@@ -215,7 +215,7 @@ int ep_l2_tx_init(struct ep_l2_tx *tx, struct ep_l2_link *l, uint32_t flow)
 {
 	memset(tx, 0, sizeof(*tx));
 	tx->link = l;
-	tx->flow = flow;
+	tx->count.flow = flow;
 	tx->frame = calloc(1, l->bytes);
 	if (!tx->frame)
 		return -ENOMEM;
@@ -228,27 +228,27 @@ int ep_l2_tx_init(struct ep_l2_tx *tx, struct ep_l2_link *l, uint32_t flow)
 
 uint32_t ep_l2_tx_send(struct ep_l2_tx *tx, uint32_t n, int counted)
 {
-	struct ep_wire_header h = { .flags = counted ? EP_WIRE_COUNTED : 0, .flow = tx->flow };
+	struct ep_wire_header h = { .flags = counted ? EP_WIRE_COUNTED : 0, .flow = tx->count.flow };
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		h.seq = counted ? tx->seq : 0;
+		h.seq = counted ? tx->count.seq : 0;
 		h.send_ns = ep_now_ns();
 		ep_wire_encode(tx->frame + EP_L2_HEADER_BYTES, &h);
 		if (pcap_inject(tx->link->pcap, tx->frame, tx->link->bytes) < 0) {
 			/* ENOBUFS: the qdisc (or the device's queue) dropped it. It was
 			 * offered to the link and carries its number: it counts as sent. */
 			if (errno != ENOBUFS) {
-				tx->last_errno = errno;
+				tx->count.last_errno = errno;
 				break;
 			}
-			tx->refused++;
+			tx->count.refused++;
 		}
 		if (counted) {
-			tx->seq++;
-			tx->sent++;
+			tx->count.seq++;
+			tx->count.sent++;
 		} else {
-			tx->sent_ramp++;
+			tx->count.sent_ramp++;
 		}
 	}
 	return i;

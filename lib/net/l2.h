@@ -78,21 +78,16 @@ uint64_t ep_l2_capture_drops(const struct ep_l2_link *l);
 
 /**
  * struct ep_l2_tx - a sender of one flow's frames.
- * @sent:       counted frames sent, those the qdisc refused included (they
- *              were offered to the link; the receiver's sequence numbers show
- *              them lost, as a UDP datagram the qdisc drops is).
- * @sent_ramp:  frames sent before the measured part.
- * @refused:    frames the qdisc or device refused (ENOBUFS).
- * @last_errno: the last other error of pcap_inject() (the frame is not sent).
+ * @count: its flow and counts (wire.h). count.sent: counted frames sent,
+ *         those the qdisc refused included (they were offered to the link;
+ *         the receiver's sequence numbers show them lost, as a UDP datagram
+ *         the qdisc drops is); count.refused: frames the qdisc or device
+ *         refused (ENOBUFS); count.last_errno: the last other error of
+ *         pcap_inject() (the frame is not sent).
  */
 struct ep_l2_tx {
 	struct ep_l2_link *link;
-	uint32_t flow;
-	uint32_t seq;
-	uint64_t sent;
-	uint64_t sent_ramp;
-	uint64_t refused;
-	int last_errno;
+	struct ep_wire_tx_count count;
 	unsigned char *frame;
 };
 

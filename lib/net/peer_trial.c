@@ -158,7 +158,7 @@ struct source {
 
 static uint64_t source_sent(const struct source *o)
 {
-	return o->l2 ? o->raw.sent : o->udp.sent;
+	return o->l2 ? o->raw.count.sent : o->udp.count.sent;
 }
 
 static int run_source(struct ep_peer_trial *t)
@@ -202,7 +202,7 @@ static int run_source(struct ep_peer_trial *t)
 	t->report.flow = t->req.flow;
 	t->report.sent = source_sent(&o);
 	t->report.bytes = t->report.sent * t->req.size_bytes;
-	t->report.dropped = o.l2 ? o.raw.refused : o.udp.refused;
+	t->report.dropped = o.l2 ? o.raw.count.refused : o.udp.count.refused;
 	t->report.elapsed_ns = ep_now_ns() - start;
 	if (o.l2)
 		ep_l2_tx_free(&o.raw);

@@ -205,7 +205,7 @@ struct sender {
 
 __attribute__((cold)) static int sender_init(struct ep_udp_flow *f, struct sender *s)
 {
-	s->sent = f->l2 ? &s->raw.sent : &s->udp.sent;
+	s->sent = f->l2 ? &s->raw.count.sent : &s->udp.count.sent;
 	return f->l2 ? ep_l2_tx_init(&s->raw, &f->link, f->req.flow)
 		     : ep_udp_tx_init(&s->udp, f->data_fd, f->size_bytes, f->req.flow);
 }
@@ -231,7 +231,7 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 		return rc;
 	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
 	ep_pacer_set_catch_up(&pacer, f->catch_up_ms);
-	while (ep_trial_running(t) && (!f->count || *s.sent < f->count) && !s.raw.last_errno) {
+	while (ep_trial_running(t) && (!f->count || *s.sent < f->count) && !s.raw.count.last_errno) {
 		/* Read once: the batch is paced, capped and counted as one part. */
 		uint64_t measured_ns = ep_trial_start_ns(t);
 		int counted = measured_ns != 0;
@@ -267,9 +267,9 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 	sender_free(f, &s);
 	rc = stop_and_report(f, o->sent, &o->peer);
 	close_data(f);
-	if (s.raw.last_errno)
-		return ep_run_fail(f->run, -s.raw.last_errno, "%s: layer=l2: sending: %s", f->name,
-				   strerror(s.raw.last_errno));
+	if (s.raw.count.last_errno)
+		return ep_run_fail(f->run, -s.raw.count.last_errno, "%s: layer=l2: sending: %s",
+				   f->name, strerror(s.raw.count.last_errno));
 	if (rc)
 		return rc;
 	o->forgiven = pacer.forgiven;

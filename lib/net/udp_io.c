@@ -28,7 +28,7 @@ EP_UNTIMED int ep_udp_tx_init(struct ep_udp_tx *tx, int fd, uint32_t size_bytes,
 	memset(tx, 0, sizeof(*tx));
 	tx->fd = fd;
 	tx->size_bytes = size_bytes;
-	tx->flow = flow;
+	tx->count.flow = flow;
 	tx->bufs = calloc(EP_UDP_MAX_BATCH, size_bytes);
 	tx->msgs = calloc(EP_UDP_MAX_BATCH, sizeof(*tx->msgs));
 	tx->iov = calloc(EP_UDP_MAX_BATCH, sizeof(*tx->iov));
@@ -57,28 +57,28 @@ EP_UNTIMED void ep_udp_tx_free(struct ep_udp_tx *tx)
 
 uint32_t ep_udp_tx_send(struct ep_udp_tx *tx, uint32_t n, int counted)
 {
-	struct ep_wire_header h = { .flags = counted ? EP_WIRE_COUNTED : 0, .flow = tx->flow };
+	struct ep_wire_header h = { .flags = counted ? EP_WIRE_COUNTED : 0, .flow = tx->count.flow };
 	int sent;
 
 	if (n > EP_UDP_MAX_BATCH)
 		n = EP_UDP_MAX_BATCH;
 	for (uint32_t i = 0; i < n; i++) {
-		h.seq = counted ? tx->seq + i : 0;
+		h.seq = counted ? tx->count.seq + i : 0;
 		h.send_ns = ep_now_ns();
 		ep_wire_encode(tx->bufs + (size_t)i * tx->size_bytes, &h);
 	}
 	sent = sendmmsg(tx->fd, tx->msgs, n, 0);
 	if (sent < 0) {
 		/* A refused datagram is not sent: the next batch reuses its number. */
-		tx->last_errno = errno;
-		tx->refused++;
+		tx->count.last_errno = errno;
+		tx->count.refused++;
 		return 0;
 	}
 	if (counted) {
-		tx->seq += (uint32_t)sent;
-		tx->sent += (uint64_t)sent;
+		tx->count.seq += (uint32_t)sent;
+		tx->count.sent += (uint64_t)sent;
 	} else {
-		tx->sent_ramp += (uint64_t)sent;
+		tx->count.sent_ramp += (uint64_t)sent;
 	}
 	return (uint32_t)sent;
 }

@@ -19,22 +19,14 @@ struct mmsghdr;
  * struct ep_udp_tx - a sender of one flow's datagrams on a connected socket.
  * @fd:         the socket (connected to the receiver).
  * @size_bytes: payload of each datagram.
- * @flow:       the flow id written into each header.
- * @seq:        next counted sequence number.
- * @sent:       counted datagrams sent.
- * @sent_ramp:  datagrams sent before the measured part.
- * @refused:    datagrams the socket refused (ENOBUFS, ECONNREFUSED, ...).
- * @last_errno: the last such error.
+ * @count:      its flow and counts (wire.h); count.refused: datagrams the
+ *              socket refused (ENOBUFS, ECONNREFUSED, ...; not sent),
+ *              count.last_errno: the last such error.
  */
 struct ep_udp_tx {
 	int fd;
 	uint32_t size_bytes;
-	uint32_t flow;
-	uint32_t seq;
-	uint64_t sent;
-	uint64_t sent_ramp;
-	uint64_t refused;
-	int last_errno;
+	struct ep_wire_tx_count count;
 	unsigned char *bufs;
 	struct mmsghdr *msgs;
 	struct iovec *iov;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wire.h - the test packets of the network kernels and how a receiver
- * counts them.
+ * wire.h - the test packets of the network kernels and how a sender and a
+ * receiver count them.
  *
  * Every UDP test datagram starts with an 18-byte header, so that the
  * smallest Ethernet frame (64 bytes = 18 bytes of UDP payload + 46 bytes of
@@ -51,6 +51,26 @@ void ep_wire_encode(unsigned char *buf, const struct ep_wire_header *h);
  * Return: 0, or -EBADMSG when @len is too short or the magic is wrong.
  */
 int ep_wire_decode(const unsigned char *buf, size_t len, struct ep_wire_header *h);
+
+/**
+ * struct ep_wire_tx_count - what a sender of one flow's test packets counts
+ * (struct ep_udp_tx's datagrams, struct ep_l2_tx's raw frames; each says
+ * which packets its @refused and @last_errno count).
+ * @flow:       the flow id written into each header.
+ * @seq:        next counted sequence number.
+ * @sent:       counted packets sent.
+ * @sent_ramp:  packets sent before the measured part.
+ * @refused:    packets refused on the way out.
+ * @last_errno: the last error of a send.
+ */
+struct ep_wire_tx_count {
+	uint32_t flow;
+	uint32_t seq;
+	uint64_t sent;
+	uint64_t sent_ramp;
+	uint64_t refused;
+	int last_errno;
+};
 
 /* The receiver keeps a window of the last EP_SEQ_WINDOW sequence numbers to
  * tell duplicates; a packet older than the window counts as late. */

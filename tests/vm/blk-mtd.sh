@@ -111,12 +111,8 @@ for r in rows:
 
 vm_ran_to_the_end
 
-cur=nodestructive
-if [ "$(rc nodestructive)" != 0 ] && out nodestructive | grep -q "parameter 'destructive'"; then
-	pass "mtdram without destructive=1 is refused naming 'destructive'"
-else
-	fail "mtdram without destructive=1 is refused naming 'destructive'"
-fi
+vm_check_refused nodestructive "parameter 'destructive'" \
+	"mtdram without destructive=1 is refused naming 'destructive'"
 
 cur=mtdram
 ops="eb_write eb_read page_write page_read erase multi_erase"
@@ -141,20 +137,15 @@ else
 		"rc $(rc nandsim), eraseblocks '$w', pages '$p', bad '$bad'"
 fi
 
-cur=notmtd
-if [ "$(rc notmtd)" != 0 ] && out notmtd | grep -q "a character device that is not MTD"; then
-	pass "/dev/null is refused as a character device that is not MTD"
-else
-	fail "/dev/null is refused as a character device that is not MTD"
-fi
+vm_check_refused notmtd "a character device that is not MTD" \
+	"/dev/null is refused as a character device that is not MTD"
 
 cur=mounted
 if ! grep -q '^@@ mounted' "$T/log"; then
 	skip "a mounted MTD is refused" "JFFS2 could not be mounted on mtdblock0 in the VM"
-elif [ "$(rc mounted)" != 0 ] && out mounted | grep -q "is mounted as /dev/mtdblock0 on /mnt"; then
-	pass "mtdram mounted as JFFS2 is refused even with destructive=1"
 else
-	fail "mtdram mounted as JFFS2 is refused even with destructive=1"
+	vm_check_refused mounted "is mounted as /dev/mtdblock0 on /mnt" \
+		"mtdram mounted as JFFS2 is refused even with destructive=1"
 fi
 
 cur=partmounted
@@ -162,11 +153,8 @@ if ! grep -q '^@@ vfat mounted' "$T/log"; then
 	skip "a disk with a mounted partition is refused" "no VFAT disk image (mkfs.vfat missing) or it did not mount"
 	skip "blk.fs on VFAT" "no VFAT disk image"
 else
-	if [ "$(rc partmounted)" != 0 ] && out partmounted | grep -q "its partition loop0p1 is mounted on /vfat (vfat)"; then
-		pass "a disk whose partition is mounted is refused even with destructive=1"
-	else
-		fail "a disk whose partition is mounted is refused even with destructive=1"
-	fi
+	vm_check_refused partmounted "its partition loop0p1 is mounted on /vfat (vfat)" \
+		"a disk whose partition is mounted is refused even with destructive=1"
 	cur=vfat
 	if [ "$(rc vfat)" = 0 ] && out vfat | grep -q ',op=write fs=vfat bs=102400 size=2M,' &&
 		out vfat | grep -q ',op=read fs=vfat bs=1048576 size=2M,'; then

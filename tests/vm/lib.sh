@@ -128,6 +128,17 @@ tap_fail_extra() { sed -n "/@@ begin $cur/,/@@ rc $cur/p" "$T/log" | head -40 | 
 out() { sed -n "/^@@ begin $1\$/,/^@@ rc $1 /p" "$T/log"; }
 rc() { sed -n "s/^@@ rc $1 \([0-9]*\)\$/\1/p" "$T/log"; }
 
+# vm_check_refused NAME PATTERN CHECK: the check CHECK passes when run NAME
+# failed (exit code not 0) and its output says PATTERN (grep's).
+vm_check_refused() {
+	cur=$1
+	if [ "$(rc "$1")" != 0 ] && out "$1" | grep -q "$2"; then
+		pass "$3"
+	else
+		fail "$3"
+	fi
+}
+
 # vm_ran_to_the_end: the first check, that the guest reached "@@ done";
 # when it did not, the script ends there (exit 1).
 vm_ran_to_the_end() {
