@@ -92,8 +92,7 @@ static void paced_loop(struct ep_trial *t, struct ep_tally *ta)
 
 		for (; due <= now; due += ts.period_ns) {
 			if (start && due >= start) {
-				ep_tally_add(ta, 1, ts.bytes_per_op);
-				ep_tally_latency(ta, now - due);
+				ep_tally_op(ta, 1, ts.bytes_per_op, now - due);
 				ep_tally_count(ta, 0, 1);
 			}
 			if (ts.stop_after_ops && ++done >= ts.stop_after_ops)

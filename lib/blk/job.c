@@ -160,8 +160,7 @@ static int one_io(struct blk_worker *w, int is_read, uint64_t off_bytes)
 	end_ns = ep_now_ns();
 	if (rc)
 		return blk_fail(w, rc, is_read ? "read" : "write", off_bytes);
-	ep_tally_add(w->ta, 1, job->bs_bytes);
-	ep_tally_latency(w->ta, end_ns - start_ns);
+	ep_tally_op(w->ta, 1, job->bs_bytes, end_ns - start_ns);
 	if (is_read && job->verify) {
 		int64_t bad = blk_pattern_check(w->buf, job->bs_bytes, off_bytes, job->seed);
 

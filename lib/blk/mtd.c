@@ -163,8 +163,7 @@ static int timed_io(struct mtd_state *st, struct ep_tally *ta, int is_read, size
 	end_ns = ep_now_ns();
 	if (n < 0 || (size_t)n != len)
 		return op_fail(st, n < 0 ? (int)n : -EIO, is_read ? "read" : "write", off_bytes);
-	ep_tally_add(ta, 1, len);
-	ep_tally_latency(ta, end_ns - start_ns);
+	ep_tally_op(ta, 1, len, end_ns - start_ns);
 	return 0;
 }
 
@@ -178,8 +177,7 @@ static int timed_erase(struct mtd_state *st, struct ep_tally *ta, uint64_t off_b
 
 	if (rc)
 		return op_fail(st, rc, "erase", off_bytes);
-	ep_tally_add(ta, 1, len);
-	ep_tally_latency(ta, end_ns - start_ns);
+	ep_tally_op(ta, 1, len, end_ns - start_ns);
 	return 0;
 }
 

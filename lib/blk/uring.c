@@ -239,8 +239,7 @@ static int complete(struct blk_worker *w, struct blk_slot *s, int res)
 			return blk_fail(w, rc, s->is_read ? "read" : "write", s->off_bytes);
 	}
 	end_ns = ep_now_ns();
-	ep_tally_add(w->ta, 1, job->bs_bytes);
-	ep_tally_latency(w->ta, end_ns - s->submit_ns);
+	ep_tally_op(w->ta, 1, job->bs_bytes, end_ns - s->submit_ns);
 	if (s->is_read && job->verify) {
 		int64_t bad = blk_pattern_check(s->buf, job->bs_bytes, s->off_bytes, job->seed);
 

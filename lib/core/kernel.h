@@ -336,6 +336,14 @@ void ep_tally_add(struct ep_tally *ta, uint64_t ops, uint64_t bytes);
 /** ep_tally_latency() - record one operation's latency (O(1), no allocation). */
 void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns);
 
+/**
+ * ep_tally_op() - count @ops operations that moved @bytes bytes and record
+ * one latency, all or nothing: the phase is looked at once, so a trial that
+ * ends (or starts measuring) between the two never keeps one without the
+ * other (seen under qemu-user: an I/O counted without its latency).
+ */
+void ep_tally_op(struct ep_tally *ta, uint64_t ops, uint64_t bytes, uint64_t latency_ns);
+
 /** ep_tally_count() - add @n to the kernel counter @counter (index into the case's list). */
 void ep_tally_count(struct ep_tally *ta, int counter, double n);
 

@@ -226,6 +226,16 @@ void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns)
 	ta->has_latency = 1;
 }
 
+void ep_tally_op(struct ep_tally *ta, uint64_t ops, uint64_t bytes, uint64_t latency_ns)
+{
+	if (!counting(ta))
+		return;
+	ta->ops += ops;
+	ta->bytes += bytes;
+	ep_hist_record(&ta->hist, latency_ns);
+	ta->has_latency = 1;
+}
+
 void ep_tally_count(struct ep_tally *ta, int counter, double n)
 {
 	if (counter < 0 || counter >= EP_TALLY_MAX_COUNTERS || !counting(ta))

@@ -275,8 +275,7 @@ static int body_tcp(struct rr *st, struct ep_trial *t)
 
 		if (rc)
 			return rc;
-		ep_tally_latency(ta, ep_now_ns() - t0);
-		ep_tally_add(ta, 1, bytes);
+		ep_tally_op(ta, 1, bytes, ep_now_ns() - t0);
 	}
 	return 0;
 }
@@ -308,8 +307,7 @@ static int body_udp(struct rr *st, struct ep_trial *t, uint64_t *lost)
 		if (n >= 0)
 			n = recv(st->data_fd, st->resp, st->response_bytes, 0);
 		if (n >= 0) {
-			ep_tally_latency(ta, ep_now_ns() - t0);
-			ep_tally_add(ta, 1, bytes);
+			ep_tally_op(ta, 1, bytes, ep_now_ns() - t0);
 			continue;
 		}
 		if (errno == EINTR)
