@@ -95,7 +95,11 @@ fi
 # RFC 2544 against the same ground truth. tbf passes 20 Mbit/s of 1514-byte
 # frames (it counts without the FCS): 1651 frames/s, and in a trial of 1 s
 # at most its 32 KB bucket and 12.5 KB queue more: 1681. A rate the search
-# found passed without loss, so it cannot be above that, on any machine.
+# found passed without loss, so it cannot be far above that on any machine;
+# the rate is the sender's count over its own measured second, and tbf's
+# clock is not that one: found rates read 1688 (a session) and 1699.7 (CI,
+# load 2.4), so the check allows 3 % above 1681: 1732. A search that kept a
+# failing rate, or the top, reads far above it.
 rfc_out=
 rfc() {
 	rfc_out=$(ip netns exec "$a" timeout 120 "$embperf" run net.udp.rfc2544 peer=198.18.0.2 \
@@ -106,10 +110,10 @@ tap_fail_extra() { echo "${rfc_out:-$out}" | cut -c1-200 | sed 's/^/#   /' | hea
 
 rfc test=throughput max_trials=12
 found=$(rfc_metric throughput)
-check "rfc2544 throughput through tbf 20 Mbit/s: at most its 1681 frames/s" 1 1698 "$found"
+check "rfc2544 throughput through tbf 20 Mbit/s: at most 3 % above its 1681 frames/s" 1 1732 "$found"
 if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
 	check "rfc2544 throughput through tbf 20 Mbit/s: at least 90 % of 1651 frames/s" \
-		1486 1698 "$found"
+		1486 1732 "$found"
 else
 	skip "rfc2544 throughput: at least 90 % of the shaped rate" \
 		"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
@@ -199,10 +203,10 @@ fi
 # bytes per frame as for a UDP datagram of 1472, so the same bound holds.
 rfc layer=l2 test=throughput max_trials=12
 found=$(rfc_metric throughput)
-check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at most its 1681 frames/s" 1 1698 "$found"
+check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at most 3 % above its 1681 frames/s" 1 1732 "$found"
 if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
 	check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at least 90 % of 1651 frames/s" \
-		1486 1698 "$found"
+		1486 1732 "$found"
 else
 	skip "rfc2544 layer=l2 throughput: at least 90 % of the shaped rate" \
 		"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
