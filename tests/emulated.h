@@ -29,6 +29,23 @@ static inline const char *tp_emulated(void)
 			cr_skip_test("under emulation (%s): %s", tp_emulated(), why); \
 	} while (0)
 
+/*
+ * TP_UNDER_ASAN: 1 when the test is built with AddressSanitizer (gcc says
+ * so with __SANITIZE_ADDRESS__, clang with __has_feature), whose
+ * interceptors and shadow memory change costs and memory as an emulator
+ * changes timing.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define TP_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TP_UNDER_ASAN 1
+#endif
+#endif
+#ifndef TP_UNDER_ASAN
+#define TP_UNDER_ASAN 0
+#endif
+
 /* The binfmt_misc entry that hands this architecture's programs to qemu-user. */
 #if defined(__aarch64__)
 #define TP_BINFMT "/proc/sys/fs/binfmt_misc/qemu-aarch64"

@@ -69,17 +69,6 @@ Test(mem_bw, every_op_is_positive_and_below_a_physical_bound)
 	}
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TEST_UNDER_ASAN 1
-#endif
-#endif
-#ifndef TEST_UNDER_ASAN
-#define TEST_UNDER_ASAN 0
-#endif
-
 /* The test's own memmove() of @bytes, best of @timings, bytes copied per second in MB/s. */
 static double own_memmove_best_mbs(size_t bytes, int timings)
 {
@@ -123,7 +112,7 @@ Test(mem_bw, bcopy_counts_the_bytes_copied_once)
 	tp_skip_if_emulated("a ratio of two measured bandwidths");
 	/* Under ASan the library's memmove() went through the interceptor at
 	 * 3 356 MB/s while the test's own ran at 54 317 (CI, 256 KiB). */
-	if (TEST_UNDER_ASAN)
+	if (TP_UNDER_ASAN)
 		cr_skip_test("AddressSanitizer's memmove() costs differ between library and test");
 	cr_assert_eq(embperf_bench_set(b, "sample_time", "200us"), 0);
 	cr_assert_eq(embperf_bench_set(b, "repetitions", "50"), 0);

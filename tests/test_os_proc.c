@@ -58,18 +58,6 @@
 #define CLOCK_SLEW 0.999
 #define SLEEP_OVERSHOOT_MAX_US 100000.0
 
-/* Built with AddressSanitizer: every load of a sum is checked. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 static embperf_ctx *ctx;
 
 static void setup(void)
@@ -328,7 +316,7 @@ Test(os_proc, processes_are_plausible_and_labelled)
 	/* A sanitized embperf-hello sets up its shadow memory at every start:
 	 * its shortest exec was 565 ms under a load average of 23. Sanitized
 	 * builds exec a plain program, as the exec/fork comparison does. */
-	const char *hello = SANITIZED ? "/bin/true" : hello_path();
+	const char *hello = TP_UNDER_ASAN ? "/bin/true" : hello_path();
 
 	check_latency("os.proc", NULL, NULL, "op=fork", 0.0, FORK_MAX_US);
 	check_latency("os.proc", "op", "proccall", "op=proccall", 0.0, PROCCALL_MAX_US);
@@ -560,7 +548,7 @@ Test(os_proc, exec_costs_more_than_fork_and_shell_more_than_exec)
 {
 	/* A sanitized embperf-hello spends milliseconds, and a varying number
 	 * of them, setting up its shadow memory: exec a plain program instead. */
-	const char *hello = SANITIZED ? "/bin/true" : hello_path();
+	const char *hello = TP_UNDER_ASAN ? "/bin/true" : hello_path();
 	const struct variant v[3] = {
 		{ "os.proc", "op", "fork", NULL, NULL },
 		{ "os.proc", "op", "exec", "exec_path", hello },
@@ -612,7 +600,7 @@ Test(os_proc, larger_working_set_does_not_make_switches_cheaper)
 	double low[2], high[2];
 
 	/* Instrumented loads make the sum dwarf the switch even more. */
-	if (SANITIZED)
+	if (TP_UNDER_ASAN)
 		cr_skip_test("this build lacks uninstrumented memory accesses (sanitizers)");
 	in_turns(v, 2, EMBPERF_STAT_MEDIAN, "3", "5ms", low, high, NULL);
 	cr_assert(high[1] >= 0.8 * low[0], "size=256k at most %g us, size=0 at least %g us",

@@ -355,21 +355,12 @@ Test(os_timer, priority_without_permission_is_refused_by_name)
 	cr_assert_eq(embperf_bench_result_count(b), 0);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 Test(os_timer, mlock_locks_for_the_run)
 {
-#ifdef UNDER_ASAN
-	cr_skip_test("mlockall() would lock ASan's shadow memory");
-#endif
 	int rc;
 
+	if (TP_UNDER_ASAN)
+		cr_skip_test("mlockall() would lock ASan's shadow memory");
 	prefer_fifo();
 	set("mlock", "1");
 	rc = embperf_bench_run(b);
