@@ -210,30 +210,37 @@ static int counting(const struct ep_tally *ta)
 	return phase_of(ta->trial) == PHASE_MEASURE;
 }
 
-void ep_tally_add(struct ep_tally *ta, uint64_t ops, uint64_t bytes)
+/* The tally's parts, written whatever the phase; callers look at it first. */
+static void add_ops(struct ep_tally *ta, uint64_t ops, uint64_t bytes)
 {
-	if (!counting(ta))
-		return;
 	ta->ops += ops;
 	ta->bytes += bytes;
 }
 
-void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns)
+static void add_latency(struct ep_tally *ta, uint64_t latency_ns)
 {
-	if (!counting(ta))
-		return;
 	ep_hist_record(&ta->hist, latency_ns);
 	ta->has_latency = 1;
+}
+
+void ep_tally_add(struct ep_tally *ta, uint64_t ops, uint64_t bytes)
+{
+	if (counting(ta))
+		add_ops(ta, ops, bytes);
+}
+
+void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns)
+{
+	if (counting(ta))
+		add_latency(ta, latency_ns);
 }
 
 void ep_tally_op(struct ep_tally *ta, uint64_t ops, uint64_t bytes, uint64_t latency_ns)
 {
 	if (!counting(ta))
 		return;
-	ta->ops += ops;
-	ta->bytes += bytes;
-	ep_hist_record(&ta->hist, latency_ns);
-	ta->has_latency = 1;
+	add_ops(ta, ops, bytes);
+	add_latency(ta, latency_ns);
 }
 
 void ep_tally_count(struct ep_tally *ta, int counter, double n)
@@ -245,10 +252,8 @@ void ep_tally_count(struct ep_tally *ta, int counter, double n)
 
 void ep_tally_add_after(struct ep_tally *ta, uint64_t ops, uint64_t bytes)
 {
-	if (!ta->trial->measured)
-		return;
-	ta->ops += ops;
-	ta->bytes += bytes;
+	if (ta->trial->measured)
+		add_ops(ta, ops, bytes);
 }
 
 void ep_tally_count_after(struct ep_tally *ta, int counter, double n)
