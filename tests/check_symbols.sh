@@ -3,6 +3,8 @@
 # The public API is listed four times: the header (EMBPERF_API), the version
 # script, tests/test_symbols.c and the shared library's dynamic exports.
 # They must agree, so no symbol is exported by accident or left unversioned.
+# And the library does not link libpcap: lib/net/l2.c loads it when
+# layer=l2 first needs it (test_net_netns runs layer=l2 through it).
 # usage: check_symbols.sh SRCDIR LIBRARY.so
 set -u
 src=$1 lib=$2
@@ -28,6 +30,10 @@ for list in map test exports; do
 done
 if nm -D --defined-only "$lib" | grep -q ' T ' && ! nm -D --defined-only "$lib" | grep -q 'LIBEMBPERF_'; then
 	echo "FAIL: exports carry no LIBEMBPERF version node"
+	fail=1
+fi
+if readelf -d "$lib" | grep -q 'NEEDED.*libpcap'; then
+	echo "FAIL: the library links libpcap, which every process would then load at start-up"
 	fail=1
 fi
 n=$(wc -l < "$tmp/header")

@@ -23,12 +23,14 @@
 #if EMBPERF_HAVE_PCAP
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <ifaddrs.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
 #include <netpacket/packet.h>
 #include <pcap/pcap.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -50,6 +52,53 @@ static int say(char *err, size_t len, int rc, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+/*
+ * libpcap is loaded when a layer=l2 link is first opened, not linked: a
+ * distribution's libpcap brings its own dependencies (Debian's: D-Bus,
+ * systemd, gcrypt and three compressors, nine libraries), which every
+ * process loading libembperf paid for at start-up (3 ms of CPU on the
+ * reference VM, doc/methodology-audio.md) though only layer=l2 calls it.
+ * The calls go through this table; the names tried are upstream's soname
+ * and Debian's.
+ */
+#define PCAP_CALLS(X)                                                                   \
+	X(create) X(set_snaplen) X(set_buffer_size) X(set_immediate_mode) X(activate)   \
+	X(geterr) X(setnonblock) X(setfilter) X(close) X(fileno) X(stats) X(inject)     \
+	X(dispatch)
+
+static struct {
+#define PCAP_FIELD(f) __typeof__(pcap_##f) *f;
+	PCAP_CALLS(PCAP_FIELD)
+#undef PCAP_FIELD
+	int loaded;
+	char why[160]; /* why it could not be loaded */
+} pc;
+
+static pthread_once_t pc_once = PTHREAD_ONCE_INIT;
+
+/* load_pcap() - fill the table once; pc.loaded says whether it worked. */
+static void load_pcap(void)
+{
+	static const char *const names[] = { "libpcap.so.1", "libpcap.so.0.8", "libpcap.so" };
+	void *lib = NULL, *sym;
+
+	for (size_t i = 0; !lib && i < sizeof(names) / sizeof(names[0]); i++)
+		lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(pc.why, sizeof(pc.why), "%s", dlerror());
+		return;
+	}
+#define PCAP_SYM(f)                                                              \
+	if (!(sym = dlsym(lib, "pcap_" #f))) {                                   \
+		snprintf(pc.why, sizeof(pc.why), "%s", dlerror());               \
+		return;                                                          \
+	}                                                                        \
+	memcpy(&pc.f, &sym, sizeof(sym));
+	PCAP_CALLS(PCAP_SYM)
+#undef PCAP_SYM
+	pc.loaded = 1;
 }
 
 /*
@@ -141,38 +190,43 @@ static int set_filter(struct ep_l2_link *l, pcap_t *p, int capture)
 	};
 	struct bpf_program prog = { capture ? 8 : 1, capture ? code : code + 7 };
 
-	return pcap_setfilter(p, &prog);
+	return pc.setfilter(p, &prog);
 }
 
 static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
 {
 	char perr[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *p = pcap_create(l->ifname, perr);
+	pcap_t *p;
 	int bytes = CAPTURE_BUFFER_BYTES, rc;
 
+	pthread_once(&pc_once, load_pcap);
+	if (!pc.loaded)
+		return say(err, len, -EOPNOTSUPP, "raw frames need libpcap, which could not be "
+			   "loaded: %s; accepted: l4, or l2 with libpcap installed", pc.why);
+	p = pc.create(l->ifname, perr);
 	if (!p)
 		return say(err, len, -ENODEV, "pcap on %s: %s", l->ifname, perr);
-	pcap_set_snaplen(p, SNAP_BYTES);
+	pc.set_snaplen(p, SNAP_BYTES);
 	/* A sender's capture takes nothing: the smallest buffer will do. */
-	pcap_set_buffer_size(p, capture ? CAPTURE_BUFFER_BYTES : 65536);
-	pcap_set_immediate_mode(p, 1);
-	rc = pcap_activate(p);
+	pc.set_buffer_size(p, capture ? CAPTURE_BUFFER_BYTES : 65536);
+	pc.set_immediate_mode(p, 1);
+	rc = pc.activate(p);
 	if (rc < 0) {
 		rc = rc == PCAP_ERROR_PERM_DENIED ? -EPERM : -EIO;
 		say(err, len, rc, "raw frames on interface %s%s: %s%s", l->ifname,
-		    rc == -EPERM ? " need CAP_NET_RAW (root)" : "", pcap_geterr(p),
+		    rc == -EPERM ? " need CAP_NET_RAW (root)" : "", pc.geterr(p),
 		    rc == -EPERM ? "; accepted: l4, or l2 with CAP_NET_RAW on both hosts" : "");
-	} else if (set_filter(l, p, capture) || pcap_setnonblock(p, 1, perr)) {
-		rc = say(err, len, -EIO, "pcap filter on %s: %s", l->ifname, pcap_geterr(p));
+	} else if (set_filter(l, p, capture) || pc.setnonblock(p, 1, perr)) {
+		rc = say(err, len, -EIO, "pcap filter on %s: %s", l->ifname, pc.geterr(p));
 	}
 	if (rc < 0) {
-		pcap_close(p);
+		pc.close(p);
 		return rc;
 	}
 	/* Frames waiting in the qdisc are charged to the send buffer: one too
 	 * small would hold the sender back instead of letting the qdisc drop. */
-	if (setsockopt(pcap_fileno(p), SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
-		(void)setsockopt(pcap_fileno(p), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+	if (setsockopt(pc.fileno(p), SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
+		(void)setsockopt(pc.fileno(p), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
 	l->pcap = p;
 	return 0;
 }
@@ -198,7 +252,7 @@ int ep_l2_open(struct ep_l2_link *l, const struct sockaddr_storage *local,
 void ep_l2_close(struct ep_l2_link *l)
 {
 	if (l->pcap)
-		pcap_close(l->pcap);
+		pc.close(l->pcap);
 	l->pcap = NULL;
 }
 
@@ -208,7 +262,7 @@ uint64_t ep_l2_capture_drops(const struct ep_l2_link *l)
 
 	/* ps_ifdrop is the interface's rx_dropped on Linux: the receiver NIC's
 	 * place already counts it. */
-	return l->pcap && !pcap_stats(l->pcap, &st) ? st.ps_drop : 0;
+	return l->pcap && !pc.stats(l->pcap, &st) ? st.ps_drop : 0;
 }
 
 int ep_l2_tx_init(struct ep_l2_tx *tx, struct ep_l2_link *l, uint32_t flow)
@@ -235,7 +289,7 @@ uint32_t ep_l2_tx_send(struct ep_l2_tx *tx, uint32_t n, int counted)
 		h.seq = counted ? tx->count.seq : 0;
 		h.send_ns = ep_now_ns();
 		ep_wire_encode(tx->frame + EP_L2_HEADER_BYTES, &h);
-		if (pcap_inject(tx->link->pcap, tx->frame, tx->link->bytes) < 0) {
+		if (pc.inject(tx->link->pcap, tx->frame, tx->link->bytes) < 0) {
 			/* ENOBUFS: the qdisc (or the device's queue) dropped it. It was
 			 * offered to the link and carries its number: it counts as sent. */
 			if (errno != ENOBUFS) {
@@ -293,14 +347,14 @@ static void on_frame(unsigned char *user, const struct pcap_pkthdr *h, const uns
 int ep_l2_rx_poll(struct ep_l2_rx *rx, int timeout_ms, int counting)
 {
 	pcap_t *p = rx->link->pcap;
-	struct pollfd pf = { .fd = pcap_fileno(p), .events = POLLIN };
+	struct pollfd pf = { .fd = pc.fileno(p), .events = POLLIN };
 	int taken = 0, n = 0;
 
 	rx->counting = counting;
 	if (poll(&pf, 1, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	/* Bounded: a flow that never pauses still lets the caller look at its clock. */
-	for (int i = 0; i < 16 && (n = pcap_dispatch(p, -1, on_frame, (unsigned char *)rx)) > 0; i++)
+	for (int i = 0; i < 16 && (n = pc.dispatch(p, -1, on_frame, (unsigned char *)rx)) > 0; i++)
 		taken += n;
 	return n < 0 ? -EIO : taken;
 }
