@@ -3,8 +3,9 @@
 # The public API is listed four times: the header (EMBPERF_API), the version
 # script, tests/test_symbols.c and the shared library's dynamic exports.
 # They must agree, so no symbol is exported by accident or left unversioned.
-# And the library does not link libpcap: lib/net/l2.c loads it when
-# layer=l2 first needs it (test_net_netns runs layer=l2 through it).
+# And the library does not link libpcap or libnl: lib/net/lazylib.h loads
+# them when a network path first needs them (test_net_netns runs layer=l2,
+# test_net_linkstats the link counters through them).
 # usage: check_symbols.sh SRCDIR LIBRARY.so
 set -u
 src=$1 lib=$2
@@ -32,8 +33,8 @@ if nm -D --defined-only "$lib" | grep -q ' T ' && ! nm -D --defined-only "$lib" 
 	echo "FAIL: exports carry no LIBEMBPERF version node"
 	fail=1
 fi
-if readelf -d "$lib" | grep -q 'NEEDED.*libpcap'; then
-	echo "FAIL: the library links libpcap, which every process would then load at start-up"
+if readelf -d "$lib" | grep -E 'NEEDED.*(libpcap|libnl)'; then
+	echo "FAIL: the library links the above, which every process would then load at start-up"
 	fail=1
 fi
 n=$(wc -l < "$tmp/header")

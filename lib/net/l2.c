@@ -23,7 +23,6 @@
 #if EMBPERF_HAVE_PCAP
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <ifaddrs.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
@@ -35,6 +34,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
+#include "lazylib.h"
 
 /* The capture's buffer: 8 MiB, as the UDP receiver's socket buffer. */
 #define CAPTURE_BUFFER_BYTES (8 << 20)
@@ -55,50 +55,37 @@ static int say(char *err, size_t len, int rc, const char *fmt, ...)
 }
 
 /*
- * libpcap is loaded when a layer=l2 link is first opened, not linked: a
- * distribution's libpcap brings its own dependencies (Debian's: D-Bus,
- * systemd, gcrypt and three compressors, nine libraries), which every
- * process loading libembperf paid for at start-up (3 ms of CPU on the
- * reference VM, doc/methodology-audio.md) though only layer=l2 calls it.
- * The calls go through this table; the names tried are upstream's soname
- * and Debian's.
+ * libpcap is loaded when a layer=l2 link is first opened, not linked
+ * (lazylib.h): the calls go through this table. The names tried are
+ * upstream's soname and Debian's.
  */
 #define PCAP_CALLS(X)                                                                   \
 	X(create) X(set_snaplen) X(set_buffer_size) X(set_immediate_mode) X(activate)   \
 	X(geterr) X(setnonblock) X(setfilter) X(close) X(fileno) X(stats) X(inject)     \
 	X(dispatch)
-
-static struct {
 #define PCAP_FIELD(f) __typeof__(pcap_##f) *f;
+#define PCAP_NAME(f) "pcap_" #f,
+
+static struct pcap_calls {
 	PCAP_CALLS(PCAP_FIELD)
-#undef PCAP_FIELD
-	int loaded;
-	char why[160]; /* why it could not be loaded */
 } pc;
-
+static const char *const pc_names[] = { PCAP_CALLS(PCAP_NAME) };
+#define PC_COUNT (sizeof(pc_names) / sizeof(pc_names[0]))
+_Static_assert(sizeof(struct pcap_calls) == PC_COUNT * sizeof(void *), "a pointer per name");
 static pthread_once_t pc_once = PTHREAD_ONCE_INIT;
+static int pc_loaded;
+static char pc_why[160]; /* why libpcap could not be loaded */
 
-/* load_pcap() - fill the table once; pc.loaded says whether it worked. */
+/* load_pcap() - fill the table, once; pc_loaded says whether it worked. */
 static void load_pcap(void)
 {
-	static const char *const names[] = { "libpcap.so.1", "libpcap.so.0.8", "libpcap.so" };
-	void *lib = NULL, *sym;
+	static const char *const sonames[] = { "libpcap.so.1", "libpcap.so.0.8", "libpcap.so", NULL };
+	void *fns[PC_COUNT];
 
-	for (size_t i = 0; !lib && i < sizeof(names) / sizeof(names[0]); i++)
-		lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(pc.why, sizeof(pc.why), "%s", dlerror());
+	if (ep_lazylib_load(sonames, pc_names, fns, PC_COUNT, pc_why, sizeof(pc_why)))
 		return;
-	}
-#define PCAP_SYM(f)                                                              \
-	if (!(sym = dlsym(lib, "pcap_" #f))) {                                   \
-		snprintf(pc.why, sizeof(pc.why), "%s", dlerror());               \
-		return;                                                          \
-	}                                                                        \
-	memcpy(&pc.f, &sym, sizeof(sym));
-	PCAP_CALLS(PCAP_SYM)
-#undef PCAP_SYM
-	pc.loaded = 1;
+	memcpy(&pc, fns, sizeof(pc));
+	pc_loaded = 1;
 }
 
 /*
@@ -200,9 +187,9 @@ static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
 	int bytes = CAPTURE_BUFFER_BYTES, rc;
 
 	pthread_once(&pc_once, load_pcap);
-	if (!pc.loaded)
+	if (!pc_loaded)
 		return say(err, len, -EOPNOTSUPP, "raw frames need libpcap, which could not be "
-			   "loaded: %s; accepted: l4, or l2 with libpcap installed", pc.why);
+			   "loaded: %s; accepted: l4, or l2 with libpcap installed", pc_why);
 	p = pc.create(l->ifname, perr);
 	if (!p)
 		return say(err, len, -ENODEV, "pcap on %s: %s", l->ifname, perr);

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <netlink/route/tc.h>
 
 #include "lib/core/kernel.h"
+#include "lib/net/lazylib.h"
 #include "lib/net/linkstats.h"
 
 /* A kernel that does not answer within this long is reported, not waited for. */
@@ -43,6 +45,47 @@ __attribute__((format(printf, 4, 5))) static int say(char *err, size_t err_size,
 		va_end(ap);
 	}
 	return rc;
+}
+
+/*
+ * libnl-route-3 (and libnl-3, which it links) is loaded when a link
+ * counter source is first opened, not linked (lazylib.h): its start-up
+ * work (the registration of every link and traffic-control type, the read
+ * of /etc/libnl/classid) is not paid by processes that never read a link.
+ * The calls go through this table.
+ */
+#define NL_CALLS(X) \
+	X(nl_cache_foreach) X(nl_cache_free) X(nl_cb_alloc) X(nl_cb_err) X(nl_cb_put) X(nl_cb_set) \
+	X(nl_connect) X(nl_geterror) X(nl_recvmsgs) X(nl_send_auto) X(nl_socket_alloc) \
+	X(nl_socket_free) X(nl_socket_get_fd) X(nl_wait_for_ack) X(nla_get_u32) X(nla_put) \
+	X(nlmsg_alloc_simple) X(nlmsg_append) X(nlmsg_free) X(nlmsg_hdr) X(nlmsg_parse) \
+	X(rtnl_link_alloc_cache) X(rtnl_link_get_ifindex) X(rtnl_link_get_kernel) \
+	X(rtnl_link_get_name) X(rtnl_link_get_stat) X(rtnl_link_put) X(rtnl_qdisc_alloc_cache) \
+	X(rtnl_qdisc_get_by_parent) X(rtnl_qdisc_put) X(rtnl_tc_get_handle) X(rtnl_tc_get_kind) \
+	X(rtnl_tc_get_stat)
+#define NL_FIELD(f) __typeof__(f) *f;
+#define NL_NAME(f) #f,
+
+static struct nl_calls {
+	NL_CALLS(NL_FIELD)
+} lnl;
+static const char *const lnl_names[] = { NL_CALLS(NL_NAME) };
+#define LNL_COUNT (sizeof(lnl_names) / sizeof(lnl_names[0]))
+_Static_assert(sizeof(struct nl_calls) == LNL_COUNT * sizeof(void *), "a pointer per name");
+static pthread_once_t lnl_once = PTHREAD_ONCE_INIT;
+static int lnl_loaded;
+static char lnl_why[160]; /* why libnl-route-3 could not be loaded */
+
+/* load_libnl() - fill the table, once; lnl_loaded says whether it worked. */
+static void load_libnl(void)
+{
+	static const char *const sonames[] = { "libnl-route-3.so.200", "libnl-route-3.so", NULL };
+	void *fns[LNL_COUNT];
+
+	if (ep_lazylib_load(sonames, lnl_names, fns, LNL_COUNT, lnl_why, sizeof(lnl_why)))
+		return;
+	memcpy(&lnl, fns, sizeof(lnl));
+	lnl_loaded = 1;
 }
 
 /* libnl's error codes as errno values (libnl has no such map of its own). */
@@ -77,19 +120,25 @@ int ep_linkstats_open(struct ep_linkstats_src **src, char *err, size_t err_size)
 	int rc;
 
 	*src = NULL;
-	if (!s || !(s->sk = nl_socket_alloc())) {
+	pthread_once(&lnl_once, load_libnl);
+	if (!lnl_loaded) {
+		free(s);
+		return say(err, err_size, -EOPNOTSUPP, "the link and qdisc counters need "
+			   "libnl-route-3, which could not be loaded: %s", lnl_why);
+	}
+	if (!s || !(s->sk = lnl.nl_socket_alloc())) {
 		free(s);
 		return say(err, err_size, -ENOMEM, "out of memory for a netlink socket");
 	}
-	rc = nl_connect(s->sk, NETLINK_ROUTE);
+	rc = lnl.nl_connect(s->sk, NETLINK_ROUTE);
 	if (rc < 0) {
-		nl_socket_free(s->sk);
+		lnl.nl_socket_free(s->sk);
 		free(s);
 		return say(err, err_size, nl_errno(rc), "cannot open a netlink route socket: %s",
-			   nl_geterror(rc));
+			   lnl.nl_geterror(rc));
 	}
 	/* a reply that never comes ends the read instead of hanging the trial */
-	setsockopt(nl_socket_get_fd(s->sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(lnl.nl_socket_get_fd(s->sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	*src = s;
 	return 0;
 }
@@ -98,29 +147,29 @@ void ep_linkstats_close(struct ep_linkstats_src *src)
 {
 	if (!src)
 		return;
-	nl_socket_free(src->sk);
+	lnl.nl_socket_free(src->sk);
 	free(src);
 }
 
 static void fill_link(struct rtnl_link *l, struct ep_link_counters *c)
 {
-	c->rx_packets = rtnl_link_get_stat(l, RTNL_LINK_RX_PACKETS);
-	c->tx_packets = rtnl_link_get_stat(l, RTNL_LINK_TX_PACKETS);
-	c->rx_bytes = rtnl_link_get_stat(l, RTNL_LINK_RX_BYTES);
-	c->tx_bytes = rtnl_link_get_stat(l, RTNL_LINK_TX_BYTES);
-	c->rx_dropped = rtnl_link_get_stat(l, RTNL_LINK_RX_DROPPED);
-	c->tx_dropped = rtnl_link_get_stat(l, RTNL_LINK_TX_DROPPED);
-	c->rx_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_ERRORS);
-	c->tx_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_ERRORS);
-	c->rx_over_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_OVER_ERR);
-	c->rx_fifo_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_FIFO_ERR);
-	c->rx_missed_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_MISSED_ERR);
-	c->rx_crc_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_CRC_ERR);
-	c->rx_frame_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_FRAME_ERR);
-	c->rx_length_errors = rtnl_link_get_stat(l, RTNL_LINK_RX_LEN_ERR);
-	c->tx_fifo_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_FIFO_ERR);
-	c->tx_carrier_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_CARRIER_ERR);
-	c->tx_aborted_errors = rtnl_link_get_stat(l, RTNL_LINK_TX_ABORT_ERR);
+	c->rx_packets = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_PACKETS);
+	c->tx_packets = lnl.rtnl_link_get_stat(l, RTNL_LINK_TX_PACKETS);
+	c->rx_bytes = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_BYTES);
+	c->tx_bytes = lnl.rtnl_link_get_stat(l, RTNL_LINK_TX_BYTES);
+	c->rx_dropped = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_DROPPED);
+	c->tx_dropped = lnl.rtnl_link_get_stat(l, RTNL_LINK_TX_DROPPED);
+	c->rx_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_ERRORS);
+	c->tx_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_TX_ERRORS);
+	c->rx_over_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_OVER_ERR);
+	c->rx_fifo_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_FIFO_ERR);
+	c->rx_missed_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_MISSED_ERR);
+	c->rx_crc_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_CRC_ERR);
+	c->rx_frame_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_FRAME_ERR);
+	c->rx_length_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_RX_LEN_ERR);
+	c->tx_fifo_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_TX_FIFO_ERR);
+	c->tx_carrier_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_TX_CARRIER_ERR);
+	c->tx_aborted_errors = lnl.rtnl_link_get_stat(l, RTNL_LINK_TX_ABORT_ERR);
 }
 
 struct names {
@@ -131,7 +180,7 @@ struct names {
 static void add_name(struct nl_object *o, void *arg)
 {
 	struct names *n = arg;
-	const char *name = rtnl_link_get_name((struct rtnl_link *)o);
+	const char *name = lnl.rtnl_link_get_name((struct rtnl_link *)o);
 	int w;
 
 	if (!name || n->len >= n->size)
@@ -149,9 +198,9 @@ static int no_such_link(struct ep_linkstats_src *src, const char *ifname, char *
 	struct names n = { list, sizeof(list), 0 };
 	struct nl_cache *cache;
 
-	if (rtnl_link_alloc_cache(src->sk, AF_UNSPEC, &cache) >= 0) {
-		nl_cache_foreach(cache, add_name, &n);
-		nl_cache_free(cache);
+	if (lnl.rtnl_link_alloc_cache(src->sk, AF_UNSPEC, &cache) >= 0) {
+		lnl.nl_cache_foreach(cache, add_name, &n);
+		lnl.nl_cache_free(cache);
 	}
 	return say(err, err_size, -ENODEV,
 		   "network interface '%s' does not exist in this network namespace; "
@@ -169,17 +218,17 @@ static int read_link(struct ep_linkstats_src *src, const char *ifname, struct ep
 		return say(err, err_size, -EINVAL,
 			   "network interface '%s' is not accepted: names are at most %d characters",
 			   ifname, IF_NAMESIZE - 1);
-	rc = rtnl_link_get_kernel(src->sk, 0, ifname, &l);
+	rc = lnl.rtnl_link_get_kernel(src->sk, 0, ifname, &l);
 	if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_NODEV)
 		return no_such_link(src, ifname, err, err_size);
 	if (rc < 0)
 		return say(err, err_size, nl_errno(rc), "reading interface '%s' through netlink: %s",
-			   ifname, nl_geterror(rc));
+			   ifname, lnl.nl_geterror(rc));
 	snprintf(out->ifname, sizeof(out->ifname), "%s", ifname);
-	out->ifindex = rtnl_link_get_ifindex(l);
+	out->ifindex = lnl.rtnl_link_get_ifindex(l);
 	fill_link(l, &out->link);
 	out->have |= EP_LS_LINK;
-	rtnl_link_put(l);
+	lnl.rtnl_link_put(l);
 	return 0;
 }
 
@@ -189,27 +238,27 @@ static int read_qdisc(struct ep_linkstats_src *src, struct ep_linkstats *out, ch
 	struct nl_cache *cache;
 	struct rtnl_qdisc *q;
 	struct rtnl_tc *tc;
-	int rc = rtnl_qdisc_alloc_cache(src->sk, &cache);
+	int rc = lnl.rtnl_qdisc_alloc_cache(src->sk, &cache);
 
 	if (rc < 0)
 		return say(err, err_size, nl_errno(rc), "reading the qdiscs through netlink: %s",
-			   nl_geterror(rc));
-	q = rtnl_qdisc_get_by_parent(cache, out->ifindex, TC_H_ROOT);
+			   lnl.nl_geterror(rc));
+	q = lnl.rtnl_qdisc_get_by_parent(cache, out->ifindex, TC_H_ROOT);
 	if (q) {
 		tc = TC_CAST(q);
 		snprintf(out->qdisc.kind, sizeof(out->qdisc.kind), "%s",
-			 rtnl_tc_get_kind(tc) ? rtnl_tc_get_kind(tc) : "");
-		out->qdisc.handle = rtnl_tc_get_handle(tc);
-		out->qdisc.packets = rtnl_tc_get_stat(tc, RTNL_TC_PACKETS);
-		out->qdisc.bytes = rtnl_tc_get_stat(tc, RTNL_TC_BYTES);
-		out->qdisc.drops = rtnl_tc_get_stat(tc, RTNL_TC_DROPS);
-		out->qdisc.overlimits = rtnl_tc_get_stat(tc, RTNL_TC_OVERLIMITS);
-		out->qdisc.backlog_bytes = rtnl_tc_get_stat(tc, RTNL_TC_BACKLOG);
-		out->qdisc.qlen = rtnl_tc_get_stat(tc, RTNL_TC_QLEN);
+			 lnl.rtnl_tc_get_kind(tc) ? lnl.rtnl_tc_get_kind(tc) : "");
+		out->qdisc.handle = lnl.rtnl_tc_get_handle(tc);
+		out->qdisc.packets = lnl.rtnl_tc_get_stat(tc, RTNL_TC_PACKETS);
+		out->qdisc.bytes = lnl.rtnl_tc_get_stat(tc, RTNL_TC_BYTES);
+		out->qdisc.drops = lnl.rtnl_tc_get_stat(tc, RTNL_TC_DROPS);
+		out->qdisc.overlimits = lnl.rtnl_tc_get_stat(tc, RTNL_TC_OVERLIMITS);
+		out->qdisc.backlog_bytes = lnl.rtnl_tc_get_stat(tc, RTNL_TC_BACKLOG);
+		out->qdisc.qlen = lnl.rtnl_tc_get_stat(tc, RTNL_TC_QLEN);
 		out->have |= EP_LS_QDISC;
-		rtnl_qdisc_put(q);
+		lnl.rtnl_qdisc_put(q);
 	}
-	nl_cache_free(cache);
+	lnl.nl_cache_free(cache);
 	return 0;
 }
 
@@ -244,14 +293,14 @@ struct route_reply {
 static int on_route(struct nl_msg *msg, void *arg)
 {
 	struct route_reply *r = arg;
-	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct nlmsghdr *h = lnl.nlmsg_hdr(msg);
 	struct nlattr *tb[RTA_MAX + 1];
 
 	if (h->nlmsg_type != RTM_NEWROUTE ||
-	    nlmsg_parse(h, sizeof(struct rtmsg), tb, RTA_MAX, NULL) < 0)
+	    lnl.nlmsg_parse(h, sizeof(struct rtmsg), tb, RTA_MAX, NULL) < 0)
 		return NL_SKIP;
 	if (tb[RTA_OIF])
-		r->oif = (int)nla_get_u32(tb[RTA_OIF]);
+		r->oif = (int)lnl.nla_get_u32(tb[RTA_OIF]);
 	return NL_OK;
 }
 
@@ -270,29 +319,29 @@ static int route_oif(struct nl_sock *sk, int family, const void *dst, int len,
 {
 	struct rtmsg rtm = { .rtm_family = (unsigned char)family,
 			     .rtm_dst_len = (unsigned char)(len * 8) };
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETROUTE, 0);
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	struct nl_msg *msg = lnl.nlmsg_alloc_simple(RTM_GETROUTE, 0);
+	struct nl_cb *cb = lnl.nl_cb_alloc(NL_CB_DEFAULT);
 	int rc = -NLE_NOMEM;
 
 	if (!msg || !cb)
 		goto out;
-	rc = nlmsg_append(msg, &rtm, sizeof(rtm), NLMSG_ALIGNTO);
+	rc = lnl.nlmsg_append(msg, &rtm, sizeof(rtm), NLMSG_ALIGNTO);
 	if (!rc)
-		rc = nla_put(msg, RTA_DST, len, dst);
+		rc = lnl.nla_put(msg, RTA_DST, len, dst);
 	if (!rc)
-		rc = nl_send_auto(sk, msg);
+		rc = lnl.nl_send_auto(sk, msg);
 	if (rc < 0)
 		goto out;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_route, reply);
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, reply);
-	rc = nl_recvmsgs(sk, cb);
+	lnl.nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_route, reply);
+	lnl.nl_cb_err(cb, NL_CB_CUSTOM, on_error, reply);
+	rc = lnl.nl_recvmsgs(sk, cb);
 	if (reply->error)
 		rc = 0; /* the kernel's answer (no route): the caller says it */
 	else if (rc >= 0)
-		rc = nl_wait_for_ack(sk);
+		rc = lnl.nl_wait_for_ack(sk);
 out:
-	nl_cb_put(cb);
-	nlmsg_free(msg);
+	lnl.nl_cb_put(cb);
+	lnl.nlmsg_free(msg);
 	return rc < 0 ? rc : 0;
 }
 
@@ -317,18 +366,18 @@ int ep_linkstats_iface_for_addr(struct ep_linkstats_src *src, const char *addr,
 	rc = route_oif(src->sk, family, bin, family == AF_INET ? 4 : 16, &reply);
 	if (rc < 0)
 		return say(err, err_size, nl_errno(rc), "route lookup of '%s' through netlink: %s",
-			   addr, nl_geterror(rc));
+			   addr, lnl.nl_geterror(rc));
 	if (reply.error || !reply.oif)
 		return say(err, err_size, reply.error ? reply.error : -ENETUNREACH,
 			   "no route to '%s' in this network namespace: %s", addr,
 			   strerror(reply.error ? -reply.error : ENETUNREACH));
-	rc = rtnl_link_get_kernel(src->sk, reply.oif, NULL, &l);
+	rc = lnl.rtnl_link_get_kernel(src->sk, reply.oif, NULL, &l);
 	if (rc < 0)
 		return say(err, err_size, nl_errno(rc),
 			   "the route to '%s' leaves by interface %d, which cannot be read: %s", addr,
-			   reply.oif, nl_geterror(rc));
-	rc = snprintf(ifname, ifname_size, "%s", rtnl_link_get_name(l));
-	rtnl_link_put(l);
+			   reply.oif, lnl.nl_geterror(rc));
+	rc = snprintf(ifname, ifname_size, "%s", lnl.rtnl_link_get_name(l));
+	lnl.rtnl_link_put(l);
 	return rc >= 0 && (size_t)rc < ifname_size
 		       ? 0
 		       : say(err, err_size, -ENAMETOOLONG, "interface name longer than %zu bytes",
