@@ -5,7 +5,7 @@
  * libpcap (layer=l2) and libnl-route-3 (the link and qdisc counters) are
  * used by a few network paths only, but a library that links them makes
  * every process that loads it load them and what they link at start-up
- * (on Debian: nine libraries behind libpcap, the type registrations of
+ * (on Debian: libpcap and the eight libraries it links, the type registrations of
  * libnl-route), CPU time an audio or memory run pays for nothing
  * (doc/methodology-audio.md). Their users resolve the functions they call
  * into a table of pointers on first use, once per process.
