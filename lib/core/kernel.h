@@ -394,6 +394,56 @@ int ep_bsearch_next(void *arg, const struct ep_trial_row *log, size_t n, double 
 /** ep_bsearch_found() - struct ep_search found(): the highest passing config. */
 int ep_bsearch_found(void *arg, const struct ep_trial_row *log, size_t n, double *value);
 
+/**
+ * struct ep_rate_search - the engine's search for the highest offered rate
+ * whose loss stays within a tolerance (RFC 2544 §26.1 throughput; a partial
+ * drop rate when @tolerance_pct > 0). Each trial's log row holds the rate
+ * it offered as its config and the loss in % of what it offered as its
+ * outcome.
+ *
+ * A bottleneck that keeps forwarding under overload (a shaper, a queue, a
+ * link) delivers its capacity whatever is offered above it, so what a
+ * failed trial delivered, config x (1 - loss), bounds the throughput from
+ * above (the "trusted bound"; FD.io CSIT's MLRsearch starts from the
+ * receive rate at the maximal load the same way). The search probes just
+ * below that bound and, once a probe passes, checks the bound with one
+ * trial just above the probe: a pass and a failure within @resolution_pct
+ * of each other end the search, as in any binary search, so the result is
+ * always backed by trials. A trial that passes at or above the bound
+ * disproves it (a receiver that livelocks under overload delivers less
+ * than it can take): the search then widens upwards 4 x faster at each
+ * pass and halves once a failure is above the highest pass.
+ *
+ * @top:            the first trial's rate.
+ * @floor:          the lowest rate worth a trial; a failure at or below it
+ *                  ends the search.
+ * @resolution_pct: the search ends when its interval is at most this share
+ *                  of the highest rate that passed.
+ * @tolerance_pct:  the loss a trial may have and pass.
+ * @max_trials:     the most trials.
+ * @uncounted:      NULL, or per trial (at least @max_trials entries): 1 when
+ *                  the kernel judged that trial's failure not to be the
+ *                  path's (it is rerun, and neither its rate nor what it
+ *                  delivered bounds the search).
+ */
+struct ep_rate_search {
+	double top;
+	double floor;
+	double resolution_pct;
+	double tolerance_pct;
+	int max_trials;
+	const unsigned char *uncounted;
+};
+
+/**
+ * ep_rate_search_next() - struct ep_search next() for @arg = struct
+ * ep_rate_search *.
+ * Return: 1 with *@config set, 0 when done (the interval is within the
+ * resolution, @max_trials ran, the first trial passed, or a trial at the
+ * floor failed). The found value is ep_bsearch_found()'s: the highest pass.
+ */
+int ep_rate_search_next(void *arg, const struct ep_trial_row *log, size_t n, double *config);
+
 /** struct ep_default - a kernel's default for one engine parameter. */
 struct ep_default {
 	const char *name;

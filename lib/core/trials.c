@@ -645,3 +645,94 @@ int ep_bsearch_found(void *arg, const struct ep_trial_row *log, size_t n, double
 	*value = pass;
 	return 0;
 }
+
+/* The engine's search over an offered rate (struct ep_rate_search). */
+
+/*
+ * A verifying trial runs this share of the resolution above the highest
+ * pass, so that a sender that offers a little more than it was asked (the
+ * log holds the rate offered) still ends the interval within the
+ * resolution.
+ */
+#define RATE_CHECK_SHARE 0.9
+/* Once the trusted bound is disproved, each pass widens the next step 4 x. */
+#define RATE_WIDEN 4.0
+
+/**
+ * struct rate_bounds - what a rate search's log says.
+ * @pass:    the highest rate that passed (-INFINITY: none).
+ * @fail:    the lowest counted rate that failed (INFINITY: none).
+ * @trusted: the lowest rate a counted failure delivered, divided by the
+ *           share a passing trial must deliver (INFINITY: none).
+ * @widened: passes at or above @trusted: they disprove it.
+ */
+struct rate_bounds {
+	double pass, fail, trusted;
+	int widened;
+};
+
+static int rate_uncounted(const struct ep_rate_search *s, size_t i)
+{
+	return s->uncounted && i < (size_t)s->max_trials && s->uncounted[i];
+}
+
+static void rate_bounds(const struct ep_rate_search *s, const struct ep_trial_row *log, size_t n,
+			struct rate_bounds *b)
+{
+	double keep = 1.0 - s->tolerance_pct / 100.0;
+
+	*b = (struct rate_bounds){ -INFINITY, INFINITY, INFINITY, 0 };
+	for (size_t i = 0; i < n; i++) {
+		double loss = fmin(fmax(log[i].outcome, 0.0), 100.0) / 100.0;
+
+		if (log[i].pass) {
+			b->pass = fmax(b->pass, log[i].config);
+		} else if (!rate_uncounted(s, i)) {
+			b->fail = fmin(b->fail, log[i].config);
+			if (keep > 0.0)
+				b->trusted = fmin(b->trusted, log[i].config * (1.0 - loss) / keep);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		b->widened += log[i].pass && log[i].config >= b->trusted;
+}
+
+int ep_rate_search_next(void *arg, const struct ep_trial_row *log, size_t n, double *config)
+{
+	const struct ep_rate_search *s = arg;
+	double res = s->resolution_pct / 100.0;
+	struct rate_bounds b;
+	double hi, step;
+
+	if (!n) {
+		*config = s->top;
+		return 1;
+	}
+	rate_bounds(s, log, n, &b);
+	if (n >= (size_t)s->max_trials || b.fail <= s->floor)
+		return 0;
+	hi = fmin(b.fail, s->top);
+	if (b.pass == -INFINITY) {
+		/* Nothing passed: just below what the failures delivered (all
+		 * of them uncounted: the last rate again). */
+		*config = isinf(b.trusted) ? log[n - 1].config
+					   : fmax(s->floor, fmin(hi, b.trusted) / (1.0 + res / 2.0));
+		return 1;
+	}
+	if (hi - b.pass <= b.pass * res)
+		return 0; /* a pass and a failure within the resolution */
+	if (!b.widened && b.trusted < hi) {
+		/* The upper end is the trusted bound: check it with a trial just
+		 * above the pass, or probe just below it. */
+		if (b.trusted - b.pass <= b.pass * res)
+			*config = b.pass * (1.0 + RATE_CHECK_SHARE * res);
+		else
+			*config = b.trusted / (1.0 + res / 2.0);
+		return 1;
+	}
+	/* No trusted bound below the failures, or it was disproved: halve,
+	 * widening from the pass by steps that grow with each pass above it. */
+	step = b.widened ? res * pow(RATE_WIDEN, b.widened) : INFINITY;
+	*config = fmin(b.pass + (hi - b.pass) / 2.0, b.pass * (1.0 + step));
+	return 1;
+}

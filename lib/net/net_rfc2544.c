@@ -5,8 +5,9 @@
  * one flow (udp_flow.c), every trial logged (doc/methodology-net.md,
  * "RFC 2544").
  *
- *   throughput     §26.1: binary search over the offered rate for the
- *                  highest one whose loss is within loss_tolerance (0: none).
+ *   throughput     §26.1: the engine's rate search (ep_rate_search_next())
+ *                  for the highest offered rate whose loss is within
+ *                  loss_tolerance (0: none).
  *   latency        §26.2: the throughput search, then trials at the rate it
  *                  found with every tag_every-th frame echoed by the peer:
  *                  the round trips' distribution.
@@ -157,7 +158,8 @@ struct rfc_state;
  * @flow:      the flow settings and the peer, shared by every case.
  * @frame:     the Ethernet frame size.
  * @top_fps:   the search's top in frames/s; 0 until known.
- * @bs:        the binary search (throughput, back-to-back).
+ * @bs:        the binary search (back-to-back).
+ * @rs:        the rate search (throughput).
  * @latency:   the latency step of test=latency (rate from @rate_case).
  * @rate_case: the throughput case whose found rate the latency step uses.
  * @config:    the configuration of the trial about to run.
@@ -176,6 +178,7 @@ struct rfc_case {
 	uint32_t frame;
 	double top_fps;
 	struct ep_bsearch bs;
+	struct ep_rate_search rs;
 	struct ep_search search;
 	int latency;
 	struct rfc_case *rate_case;
@@ -274,63 +277,6 @@ static int learn_top(struct rfc_case *c, const struct ep_trial_row *log, size_t 
 	return 0;
 }
 
-/*
- * The rate a failed trial delivered (offered x (1 - loss)) bounds the
- * throughput from above wherever the bottleneck keeps forwarding under
- * overload, as a shaper or a full queue does: the search looks within this
- * share of it, below and above, instead of halving from the top (TRex's NDR
- * bench narrows its binary search around the rate the DUT forwarded the
- * same way). Through tbf 20 Mbit/s from a top of 7 800 frames/s, halving
- * took 4 trials to get below the shaped 1 651 frames/s.
- */
-#define WINDOW 0.05
-
-/* The lowest rate a failed trial delivered, frames/s (INFINITY: none failed). */
-static double delivered_fps(const struct ep_trial_row *log, size_t n,
-			    const unsigned char *stalled)
-{
-	double fps = INFINITY;
-
-	for (size_t i = 0; i < n; i++)
-		if (!log[i].pass && !(i < MAX_CASE_TRIALS && stalled[i]))
-			fps = fmin(fps, log[i].config * (1.0 - fmin(log[i].outcome, 100.0) / 100.0));
-	return fps;
-}
-
-/*
- * Failures after a stall of the sender do not count (the same rate runs
- * again). Nothing passed yet: just below what the failures delivered (the
- * top again when every failure stalled). Something
- * passed: halve the interval between the highest pass and the lower of the
- * lowest failure and the window's top, until it is below `resolution` % of
- * that pass. The result is always a rate that passed (ep_bsearch_found()).
- */
-static int window_next(struct rfc_case *c, const struct ep_trial_row *log, size_t n,
-		       double *config)
-{
-	double pass = -INFINITY, fail = INFINITY;
-	double delivered = delivered_fps(log, n, c->stalled);
-	double hi;
-
-	for (size_t i = 0; i < n; i++) {
-		if (log[i].pass)
-			pass = fmax(pass, log[i].config);
-		else if (!c->stalled[i])
-			fail = fmin(fail, log[i].config);
-	}
-	if (n >= (size_t)c->st->max_trials || fail <= c->bs.lo)
-		return 0;
-	hi = fmin(fmin(fail, delivered * (1.0 + WINDOW)), c->top_fps);
-	if (pass == -INFINITY) {
-		*config = isinf(delivered) ? c->config : fmax(c->bs.lo, delivered * (1.0 - WINDOW));
-		return 1;
-	}
-	if (hi - pass <= pass * c->st->resolution / 100.0)
-		return 0;
-	*config = pass + (hi - pass) / 2.0;
-	return 1;
-}
-
 static int rate_next(void *arg, const struct ep_trial_row *log, size_t n, double *config)
 {
 	struct rfc_case *c = arg;
@@ -347,11 +293,12 @@ static int rate_next(void *arg, const struct ep_trial_row *log, size_t n, double
 			   "search stops", c->label, log[n - 1].config, c->config);
 		return 0;
 	}
-	if (n == 0) {
-		*config = c->top_fps;
+	if (n && n < (size_t)c->st->max_trials && c->stalled[n - 1]) {
+		*config = c->config; /* the stalled trial's rate, once more */
 		rc = 1;
 	} else {
-		rc = window_next(c, log, n, config);
+		c->rs.top = c->top_fps;
+		rc = ep_rate_search_next(&c->rs, log, n, config);
 	}
 	if (rc == 1)
 		configure(c, *config);
@@ -540,6 +487,14 @@ static int add_search_case(struct rfc_state *st, uint32_t frame, int metric,
 	c->frame = frame;
 	c->top_fps = line_fps(st, frame);
 	c->bs = (struct ep_bsearch){ .lo = 1.0, .hi = c->top_fps, .max_trials = st->max_trials };
+	c->rs = (struct ep_rate_search){
+		.top = c->top_fps,
+		.floor = 1.0,
+		.resolution_pct = st->resolution,
+		.tolerance_pct = st->tolerance_pct,
+		.max_trials = st->max_trials,
+		.uncounted = c->stalled,
+	};
 	if (metric == M_BURST) {
 		/* At most a second's worth at the line rate (or 10^6 frames). */
 		c->bs.hi = c->top_fps > 0.0 ? floor(c->top_fps) : 1e6;
