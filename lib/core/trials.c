@@ -459,6 +459,17 @@ static int add_metric_result(struct case_run *cr, int m, double *scratch)
 	return 0;
 }
 
+/* The lowest configuration a search tried (NaN: none). */
+static double lowest_config(const struct ep_trial_row *log, size_t n)
+{
+	double lowest = NAN;
+
+	for (size_t i = 0; i < n; i++)
+		if (isnan(lowest) || log[i].config < lowest)
+			lowest = log[i].config;
+	return lowest;
+}
+
 static int add_search_result(struct case_run *cr)
 {
 	const struct ep_search *s = cr->rc->tc.search;
@@ -481,8 +492,9 @@ static int add_search_result(struct case_run *cr)
 		return -ENOMEM;
 	}
 	if (rc == -ENOENT)
-		ep_run_log(cr->run, EMBPERF_LOG_INFO, "%s [%s]: no trial of %zu passed",
-			   cr->run->kernel->name, cr->rc->labels, cr->n);
+		ep_run_log(cr->run, EMBPERF_LOG_INFO, "%s [%s]: no trial of %zu passed: no %s at or "
+			   "above %g passed", cr->run->kernel->name, cr->rc->labels, cr->n,
+			   s->config_name, lowest_config(cr->log, cr->n));
 	return 0;
 }
 
