@@ -29,7 +29,7 @@ ip netns exec "$a" tc qdisc add dev va$$ root tbf rate 20mbit burst 32kb latency
 ip netns exec "$b" tc qdisc add dev vb$$ root tbf rate 20mbit burst 32kb latency 5ms
 
 netns_serve serve_pid "$b" 198.18.0.2:5301 198.18.0.0/30 120s
-echo "1..22"
+echo "1..25"
 
 # median of METRIC from the CSV of one run: run_metric METRIC ARGS...
 out=
@@ -123,6 +123,46 @@ fi
 rfc test=back-to-back duration=500ms
 check "rfc2544 back-to-back through tbf: at least the 21 frames its bucket holds" \
 	21 100000 "$(rfc_metric back_to_back)"
+
+# The loss curve (§26.3) through the same shaper, from the 100 Mbit/s top
+# (8127 frames/s of 1518 bytes) down in 10 % steps until two trials lose
+# nothing: what each trial got through, offered x (1 - loss), is at most
+# what tbf passes in 1 s (1681 frames/s, checked to 1732 as above) and, on
+# a machine that is not busy, at least 90 % of its 1651 when it lost; and
+# the loss does not grow as the offered rate falls (by more than a point).
+curve=
+if command -v python3 >/dev/null; then
+	rfc_out=$(ip netns exec "$a" timeout 120 "$embperf" run net.udp.rfc2544 peer=198.18.0.2 \
+		frame=1518 rate=100Mbit test=loss duration=1s ramp=100ms settle=100ms \
+		--format=json 2>&1)
+	curve=$(echo "$rfc_out" | python3 -c '
+import json, sys
+top = 100e6 / ((1518 + 20) * 8)
+for r in json.load(sys.stdin)["results"]:
+    if r["metric"] == "no_loss":
+        for t in r["trials"]["rows"]:
+            print("%.2f %.4f" % (top * t["config"] / 100, t["outcome"]))' 2>/dev/null)
+	got=$(echo "$curve" | awk 'NF == 2 { p = $1 * (1 - $2 / 100); if (p > m) m = p; n++ }
+		END { if (n >= 3) print m }')
+	check "rfc2544 loss curve through tbf 20 Mbit/s: at most its 1681 frames/s got through (3 %)" \
+		1 1732 "$got"
+	rise=$(echo "$curve" | awk 'NF == 2 { if (NR > 1 && $2 - prev > r) r = $2 - prev; prev = $2 }
+		END { if (NR >= 3) print r + 0 }')
+	check "rfc2544 loss curve: the loss does not grow as the rate falls (points)" -100 1 "$rise"
+	if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
+		low=$(echo "$curve" | awk 'NF == 2 && $2 > 0 { p = $1 * (1 - $2 / 100);
+			if (m == "" || p < m) m = p } END { print m }')
+		check "rfc2544 loss curve: the lossy trials got at least 90 % of 1651 frames/s through" \
+			1486 1732 "$low"
+	else
+		skip "rfc2544 loss curve: at least 90 % of the shaped rate" \
+			"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
+	fi
+else
+	for c in "at most the shaped rate" "no growing loss" "at least 90 %"; do
+		skip "rfc2544 loss curve: $c" "no python3 to read the trial log"
+	done
+fi
 
 # --- layer=l2: raw Ethernet frames of the exact frame size (libpcap) -------
 l2_checks=10

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "embperf.h"
+#include "emulated.h"
 #include "lib/core/core.h"
 #include "lib/net/addr.h"
 #include "lib/net/proto.h"
@@ -844,6 +845,83 @@ Test(rfc2544, the_loss_test_steps_down_to_two_clean_trials)
 	cr_assert_eq(embperf_result_trial(r, n - 1, EMBPERF_TRIAL_PASS, &c0), 0);
 	cr_assert_eq(embperf_result_trial(r, n - 2, EMBPERF_TRIAL_PASS, &c1), 0);
 	cr_assert(c0 == 1.0 && c1 == 1.0, "it ends on two clean trials");
+}
+
+/* How late after the budget's end or the cancel a search may return: 100 ms
+ * and the scheduler's slack; under emulation 10 x. */
+static uint64_t stop_bound_ns(void)
+{
+	return tp_emulated() ? 1500000000ULL : 150000000ULL;
+}
+
+/* Seven searches of 2 trials of 300 ms: about 5 s without a budget. */
+static void seven_searches(void)
+{
+	tp_set(rfc, "test", "loss");
+	tp_set(rfc, "frame", "64,128,256,512,1024,1280,1518");
+	tp_set(rfc, "rate", "20Mbit");
+}
+
+/*
+ * The budget ends a run of searches within 100 ms of its end; the searches
+ * that ran before it are reported with their trial logs, and the one it
+ * cut is marked truncated.
+ */
+Test(rfc2544, the_budget_stops_a_search_within_100ms_and_keeps_the_trials_so_far)
+{
+	/* Under emulation set-up is slower; 4 s is still below the 4.9 s the
+	 * trials alone need. */
+	const uint64_t budget_ns = tp_emulated() ? 4000000000ULL : 1500000000ULL;
+	int searches = 0, truncated = 0;
+	uint64_t t0, late_ns;
+
+	seven_searches();
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budget_ns), 0);
+	t0 = ep_now_ns();
+	cr_assert_eq(embperf_bench_run(rfc), -ETIME, "%s", embperf_bench_errmsg(rfc));
+	late_ns = ep_now_ns() - t0 - budget_ns;
+	cr_assert_lt(late_ns, stop_bound_ns(), "returned %.1f ms after the budget's end",
+		     (double)late_ns / 1e6);
+	for (int i = 0; i < embperf_bench_result_count(rfc); i++) {
+		const embperf_result *r = embperf_bench_result(rfc, i);
+
+		if (strcmp(embperf_result_metric(r), "no_loss"))
+			continue;
+		cr_assert_geq(embperf_result_trial_count(r), 1, "a reported search has its trials");
+		searches++;
+		truncated += embperf_result_truncated(r);
+	}
+	cr_assert_geq(searches, 1, "the searches before the budget's end are reported");
+	cr_assert_lt(searches, 7, "the budget cut the run");
+	cr_assert_leq(truncated, 1, "only the search the budget cut is truncated");
+}
+
+static void *cancel_rfc_later(void *arg)
+{
+	struct timespec d = { 1, 0 };
+
+	nanosleep(&d, NULL);
+	embperf_ctx_cancel(arg);
+	return NULL;
+}
+
+/* Cancel ends a run of searches within 100 ms, and nothing keeps sending. */
+Test(rfc2544, cancel_stops_a_search_within_100ms)
+{
+	pthread_t tid;
+	uint64_t t0, late_ns;
+	int threads = tp_count_threads();
+
+	seven_searches();
+	t0 = ep_now_ns();
+	cr_assert_eq(pthread_create(&tid, NULL, cancel_rfc_later, ctx), 0);
+	cr_assert_eq(embperf_bench_run(rfc), -ECANCELED, "%s", embperf_bench_errmsg(rfc));
+	late_ns = ep_now_ns() - t0 - 1000000000ULL;
+	pthread_join(tid, NULL);
+	cr_assert_lt(late_ns, stop_bound_ns(), "returned %.1f ms after the cancel",
+		     (double)late_ns / 1e6);
+	cr_assert_eq(tp_count_threads_settled(threads), threads,
+		     "no sender or peer thread is left running");
 }
 
 Test(rfc2544, bad_input_names_the_parameter)

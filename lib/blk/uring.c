@@ -8,12 +8,13 @@
  * is prepared and submitted, 'iodepth_batch' at a time (fio's
  * iodepth_batch_submit, 1 by default: an io_uring_enter() per I/O), until
  * 'iodepth' are in flight; only then does it wait for one completion and
- * take every other one already there (fio's iodepth_batch_complete_min=1,
- * _max=iodepth), and start over. Every submission also asks for events
- * (IORING_ENTER_GETEVENTS), as fio's does, which runs deferred completion
- * work. An I/O's latency runs from the return of the submission that
- * carried it to the moment its completion is reaped (fio's clat; the
- * submission itself is fio's slat). The offsets, the
+ * take that one alone (fio's iodepth_batch_complete_min=1, and _max, left
+ * unset, takes _min's value in fio's init.c), and start over: 'iodepth'
+ * I/Os stay in flight but for the one being replaced. Every submission
+ * also asks for events (IORING_ENTER_GETEVENTS), as fio's does, which
+ * runs deferred completion work. An I/O's latency runs from the return of
+ * the submission that carried it to the moment its completion is reaped
+ * (fio's clat; the submission itself is fio's slat). The offsets, the
  * read/write mix, the verify pattern and the counts are job.c's, so a job
  * differs from its psync twin only in how the I/O is issued. Without
  * liburing in the build the engine answers -EOPNOTSUPP.
@@ -252,12 +253,15 @@ static int complete(struct blk_worker *w, struct blk_slot *s, int res)
 }
 
 /**
- * reap() - account completions: with @wait 1, wait for one and take the
- * others that are there; with @wait 2, wait for every I/O in flight.
- * After an error the rest are only collected.
+ * reap() - account completions: with @all 0, wait for one and take that
+ * one alone (fio's default iodepth_batch_complete_max: taking every
+ * completion already posted would let the ring drain below 'iodepth' while
+ * it is refilled, a shorter queue and shorter latencies than fio's); with
+ * @all 1, wait for every I/O in flight. After an error the rest are only
+ * collected.
  * Return: 0 or a negative errno (the first one, recorded in @w).
  */
-static int reap(struct blk_worker *w, int wait, int rc)
+static int reap(struct blk_worker *w, int all, int rc)
 {
 	struct blk_uring *u = w->uring;
 	struct io_uring_cqe *cqe;
@@ -265,11 +269,9 @@ static int reap(struct blk_worker *w, int wait, int rc)
 	int got, res;
 
 	while (u->inflight) {
-		got = wait ? io_uring_wait_cqe(&u->ring, &cqe) : io_uring_peek_cqe(&u->ring, &cqe);
+		got = io_uring_wait_cqe(&u->ring, &cqe);
 		if (got == -EINTR)
 			continue;
-		if (got == -EAGAIN)
-			break;
 		if (got < 0)
 			return rc ? rc : blk_fail(w, got, "wait", 0);
 		s = io_uring_cqe_get_data(cqe);
@@ -277,9 +279,10 @@ static int reap(struct blk_worker *w, int wait, int rc)
 		io_uring_cqe_seen(&u->ring, cqe);
 		u->idle[u->n_idle++] = (int)(s - u->slots);
 		u->inflight--;
-		wait = wait == 2 ? 2 : 0;
 		if (!rc)
 			rc = complete(w, s, res);
+		if (!all)
+			break;
 	}
 	return rc;
 }
@@ -290,7 +293,7 @@ static int reap(struct blk_worker *w, int wait, int rc)
  */
 static int drain(struct blk_worker *w, int rc)
 {
-	return reap(w, 2, rc);
+	return reap(w, 1, rc);
 }
 
 /**
@@ -308,8 +311,8 @@ static int may_queue(const struct blk_worker *w, uint64_t issued, uint64_t limit
 }
 
 /**
- * wait_some() - submit what is prepared, wait for one completion and take
- * the others there; with sync=every:N due, wait for all and fsync.
+ * wait_some() - submit what is prepared and wait for one completion; with
+ * sync=every:N due, wait for all and fsync.
  * Return: 0 or a negative errno (recorded in @w).
  */
 static int wait_some(struct blk_worker *w, uint64_t *queued_writes)
@@ -318,7 +321,7 @@ static int wait_some(struct blk_worker *w, uint64_t *queued_writes)
 	int rc = submit(w);
 
 	if (!rc && w->uring->inflight)
-		rc = reap(w, 1, 0);
+		rc = reap(w, 0, 0);
 	if (!rc && job->sync == SYNC_EVERY && *queued_writes >= job->sync_every) {
 		rc = drain(w, rc);
 		*queued_writes = 0;

@@ -403,28 +403,34 @@ int ep_bsearch_found(void *arg, const struct ep_trial_row *log, size_t n, double
  *
  * A bottleneck that keeps forwarding under overload (a shaper, a queue, a
  * link) delivers its capacity whatever is offered above it, so what a
- * failed trial delivered, config x (1 - loss), bounds the throughput from
- * above (the "trusted bound"; FD.io CSIT's MLRsearch starts from the
- * receive rate at the maximal load the same way). The search probes just
- * below that bound and, once a probe passes, checks the bound with one
- * trial just above the probe: a pass and a failure within @resolution_pct
- * of each other end the search, as in any binary search, so the result is
- * always backed by trials. A trial that passes at or above the bound
- * disproves it (a receiver that livelocks under overload delivers less
- * than it can take): the search then widens upwards 4 x faster at each
- * pass and halves once a failure is above the highest pass.
+ * failed trial delivered, config x (1 - loss), bounds the throughput (FD.io
+ * CSIT's MLRsearch starts from the receive rate at the maximal load the
+ * same way). A trial far above the bottleneck fills its buffers before
+ * its measured part and delivers the bare capacity; one just above it
+ * ("near": loss at most 5 points above the tolerance) delivers what passes
+ * in a trial of that length, buffers included. So after the first trial
+ * at @top: nothing passed and only far failures, a trial a few
+ * resolutions above what they delivered (to get a near one); then just
+ * below what the near failure delivered; a pass within @resolution_pct
+ * below it ends the search (@confirm: one more trial just above the pass
+ * must fail, so that a pass and a failure bracket the result). A pass at or
+ * above every bound disproves them (a receiver that livelocks under
+ * overload delivers less than it takes without loss): the search then
+ * steps up from the pass, 4 x farther at each pass, and halves once a
+ * failure lies above the highest pass.
  *
  * @top:            the first trial's rate.
  * @floor:          the lowest rate worth a trial; a failure at or below it
  *                  ends the search.
- * @resolution_pct: the search ends when its interval is at most this share
+ * @resolution_pct: the search ends when the interval is at most this share
  *                  of the highest rate that passed.
  * @tolerance_pct:  the loss a trial may have and pass.
  * @max_trials:     the most trials.
+ * @confirm:        end only with a failing trial within the resolution
+ *                  above the pass (at most one trial more).
  * @uncounted:      NULL, or per trial (at least @max_trials entries): 1 when
  *                  the kernel judged that trial's failure not to be the
- *                  path's (it is rerun, and neither its rate nor what it
- *                  delivered bounds the search).
+ *                  path's (it is rerun, and it bounds nothing).
  */
 struct ep_rate_search {
 	double top;
@@ -432,6 +438,7 @@ struct ep_rate_search {
 	double resolution_pct;
 	double tolerance_pct;
 	int max_trials;
+	int confirm;
 	const unsigned char *uncounted;
 };
 

@@ -459,6 +459,17 @@ static int add_metric_result(struct case_run *cr, int m, double *scratch)
 	return 0;
 }
 
+/* The lowest configuration a search tried (NaN: none). */
+static double lowest_config(const struct ep_trial_row *log, size_t n)
+{
+	double lowest = NAN;
+
+	for (size_t i = 0; i < n; i++)
+		if (isnan(lowest) || log[i].config < lowest)
+			lowest = log[i].config;
+	return lowest;
+}
+
 static int add_search_result(struct case_run *cr)
 {
 	const struct ep_search *s = cr->rc->tc.search;
@@ -481,8 +492,9 @@ static int add_search_result(struct case_run *cr)
 		return -ENOMEM;
 	}
 	if (rc == -ENOENT)
-		ep_run_log(cr->run, EMBPERF_LOG_INFO, "%s [%s]: no trial of %zu passed",
-			   cr->run->kernel->name, cr->rc->labels, cr->n);
+		ep_run_log(cr->run, EMBPERF_LOG_INFO, "%s [%s]: no trial of %zu passed: no %s at or "
+			   "above %g passed", cr->run->kernel->name, cr->rc->labels, cr->n,
+			   s->config_name, lowest_config(cr->log, cr->n));
 	return 0;
 }
 
@@ -649,26 +661,38 @@ int ep_bsearch_found(void *arg, const struct ep_trial_row *log, size_t n, double
 /* The engine's search over an offered rate (struct ep_rate_search). */
 
 /*
- * A verifying trial runs this share of the resolution above the highest
- * pass, so that a sender that offers a little more than it was asked (the
- * log holds the rate offered) still ends the interval within the
- * resolution.
+ * A failure that lost at most this many points above the tolerance is
+ * "near": its trial started with the bottleneck's buffers nearly empty, so
+ * what it delivered is the rate that passes in a trial of that length. A
+ * trial far above the bottleneck fills its queue during the ramp and then
+ * delivers only the bottleneck's rate, without its buffers: a bound that
+ * sits below what passes by about buffer / trial time.
+ */
+#define RATE_NEAR_PCT 5.0
+/* The first step above a far failure's bound, and the first step up from
+ * a pass above every bound, in resolutions; each pass above multiplies the
+ * step by RATE_WIDEN. */
+#define RATE_STEP 4.0
+#define RATE_WIDEN 4.0
+/*
+ * confirm=1: the checking trial runs this share of the resolution above
+ * the pass, so that a sender that offers a little more than it was asked
+ * (the log holds the rate offered) still ends within the resolution.
  */
 #define RATE_CHECK_SHARE 0.9
-/* Once the trusted bound is disproved, each pass widens the next step 4 x. */
-#define RATE_WIDEN 4.0
 
 /**
  * struct rate_bounds - what a rate search's log says.
- * @pass:    the highest rate that passed (-INFINITY: none).
- * @fail:    the lowest counted rate that failed (INFINITY: none).
- * @trusted: the lowest rate a counted failure delivered, divided by the
- *           share a passing trial must deliver (INFINITY: none).
- * @widened: passes at or above @trusted: they disprove it.
+ * @pass:  the highest rate that passed (-INFINITY: none).
+ * @fail:  the lowest counted rate that failed (INFINITY: none).
+ * @near:  the lowest rate a near failure delivered, divided by the share a
+ *         passing trial must deliver (INFINITY: none).
+ * @far:   the same over every counted failure (INFINITY: none).
+ * @above: passes at or above @far.
  */
 struct rate_bounds {
-	double pass, fail, trusted;
-	int widened;
+	double pass, fail, near, far;
+	int above;
 };
 
 static int rate_uncounted(const struct ep_rate_search *s, size_t i)
@@ -681,20 +705,40 @@ static void rate_bounds(const struct ep_rate_search *s, const struct ep_trial_ro
 {
 	double keep = 1.0 - s->tolerance_pct / 100.0;
 
-	*b = (struct rate_bounds){ -INFINITY, INFINITY, INFINITY, 0 };
+	*b = (struct rate_bounds){ -INFINITY, INFINITY, INFINITY, INFINITY, 0 };
 	for (size_t i = 0; i < n; i++) {
-		double loss = fmin(fmax(log[i].outcome, 0.0), 100.0) / 100.0;
+		double loss_pct = fmin(fmax(log[i].outcome, 0.0), 100.0);
+		double bound;
 
 		if (log[i].pass) {
 			b->pass = fmax(b->pass, log[i].config);
-		} else if (!rate_uncounted(s, i)) {
-			b->fail = fmin(b->fail, log[i].config);
-			if (keep > 0.0)
-				b->trusted = fmin(b->trusted, log[i].config * (1.0 - loss) / keep);
+			continue;
 		}
+		if (rate_uncounted(s, i))
+			continue;
+		b->fail = fmin(b->fail, log[i].config);
+		if (keep <= 0.0)
+			continue;
+		bound = log[i].config * (1.0 - loss_pct / 100.0) / keep;
+		b->far = fmin(b->far, bound);
+		if (loss_pct - s->tolerance_pct <= RATE_NEAR_PCT)
+			b->near = fmin(b->near, bound);
 	}
 	for (size_t i = 0; i < n; i++)
-		b->widened += log[i].pass && log[i].config >= b->trusted;
+		b->above += log[i].pass && log[i].config >= b->far;
+}
+
+/* Nothing passed yet: the next rate, or 0 when the log bounds nothing. */
+static double rate_first_probe(const struct ep_rate_search *s, const struct rate_bounds *b,
+			       double hi)
+{
+	double res = s->resolution_pct / 100.0;
+
+	if (isfinite(b->near))
+		return fmax(s->floor, fmin(hi, b->near) / (1.0 + res / 2.0));
+	if (isfinite(b->far))
+		return fmax(s->floor, fmin(hi, b->far * (1.0 + RATE_STEP * res)));
+	return 0.0;
 }
 
 int ep_rate_search_next(void *arg, const struct ep_trial_row *log, size_t n, double *config)
@@ -713,26 +757,27 @@ int ep_rate_search_next(void *arg, const struct ep_trial_row *log, size_t n, dou
 		return 0;
 	hi = fmin(b.fail, s->top);
 	if (b.pass == -INFINITY) {
-		/* Nothing passed: just below what the failures delivered (all
-		 * of them uncounted: the last rate again). */
-		*config = isinf(b.trusted) ? log[n - 1].config
-					   : fmax(s->floor, fmin(hi, b.trusted) / (1.0 + res / 2.0));
+		*config = rate_first_probe(s, &b, hi);
+		if (*config == 0.0)
+			*config = log[n - 1].config; /* every failure uncounted: again */
 		return 1;
 	}
 	if (hi - b.pass <= b.pass * res)
 		return 0; /* a pass and a failure within the resolution */
-	if (!b.widened && b.trusted < hi) {
-		/* The upper end is the trusted bound: check it with a trial just
-		 * above the pass, or probe just below it. */
-		if (b.trusted - b.pass <= b.pass * res)
+	if (isfinite(b.near) && b.pass < b.near) {
+		/* Below what a near failure delivered: trust it, or check it
+		 * with one trial just above the pass (confirm). */
+		if (b.near - b.pass > b.pass * res)
+			*config = fmin(b.near / (1.0 + res / 2.0), b.pass + (hi - b.pass) / 2.0);
+		else if (s->confirm)
 			*config = b.pass * (1.0 + RATE_CHECK_SHARE * res);
 		else
-			*config = b.trusted / (1.0 + res / 2.0);
+			return 0;
 		return 1;
 	}
-	/* No trusted bound below the failures, or it was disproved: halve,
-	 * widening from the pass by steps that grow with each pass above it. */
-	step = b.widened ? res * pow(RATE_WIDEN, b.widened) : INFINITY;
+	/* No near bound above the pass: halve, stepping up from the pass by
+	 * steps that grow with each pass above what the failures delivered. */
+	step = b.above ? res * RATE_STEP * pow(RATE_WIDEN, b.above - 1) : INFINITY;
 	*config = fmin(b.pass + (hi - b.pass) / 2.0, b.pass * (1.0 + step));
 	return 1;
 }

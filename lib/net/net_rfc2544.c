@@ -114,6 +114,10 @@ static const struct ep_param_desc rfc_params[] = {
 	{ "resolution", EP_PT_DOUBLE, "0.5", { .dmin = 0.001, .dmax = 50 }, NULL, "%",
 	  "the search stops when its interval is below this share of the highest rate that "
 	  "passed" },
+	{ "confirm", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",
+	  "1: end a throughput search only with a failing trial within the resolution above the "
+	  "rate found (one trial more); 0: also when the rate found is within the resolution "
+	  "below what a trial just above the bottleneck delivered" },
 	{ "max_trials", EP_PT_INT, "20", { { 1, MAX_CASE_TRIALS } }, NULL, "", "the most trials per frame size" },
 	{ "tag_every", EP_PT_INT, "100", { { 1, 1000000 } }, NULL, "",
 	  "test=latency: the peer echoes every Nth frame; their round trips are the latency" },
@@ -197,6 +201,7 @@ struct rfc_state {
 	double tolerance_pct;
 	double resolution;
 	int max_trials;
+	int confirm;
 	uint32_t tag_every;
 	int n_cases;
 	struct rfc_case cases[2 * MAX_FRAMES];
@@ -493,6 +498,7 @@ static int add_search_case(struct rfc_state *st, uint32_t frame, int metric,
 		.resolution_pct = st->resolution,
 		.tolerance_pct = st->tolerance_pct,
 		.max_trials = st->max_trials,
+		.confirm = st->confirm,
 		.uncounted = c->stalled,
 	};
 	if (metric == M_BURST) {
@@ -598,6 +604,7 @@ static int rfc_setup(struct ep_run *run, void **state)
 	st->tolerance_pct = ep_param_double(run, "loss_tolerance");
 	st->resolution = ep_param_double(run, "resolution");
 	st->max_trials = (int)ep_param_int(run, "max_trials");
+	st->confirm = (int)ep_param_int(run, "confirm");
 	st->tag_every = (uint32_t)ep_param_int(run, "tag_every");
 	st->flow.tx = ep_param_int(run, "direction") == 0;
 	st->flow.batch = (uint32_t)ep_param_int(run, "batch");
