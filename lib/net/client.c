@@ -17,6 +17,7 @@
 #include "config.h"
 #include "lib/core/core.h"
 #include "embperf.h"
+#include "peer.h"
 
 struct ep_local_peer {
 	embperf_ctx *ctx;
@@ -39,6 +40,7 @@ static void local_peer_stop(struct ep_local_peer *lp)
 		return;
 	if (lp->ctx) {
 		embperf_ctx_cancel(lp->ctx);
+		ep_server_wake(lp->srv);
 		pthread_join(lp->thread, NULL);
 	}
 	embperf_server_free(lp->srv);

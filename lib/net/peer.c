@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@ struct embperf_server {
 	uint32_t max_size_bytes;
 	uint64_t idle_ns;
 	int lfd;
+	int wake_fd; /* ep_server_wake(): ends a poll at once (-1: none) */
 	uint16_t port;
 	struct conn conns[MAX_CONNS];
 	int session;  /* index of the connection holding the peer, or -1 */
@@ -101,6 +103,7 @@ embperf_server *embperf_server_new(embperf_ctx *ctx)
 	s->max_size_bytes = EP_PEER_MAX_SIZE_BYTES;
 	s->idle_ns = DEFAULT_IDLE_NS;
 	s->lfd = -1;
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->session = -1;
 	s->trial.data_fd = -1;
 	return s;
@@ -135,7 +138,17 @@ void embperf_server_free(embperf_server *s)
 		close_conn(s, i, "server freed");
 	if (s->lfd >= 0)
 		close(s->lfd);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	free(s);
+}
+
+void ep_server_wake(embperf_server *s)
+{
+	uint64_t one = 1;
+
+	if (s && s->wake_fd >= 0)
+		(void)!write(s->wake_fd, &one, sizeof(one));
 }
 
 /* The limits a server owner may set, parsed as kernel parameters are. */
@@ -520,11 +533,13 @@ static void expire(embperf_server *s, uint64_t now)
 /* One poll over the listening socket and the connections, up to @ms. */
 static int poll_once(embperf_server *s, int ms)
 {
-	struct pollfd p[MAX_CONNS + 1];
-	int map[MAX_CONNS + 1], n = 0, rc;
+	struct pollfd p[MAX_CONNS + 2];
+	int map[MAX_CONNS + 2], n = 0, rc;
 
 	p[n] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
 	map[n++] = -1;
+	p[n] = (struct pollfd){ .fd = s->wake_fd, .events = POLLIN }; /* -1: ignored */
+	map[n++] = -2;
 	for (int i = 0; i < MAX_CONNS; i++) {
 		if (s->conns[i].state == CONN_FREE)
 			continue;
@@ -537,10 +552,15 @@ static int poll_once(embperf_server *s, int ms)
 	for (int k = 0; k < n && rc > 0; k++) {
 		if (!p[k].revents)
 			continue;
-		if (map[k] < 0)
+		if (map[k] == -2) {
+			uint64_t count;
+
+			(void)!read(s->wake_fd, &count, sizeof(count));
+		} else if (map[k] < 0) {
 			accept_one(s);
-		else if (s->conns[map[k]].state != CONN_FREE)
+		} else if (s->conns[map[k]].state != CONN_FREE) {
 			on_readable(s, map[k]);
+		}
 	}
 	return 0;
 }

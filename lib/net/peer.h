@@ -52,6 +52,13 @@ struct ep_peer_trial {
 };
 
 /**
+ * ep_server_wake() - end the server's current poll at once, so that a
+ * cancel of its context is seen without waiting for the poll's slice (an
+ * in-process peer stopped by its client). Safe from any thread.
+ */
+void ep_server_wake(embperf_server *s);
+
+/**
  * ep_peer_trial_open() - the trial's data socket (sink: bound to @local's
  * address on a free port; source: connected to the client's @req.port).
  * Return: 0, or a negative errno with @t->text set.
