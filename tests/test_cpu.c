@@ -264,9 +264,20 @@ Test(cpu, mhz_is_plausible_and_agrees_with_add_latency)
 	cr_assert(clock_mhz >= 100.0 && clock_mhz <= 10000.0, "%g MHz", clock_mhz);
 	cr_assert_float_eq(clock_mhz * period_ns, 1000.0, 1e-6);
 	set2(ops, "int", "add");
-	cr_assert_eq(embperf_bench_run(ops), 0, "%s", embperf_bench_errmsg(ops));
-	add_ns = value_of(ops, "latency", "type=int op=add");
-	/* An integer add takes one cycle nearly everywhere: within a factor 3. */
+	/*
+	 * An integer add takes one cycle nearly everywhere: within a factor 3.
+	 * Load only lengthens a measurement, so the fastest of up to three
+	 * runs counts (CI read 4.1 cycles once, the no-deps build's tests
+	 * running beside it).
+	 */
+	add_ns = INFINITY;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		cr_assert_eq(embperf_bench_run(ops), 0, "%s", embperf_bench_errmsg(ops));
+		add_ns = fmin(add_ns, value_of(ops, "latency", "type=int op=add"));
+		add_cycles = add_ns * clock_mhz / 1000.0;
+		if (add_cycles < 3.0)
+			break;
+	}
 	add_cycles = add_ns * clock_mhz / 1000.0;
 	cr_assert(add_cycles > 1.0 / 3 && add_cycles < 3.0, "add %g ns at %g MHz: %g cycles",
 		  add_ns, clock_mhz, add_cycles);
