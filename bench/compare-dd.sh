@@ -48,6 +48,8 @@ if [ "${SRC:-random}" = zero ]; then
 else
 	head -c $((size_mb * 1048576)) /dev/urandom >"$src"
 fi
+other=dd
+[ -n "${REF:-}" ] && other=ref
 
 # dd_rate FILE: MB/s from dd's "N bytes ... copied, T s" line.
 dd_rate() {
@@ -74,6 +76,11 @@ run_dd() { # BS
 	echo "$(dd_rate "$tmp/w") $(dd_rate "$tmp/r") $(dd_rate "$tmp/s")"
 }
 
+run_ref() { # BS
+	pinned "$REF" "$dir/compare-dd.dat" $((size_mb * 1048576)) "$1" | tr -d '\n'
+	echo " -"
+}
+
 run_blk() { # BS
 	pinned "$embperf" run blk.fs folder="$dir" size="${size_mb}M" bs="$1" repetitions=1 \
 		-q --format=json >"$tmp/b.json"
@@ -90,8 +97,8 @@ echo "# file system of $dir: $(stat -f -c %T "$dir"), ${size_mb} MiB per file, d
 echo "bs tool round load1 write_MB/s read_MB/s src_MB/s"
 for r in $(seq 1 "$rounds"); do
 	for bs in $sizes; do
-		order="dd blk"
-		[ $((r % 2)) -eq 0 ] && order="blk dd"
+		order="$other blk"
+		[ $((r % 2)) -eq 0 ] && order="blk $other"
 		for tool in $order; do
 			load=$(cut -d' ' -f1 /proc/loadavg)
 			echo "$bs $tool $r $load $(run_$tool "$bs")" | tee -a "$tmp/all"
@@ -112,9 +119,9 @@ function flush() { if (cnt) printf "%s %s %.1f %.1f %.1f %s\n", key1, key2, med(
 { if ($1 != key1 || $2 != key2) { flush(); key1 = $1; key2 = $2; cnt = 0 }
   cnt++; for (c = 4; c <= 7; c++) val[cnt, c] = $c }
 END { flush() }' | tee "$tmp/med"
-echo "# blk.fs / dd, medians; dd's write predicted from blk.fs's write and dd's source read"
+echo "# blk.fs / $other, medians; dd's write predicted from blk.fs's write and dd's source read"
 echo "bs write_ratio read_ratio dd_write_predicted_MB/s dd_write_measured_MB/s"
-awk '$2 == "dd" { dw[$1] = $4; dr[$1] = $5; ds[$1] = $6 }
+awk '$2 == "dd" || $2 == "ref" { dw[$1] = $4; dr[$1] = $5; ds[$1] = $6 }
 $2 == "blk" { bw[$1] = $4; br[$1] = $5 }
-END { for (k in bw) printf "%s %.3f %.3f %.1f %.1f\n", k, bw[k] / dw[k], br[k] / dr[k],
-	1 / (1 / bw[k] + 1 / ds[k]), dw[k] }' "$tmp/med" | sort -n
+END { for (k in bw) printf "%s %.3f %.3f %s %.1f\n", k, bw[k] / dw[k], br[k] / dr[k],
+	(ds[k] > 0 ? sprintf("%.1f", 1 / (1 / bw[k] + 1 / ds[k])) : "-"), dw[k] }' "$tmp/med" | sort -n
