@@ -102,6 +102,32 @@ struct tp_kids tp_children(void)
 	return k;
 }
 
+/* The canceller's thread: one relative sleep, then the cancel. */
+static void *cancel_main(void *arg)
+{
+	const struct tp_canceller *c = arg;
+	struct timespec delay = { c->delay_ms / 1000, (long)(c->delay_ms % 1000) * 1000000L };
+
+	nanosleep(&delay, NULL);
+	embperf_ctx_cancel(c->ctx);
+	return NULL;
+}
+
+void tp_cancel_after(struct tp_canceller *c, embperf_ctx *ctx, unsigned delay_ms)
+{
+	int rc;
+
+	c->ctx = ctx;
+	c->delay_ms = delay_ms;
+	rc = pthread_create(&c->thread, NULL, cancel_main, c);
+	cr_assert_eq(rc, 0, "pthread_create: %s", strerror(rc));
+}
+
+void tp_cancel_join(struct tp_canceller *c)
+{
+	pthread_join(c->thread, NULL);
+}
+
 void tp_set(embperf_bench *b, const char *name, const char *value)
 {
 	cr_assert_eq(embperf_bench_set(b, name, value), 0, "%s %s=%s: %s",

@@ -9,6 +9,7 @@
 #ifndef EMBPERF_TESTS_PROC_STATE_H
 #define EMBPERF_TESTS_PROC_STATE_H
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "embperf.h"
@@ -57,6 +58,30 @@ const embperf_result *tp_find(const embperf_bench *b, const char *metric);
 
 /** tp_counter() - a result's counter (the engine's or the kernel's); NaN when absent. */
 double tp_counter(const embperf_result *r, const char *name);
+
+/**
+ * struct tp_canceller - a thread that cancels a context after a delay, as a
+ * user's other thread would (tp_cancel_after(), tp_cancel_join()).
+ * @thread:   the thread.
+ * @ctx:      the context it cancels.
+ * @delay_ms: how long it sleeps before the cancel.
+ */
+struct tp_canceller {
+	pthread_t thread;
+	embperf_ctx *ctx;
+	unsigned delay_ms;
+};
+
+/**
+ * tp_cancel_after() - start a thread that sleeps @delay_ms and then calls
+ * embperf_ctx_cancel(@ctx); fails the test when the thread cannot start.
+ * @c, the caller's, holds the thread until tp_cancel_join(), which every
+ * call must be paired with.
+ */
+void tp_cancel_after(struct tp_canceller *c, embperf_ctx *ctx, unsigned delay_ms);
+
+/** tp_cancel_join() - wait for the thread of tp_cancel_after() to end. */
+void tp_cancel_join(struct tp_canceller *c);
 
 /*
  * TP_BUSY_WAIT_PCT - a run whose threads waited for a CPU more than this

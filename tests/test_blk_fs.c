@@ -280,26 +280,16 @@ Test(blk_fs, remount_as_root_reads_after_mounting_again)
 	cr_assert_eq(umount(dir), 0);
 }
 
-/** cancel_later() - cancel the context after 100 ms. */
-static void *cancel_later(void *arg)
-{
-	struct timespec ts = { 0, 100000000 };
-
-	nanosleep(&ts, NULL);
-	embperf_ctx_cancel(arg);
-	return NULL;
-}
-
 Test(blk_fs, cancel_and_budget_remove_the_file)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 
 	tp_set(b, "repetitions", "1000");
 	tp_set(b, "size", "1M");
 	tp_set(b, "bs", "4k");
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 100);
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s", embperf_bench_errmsg(b));
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	cr_assert_eq(tp_count_entries(dir), 0, "removed after cancel");
 	embperf_ctx_free(ctx);
 	embperf_bench_free(b);

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 
 #include "embperf.h"
 #include "lib/blk/job.h"
+#include "proc_state.h"
 
 static embperf_ctx *ctx;
 static embperf_bench *b;
@@ -325,26 +325,16 @@ Test(blk_io, verify_catches_a_corrupted_block_and_names_its_offset)
 	cr_assert_eq(access(path, F_OK), 0, "a file that was given is never removed");
 }
 
-/** cancel_later() - cancel the context after 100 ms. */
-static void *cancel_later(void *arg)
-{
-	struct timespec ts = { 0, 100000000 };
-
-	nanosleep(&ts, NULL);
-	embperf_ctx_cancel(arg);
-	return NULL;
-}
-
 Test(blk_io, cancel_removes_the_file)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 
 	set("rw", "randwrite");
 	set("time_based", "1");
 	set("duration", "20s");
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 100);
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s", embperf_bench_errmsg(b));
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	assert_empty(dir);
 }
 
@@ -708,7 +698,7 @@ Test(blk_io, io_uring_batched_submissions_keep_fsync_counts_and_name_the_batch)
 
 Test(blk_io, io_uring_cancel_removes_the_file)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 	int rc;
 
 	set("rw", "randwrite");
@@ -716,9 +706,9 @@ Test(blk_io, io_uring_cancel_removes_the_file)
 	set("time_based", "1");
 	set("duration", "20s");
 	set("engine", "io_uring");
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 100);
 	rc = embperf_bench_run(b);
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	if (rc != -ECANCELED && strstr(embperf_bench_errmsg(b), "parameter 'engine'")) {
 		skip_uring("io_uring not usable here: ", embperf_bench_errmsg(b));
 	}

@@ -10,12 +10,12 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "emulated.h"
+#include "proc_state.h"
 #include "synth.h"
 
 static embperf_ctx *ctx;
@@ -504,24 +504,17 @@ Test(engine, cancel_from_progress_callback)
 	cr_assert_eq(embperf_bench_run(b), 0);
 }
 
-static void *cancel_later(void *arg)
-{
-	nanosleep(&(struct timespec){ 0, 30000000 }, NULL);
-	embperf_ctx_cancel(arg);
-	return NULL;
-}
-
 Test(engine, cancel_from_another_thread)
 {
-	pthread_t t;
+	struct tp_canceller cn;
 
 	synth_cfg.unit_ns = 1000000;
 	synth_cfg.max_units = 1;
 	embperf_bench_set(b, "repetitions", "100000");
 	embperf_bench_set(b, "spread", "0");
-	cr_assert_eq(pthread_create(&t, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 30);
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
-	pthread_join(t, NULL);
+	tp_cancel_join(&cn);
 	cr_assert(embperf_ctx_is_cancelled(ctx));
 }
 

@@ -12,7 +12,6 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "emulated.h"
 #include "lib/core/core.h"
 #include "lib/mem/lat.h"
+#include "proc_state.h"
 
 #define MIB ((uint64_t)1 << 20)
 
@@ -265,26 +265,17 @@ Test(mem_lat, hugepages_on_without_reserve_names_hugepages)
 	cr_assert(strstr(embperf_bench_errmsg(b), "huge"), "%s", embperf_bench_errmsg(b));
 }
 
-static void *cancel_later(void *arg)
-{
-	struct timespec ts = { 0, 200 * 1000 * 1000 };
-
-	nanosleep(&ts, NULL);
-	embperf_ctx_cancel(arg);
-	return NULL;
-}
-
 Test(mem_lat, cancel_from_another_thread)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 	int rc;
 
 	/* Far longer than the 200 ms before the cancel: 40 sizes x 1000 samples. */
 	cr_assert_eq(embperf_bench_set(b, "size", "512..16M"), 0);
 	cr_assert_eq(embperf_bench_set(b, "repetitions", "1000"), 0);
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 200);
 	rc = embperf_bench_run(b);
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	cr_assert_eq(rc, -ECANCELED, "rc %d: %s", rc, embperf_bench_errmsg(b));
 	cr_assert_eq(embperf_bench_result_count(b), 0);
 }

@@ -17,7 +17,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,33 +495,23 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void *cancel_soon(void *arg)
-{
-	const struct timespec delay = { 0, 20000000 };
-
-	(void)arg;
-	nanosleep(&delay, NULL);
-	embperf_ctx_cancel(ctx);
-	return NULL;
-}
-
 /* Cancelled from another thread 20 ms in, while the 256 MiB cycle is being
  * linked (or soon after): the run stops promptly and frees the buffer. */
 Test(mem_par, cancel_while_linking_a_large_cycle_leaves_nothing)
 {
 	struct snapshot before;
 	embperf_bench *b;
-	pthread_t thread;
+	struct tp_canceller cn;
 	double t0;
 	int rc;
 
 	need_memory(256 * MIB);
 	before = take_snapshot();
 	b = new_bench("256M");
-	cr_assert_eq(pthread_create(&thread, NULL, cancel_soon, NULL), 0);
+	tp_cancel_after(&cn, ctx, 20);
 	t0 = now_s();
 	rc = embperf_bench_run(b);
-	pthread_join(thread, NULL);
+	tp_cancel_join(&cn);
 	cr_assert_eq(rc, -ECANCELED, "%d %s", rc, embperf_bench_errmsg(b));
 	cr_assert(now_s() - t0 < 10.0, "%.1f s to stop", now_s() - t0);
 	cr_assert_eq(embperf_bench_result_count(b), 0);

@@ -906,28 +906,19 @@ Test(rfc2544, the_budget_stops_a_search_within_100ms_and_keeps_the_trials_so_far
 	cr_assert_leq(truncated, 1, "only the search the budget cut is truncated");
 }
 
-static void *cancel_rfc_later(void *arg)
-{
-	struct timespec d = { 1, 0 };
-
-	nanosleep(&d, NULL);
-	embperf_ctx_cancel(arg);
-	return NULL;
-}
-
 /* Cancel ends a run of searches within 100 ms, and nothing keeps sending. */
 Test(rfc2544, cancel_stops_a_search_within_100ms)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 	uint64_t t0, late_ns;
 	int threads = tp_count_threads();
 
 	seven_searches();
 	t0 = ep_now_ns();
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_rfc_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 1000);
 	cr_assert_eq(embperf_bench_run(rfc), -ECANCELED, "%s", embperf_bench_errmsg(rfc));
 	late_ns = ep_now_ns() - t0 - 1000000000ULL;
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	cr_assert_lt(late_ns, stop_bound_ns(), "returned %.1f ms after the cancel",
 		     (double)late_ns / 1e6);
 	cr_assert_eq(tp_count_threads_settled(threads), threads,

@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -701,46 +700,27 @@ Test(os_files, cancel_mid_run_of_cacheline_keeps_nothing)
 	assert_nothing_left(&before, "os.cacheline");
 }
 
-/**
- * struct canceller - a thread that cancels the context after a delay.
- * @delay_ns: time before the cancel.
- */
-struct canceller {
-	long delay_ns;
-};
-
-static void *cancel_later(void *arg)
-{
-	const struct canceller *cn = arg;
-	struct timespec ts = { cn->delay_ns / 1000000000L, cn->delay_ns % 1000000000L };
-
-	nanosleep(&ts, NULL);
-	embperf_ctx_cancel(ctx);
-	return NULL;
-}
-
 /* A cancel from another thread at any moment - making the file, in a
  * prepare(), while sampling - ends the run with -ECANCELED and no file. The
  * runs ask for far more samples than the delays allow. */
 Test(os_files, cancel_from_another_thread_leaves_no_temp_file)
 {
-	static const long delays_ns[] = { 1000000L, 8000000L, 40000000L };
+	static const long delays_ns[] = { 1000000L, 8000000L, 40000000L }; /* whole ms */
 
 	for (int i = 0; i < N_FILE_CONFIGS; i++) {
 		for (int d = 0; d < 3; d++) {
 			const struct config *c = &file_configs[i];
 			struct snapshot before = take_snapshot();
 			embperf_bench *b = new_config_bench(c);
-			struct canceller cn = { delays_ns[d] };
-			pthread_t thread;
+			struct tp_canceller cn;
 
 			tp_set(b, "repetitions", "1000");
 			if (strcmp(c->kernel, "os.fs"))
 				tp_set(b, "size", "20M");
-			cr_assert_eq(pthread_create(&thread, NULL, cancel_later, &cn), 0);
+			tp_cancel_after(&cn, ctx, delays_ns[d] / 1000000);
 			cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s after %ld ns: %s",
 				     c->kernel, delays_ns[d], embperf_bench_errmsg(b));
-			pthread_join(thread, NULL);
+			tp_cancel_join(&cn);
 			cr_assert_eq(embperf_bench_result_count(b), 0);
 			embperf_ctx_reset_cancel(ctx);
 			embperf_bench_free(b);

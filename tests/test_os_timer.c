@@ -229,28 +229,18 @@ Test(os_timer, a_deadline_after_the_trial_is_not_waited_for)
 	cr_assert_null(find("latency"), "no wake-up, no latency");
 }
 
-/** cancel_later() - cancel @arg after 50 ms. */
-static void *cancel_later(void *arg)
-{
-	struct timespec d = { 0, 50 * 1000000L };
-
-	nanosleep(&d, NULL);
-	embperf_ctx_cancel(arg);
-	return NULL;
-}
-
 Test(os_timer, cancel_is_seen_within_a_long_interval)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 	uint64_t t0_ns, took_ns;
 
 	set("interval", "1s");
 	set("duration", "10s");
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 50);
 	t0_ns = ep_now_ns();
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
 	took_ns = ep_now_ns() - t0_ns;
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	cr_assert_lt(took_ns, 250000000ULL, "returned %.1f ms after the start (cancel at 50 ms)",
 		     (double)took_ns / 1e6);
 }

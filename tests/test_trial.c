@@ -459,15 +459,6 @@ Test(trial, work_that_ends_within_the_ramp_is_an_error_naming_ramp)
 	cr_assert_eq(ts.torn_down, 1);
 }
 
-static void *cancel_later(void *arg)
-{
-	struct timespec d = { 0, 50 * 1000000L };
-
-	nanosleep(&d, NULL);
-	embperf_ctx_cancel(arg);
-	return NULL;
-}
-
 /* How soon after its start a run cancelled at 50 ms must return: 150 ms;
  * under emulation 1.5 s (170 ms was seen under qemu-aarch64), still far
  * below the 10 s the trial would last without the cancel. */
@@ -478,15 +469,15 @@ static uint64_t cancel_bound_ns(void)
 
 Test(trial, cancel_stops_a_trial_within_100ms)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 	uint64_t t0, took;
 
 	cr_assert_eq(embperf_bench_set(b, "duration", "10s"), 0);
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 50);
 	t0 = ep_now_ns();
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
 	took = ep_now_ns() - t0;
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	cr_assert_lt(took, cancel_bound_ns(), "returned %.1f ms after the start (cancel at 50 ms)",
 		     (double)took / 1e6);
 	cr_assert_eq(embperf_bench_result_count(b), 0);
@@ -495,15 +486,15 @@ Test(trial, cancel_stops_a_trial_within_100ms)
 
 Test(trial, cancel_during_settle_is_seen)
 {
-	pthread_t tid;
+	struct tp_canceller cn;
 	uint64_t t0;
 
 	cr_assert_eq(embperf_bench_set(b, "duration", "10ms"), 0);
 	cr_assert_eq(embperf_bench_set(b, "settle", "10s"), 0);
-	cr_assert_eq(pthread_create(&tid, NULL, cancel_later, ctx), 0);
+	tp_cancel_after(&cn, ctx, 50);
 	t0 = ep_now_ns();
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
-	pthread_join(tid, NULL);
+	tp_cancel_join(&cn);
 	cr_assert_lt(ep_now_ns() - t0, cancel_bound_ns());
 }
 

@@ -29,7 +29,6 @@
 #include <netpacket/packet.h>
 #include <pcap/pcap.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -59,34 +58,11 @@ static int say(char *err, size_t len, int rc, const char *fmt, ...)
  * (lazylib.h): the calls go through this table. The names tried are
  * upstream's soname and Debian's.
  */
-#define PCAP_CALLS(X)                                                                   \
-	X(create) X(set_snaplen) X(set_buffer_size) X(set_immediate_mode) X(activate)   \
-	X(geterr) X(setnonblock) X(setfilter) X(close) X(fileno) X(stats) X(inject)     \
-	X(dispatch)
-#define PCAP_FIELD(f) __typeof__(pcap_##f) *f;
-#define PCAP_NAME(f) "pcap_" #f,
-
-static struct pcap_calls {
-	PCAP_CALLS(PCAP_FIELD)
-} pc;
-static const char *const pc_names[] = { PCAP_CALLS(PCAP_NAME) };
-#define PC_COUNT (sizeof(pc_names) / sizeof(pc_names[0]))
-_Static_assert(sizeof(struct pcap_calls) == PC_COUNT * sizeof(void *), "a pointer per name");
-static pthread_once_t pc_once = PTHREAD_ONCE_INIT;
-static int pc_loaded;
-static char pc_why[160]; /* why libpcap could not be loaded */
-
-/* load_pcap() - fill the table, once; pc_loaded says whether it worked. */
-static void load_pcap(void)
-{
-	static const char *const sonames[] = { "libpcap.so.1", "libpcap.so.0.8", "libpcap.so", NULL };
-	void *fns[PC_COUNT];
-
-	if (ep_lazylib_load(sonames, pc_names, fns, PC_COUNT, pc_why, sizeof(pc_why)))
-		return;
-	memcpy(&pc, fns, sizeof(pc));
-	pc_loaded = 1;
-}
+#define PCAP_CALLS(X)                                                                      \
+	X(pcap_create) X(pcap_set_snaplen) X(pcap_set_buffer_size) X(pcap_set_immediate_mode) \
+	X(pcap_activate) X(pcap_geterr) X(pcap_setnonblock) X(pcap_setfilter) X(pcap_close) \
+	X(pcap_fileno) X(pcap_stats) X(pcap_inject) X(pcap_dispatch)
+EP_LAZYLIB(pc, PCAP_CALLS, "libpcap.so.1\0" "libpcap.so.0.8\0" "libpcap.so");
 
 /*
  * The interface holding IPv4 address @in and its MAC; refused unless its
@@ -177,43 +153,43 @@ static int set_filter(struct ep_l2_link *l, pcap_t *p, int capture)
 	};
 	struct bpf_program prog = { capture ? 8 : 1, capture ? code : code + 7 };
 
-	return pc.setfilter(p, &prog);
+	return pc.pcap_setfilter(p, &prog);
 }
 
 static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
 {
+	const char *why = EP_LAZYLIB_OPEN(pc);
 	char perr[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *p;
 	int bytes = CAPTURE_BUFFER_BYTES, rc;
 
-	pthread_once(&pc_once, load_pcap);
-	if (!pc_loaded)
+	if (why)
 		return say(err, len, -EOPNOTSUPP, "raw frames need libpcap, which could not be "
-			   "loaded: %s; accepted: l4, or l2 with libpcap installed", pc_why);
-	p = pc.create(l->ifname, perr);
+			   "loaded: %s; accepted: l4, or l2 with libpcap installed", why);
+	p = pc.pcap_create(l->ifname, perr);
 	if (!p)
 		return say(err, len, -ENODEV, "pcap on %s: %s", l->ifname, perr);
-	pc.set_snaplen(p, SNAP_BYTES);
+	pc.pcap_set_snaplen(p, SNAP_BYTES);
 	/* A sender's capture takes nothing: the smallest buffer will do. */
-	pc.set_buffer_size(p, capture ? CAPTURE_BUFFER_BYTES : 65536);
-	pc.set_immediate_mode(p, 1);
-	rc = pc.activate(p);
+	pc.pcap_set_buffer_size(p, capture ? CAPTURE_BUFFER_BYTES : 65536);
+	pc.pcap_set_immediate_mode(p, 1);
+	rc = pc.pcap_activate(p);
 	if (rc < 0) {
 		rc = rc == PCAP_ERROR_PERM_DENIED ? -EPERM : -EIO;
 		say(err, len, rc, "raw frames on interface %s%s: %s%s", l->ifname,
-		    rc == -EPERM ? " need CAP_NET_RAW (root)" : "", pc.geterr(p),
+		    rc == -EPERM ? " need CAP_NET_RAW (root)" : "", pc.pcap_geterr(p),
 		    rc == -EPERM ? "; accepted: l4, or l2 with CAP_NET_RAW on both hosts" : "");
-	} else if (set_filter(l, p, capture) || pc.setnonblock(p, 1, perr)) {
-		rc = say(err, len, -EIO, "pcap filter on %s: %s", l->ifname, pc.geterr(p));
+	} else if (set_filter(l, p, capture) || pc.pcap_setnonblock(p, 1, perr)) {
+		rc = say(err, len, -EIO, "pcap filter on %s: %s", l->ifname, pc.pcap_geterr(p));
 	}
 	if (rc < 0) {
-		pc.close(p);
+		pc.pcap_close(p);
 		return rc;
 	}
 	/* Frames waiting in the qdisc are charged to the send buffer: one too
 	 * small would hold the sender back instead of letting the qdisc drop. */
-	if (setsockopt(pc.fileno(p), SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
-		(void)setsockopt(pc.fileno(p), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+	if (setsockopt(pc.pcap_fileno(p), SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
+		(void)setsockopt(pc.pcap_fileno(p), SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
 	l->pcap = p;
 	return 0;
 }
@@ -239,7 +215,7 @@ int ep_l2_open(struct ep_l2_link *l, const struct sockaddr_storage *local,
 void ep_l2_close(struct ep_l2_link *l)
 {
 	if (l->pcap)
-		pc.close(l->pcap);
+		pc.pcap_close(l->pcap);
 	l->pcap = NULL;
 }
 
@@ -249,7 +225,7 @@ uint64_t ep_l2_capture_drops(const struct ep_l2_link *l)
 
 	/* ps_ifdrop is the interface's rx_dropped on Linux: the receiver NIC's
 	 * place already counts it. */
-	return l->pcap && !pc.stats(l->pcap, &st) ? st.ps_drop : 0;
+	return l->pcap && !pc.pcap_stats(l->pcap, &st) ? st.ps_drop : 0;
 }
 
 int ep_l2_tx_init(struct ep_l2_tx *tx, struct ep_l2_link *l, uint32_t flow)
@@ -276,7 +252,7 @@ uint32_t ep_l2_tx_send(struct ep_l2_tx *tx, uint32_t n, int counted)
 		h.seq = counted ? tx->count.seq : 0;
 		h.send_ns = ep_now_ns();
 		ep_wire_encode(tx->frame + EP_L2_HEADER_BYTES, &h);
-		if (pc.inject(tx->link->pcap, tx->frame, tx->link->bytes) < 0) {
+		if (pc.pcap_inject(tx->link->pcap, tx->frame, tx->link->bytes) < 0) {
 			/* ENOBUFS: the qdisc (or the device's queue) dropped it. It was
 			 * offered to the link and carries its number: it counts as sent. */
 			if (errno != ENOBUFS) {
@@ -334,15 +310,19 @@ static void on_frame(unsigned char *user, const struct pcap_pkthdr *h, const uns
 int ep_l2_rx_poll(struct ep_l2_rx *rx, int timeout_ms, int counting)
 {
 	pcap_t *p = rx->link->pcap;
-	struct pollfd pf = { .fd = pc.fileno(p), .events = POLLIN };
+	struct pollfd pf = { .fd = pc.pcap_fileno(p), .events = POLLIN };
 	int taken = 0, n = 0;
 
 	rx->counting = counting;
 	if (poll(&pf, 1, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	/* Bounded: a flow that never pauses still lets the caller look at its clock. */
-	for (int i = 0; i < 16 && (n = pc.dispatch(p, -1, on_frame, (unsigned char *)rx)) > 0; i++)
+	for (int i = 0; i < 16; i++) {
+		n = pc.pcap_dispatch(p, -1, on_frame, (unsigned char *)rx);
+		if (n <= 0)
+			break;
 		taken += n;
+	}
 	return n < 0 ? -EIO : taken;
 }
 

@@ -7,7 +7,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,30 +62,7 @@ __attribute__((format(printf, 4, 5))) static int say(char *err, size_t err_size,
 	X(rtnl_link_get_name) X(rtnl_link_get_stat) X(rtnl_link_put) X(rtnl_qdisc_alloc_cache) \
 	X(rtnl_qdisc_get_by_parent) X(rtnl_qdisc_put) X(rtnl_tc_get_handle) X(rtnl_tc_get_kind) \
 	X(rtnl_tc_get_stat)
-#define NL_FIELD(f) __typeof__(f) *f;
-#define NL_NAME(f) #f,
-
-static struct nl_calls {
-	NL_CALLS(NL_FIELD)
-} lnl;
-static const char *const lnl_names[] = { NL_CALLS(NL_NAME) };
-#define LNL_COUNT (sizeof(lnl_names) / sizeof(lnl_names[0]))
-_Static_assert(sizeof(struct nl_calls) == LNL_COUNT * sizeof(void *), "a pointer per name");
-static pthread_once_t lnl_once = PTHREAD_ONCE_INIT;
-static int lnl_loaded;
-static char lnl_why[160]; /* why libnl-route-3 could not be loaded */
-
-/* load_libnl() - fill the table, once; lnl_loaded says whether it worked. */
-static void load_libnl(void)
-{
-	static const char *const sonames[] = { "libnl-route-3.so.200", "libnl-route-3.so", NULL };
-	void *fns[LNL_COUNT];
-
-	if (ep_lazylib_load(sonames, lnl_names, fns, LNL_COUNT, lnl_why, sizeof(lnl_why)))
-		return;
-	memcpy(&lnl, fns, sizeof(lnl));
-	lnl_loaded = 1;
-}
+EP_LAZYLIB(lnl, NL_CALLS, "libnl-route-3.so.200\0" "libnl-route-3.so");
 
 /* libnl's error codes as errno values (libnl has no such map of its own). */
 static int nl_errno(int nlerr)
@@ -117,14 +93,14 @@ int ep_linkstats_open(struct ep_linkstats_src **src, char *err, size_t err_size)
 {
 	struct timeval tv = { .tv_sec = NL_TIMEOUT_S };
 	struct ep_linkstats_src *s = calloc(1, sizeof(*s));
+	const char *why;
 	int rc;
 
 	*src = NULL;
-	pthread_once(&lnl_once, load_libnl);
-	if (!lnl_loaded) {
+	if ((why = EP_LAZYLIB_OPEN(lnl))) {
 		free(s);
 		return say(err, err_size, -EOPNOTSUPP, "the link and qdisc counters need "
-			   "libnl-route-3, which could not be loaded: %s", lnl_why);
+			   "libnl-route-3, which could not be loaded: %s", why);
 	}
 	if (!s || !(s->sk = lnl.nl_socket_alloc())) {
 		free(s);
