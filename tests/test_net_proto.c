@@ -509,34 +509,3 @@ Test(pace, a_slow_schedule_sleeps_between_datagrams)
 	cr_assert_geq((double)sleeps, (double)handed / 2, "%ld sleeps for %llu datagrams", sleeps,
 		      (unsigned long long)handed);
 }
-
-/*
- * At 100 000 datagrams/s (one every 10 us) a call per datagram was the
- * sender's limit (doc/benchmarks-net.md): the pacer hands out groups of
- * those due within 0.1 ms, each when its last is due. A smaller hand-out
- * comes only at a deadline: the run's end, or each call's 10 ms limit
- * when the thread was preempted past it. Never ahead of schedule and the
- * 1 ms bound are checked as before (run_pacer()).
- */
-Test(pace, a_fast_schedule_hands_out_whole_groups)
-{
-	struct ep_pacer p;
-	uint64_t start = ep_now_ns(), end = start + 50000000, handed = 0, calls = 0, small = 0;
-
-	ep_pacer_init(&p, EP_PACING_PRECISE, 100000.0, 0, 0, 16, start);
-	cr_assert_eq(p.group, 10, "0.1 ms at 100 000/s: %u", p.group);
-	while (ep_now_ns() < end) {
-		uint32_t n = ep_pacer_next(&p, end);
-
-		if (n && n < p.group)
-			small++;
-		calls += n != 0;
-		handed += n;
-		ep_pacer_sent(&p, n);
-	}
-	cr_assert_geq(handed, 100, "%llu handed out", (unsigned long long)handed);
-	cr_assert_leq(small, 1 + 50 / 10, "%llu of %llu hand-outs below a group",
-		      (unsigned long long)small, (unsigned long long)calls);
-	cr_assert_eq(run_pacer(100000.0, 50000000, 0, &p) > 0, 1);
-	cr_assert_eq(p.group, 10);
-}

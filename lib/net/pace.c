@@ -24,22 +24,6 @@
 #define CATCH_UP_DEPTH_MS 0.1
 /* Debt kept owing, in milliseconds' worth; beyond it is forgiven. */
 #define MAX_DEBT_MS 100.0
-/* Datagrams closer than this are sent in groups of those due within it (one
- * sendmmsg() instead of a call each): at 180 000/s one call per datagram
- * was the sender's limit (doc/benchmarks-net.md). No more than the catch-up
- * bucket holds, so the 1 ms bound is unchanged. */
-#define PACE_GROUP_NS 100000.0
-
-/* precise: how many datagrams to wait for before sending (pace.h: @group). */
-static void set_group(struct ep_pacer *p)
-{
-	double group = 1.0;
-
-	if (p->mode == EP_PACING_PRECISE && p->interval_ns > 0.0)
-		group = fmin(fmin(floor(PACE_GROUP_NS / p->interval_ns), floor(p->token_depth)),
-			     (double)p->batch);
-	p->group = group > 1.0 ? (uint32_t)group : 1;
-}
 
 EP_UNTIMED void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
 		   uint64_t wait_ns, uint32_t batch, uint64_t start_ns)
@@ -63,7 +47,6 @@ EP_UNTIMED void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pp
 	p->max_stall_ns = 0;
 	p->last_sent_ns = 0;
 	p->last_sent = 0;
-	set_group(p);
 }
 
 /* Datagrams due by @now since the start (the one due exactly now included). */
@@ -81,12 +64,12 @@ static uint64_t due_by(const struct ep_pacer *p, uint64_t now)
 	return (uint64_t)floor((double)since / p->interval_ns) + 1;
 }
 
-/* When the next group after @scheduled is due (its last datagram). */
+/* When the next datagram after @scheduled is due. */
 static uint64_t next_due_ns(const struct ep_pacer *p)
 {
 	if (p->mode == EP_PACING_BURST)
 		return p->start_ns + p->scheduled / p->burst * p->wait_ns;
-	return p->start_ns + (uint64_t)ceil((double)(p->scheduled + p->group - 1) * p->interval_ns);
+	return p->start_ns + (uint64_t)ceil((double)p->scheduled * p->interval_ns);
 }
 
 /*
@@ -152,10 +135,10 @@ static uint64_t allowed(struct ep_pacer *p, uint64_t debt, uint64_t now)
 	return n < debt ? n : debt;
 }
 
-/* When the bucket holds @k tokens (@k at most its depth, above what it holds). */
-static uint64_t tokens_due_ns(const struct ep_pacer *p, uint32_t k)
+/* When the bucket holds its next whole token. */
+static uint64_t next_token_ns(const struct ep_pacer *p)
 {
-	return p->tokens_ns + (uint64_t)ceil(((double)k - p->tokens) / p->token_rate);
+	return p->tokens_ns + (uint64_t)ceil((1.0 - (p->tokens - floor(p->tokens))) / p->token_rate);
 }
 
 uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
@@ -172,12 +155,11 @@ uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 		uint64_t n = debt ? allowed(p, debt, now) : 0;
 		uint64_t due;
 
-		/* A whole group (more when catching up, as far as the bucket allows). */
-		if (n >= p->group)
+		if (n)
 			return n < p->batch ? (uint32_t)n : p->batch;
-		due = debt >= p->group ? tokens_due_ns(p, p->group) : next_due_ns(p);
+		due = debt ? next_token_ns(p) : next_due_ns(p);
 		if (now >= limit || due >= limit + p->spin_ns)
-			return (uint32_t)n; /* the last part of a group, or 0 */
+			return 0;
 		if (due > now + p->spin_ns)
 			sleep_until(due - p->spin_ns < limit ? due - p->spin_ns : limit);
 		/* else spin: read the clock again */
@@ -190,7 +172,6 @@ void ep_pacer_set_catch_up(struct ep_pacer *p, double depth_ms)
 		return;
 	p->token_depth = fmax(1.0, depth_ms * 1e6 / p->interval_ns);
 	p->tokens = p->token_depth;
-	set_group(p);
 }
 
 void ep_pacer_restart(struct ep_pacer *p, uint64_t start_ns)

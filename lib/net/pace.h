@@ -6,9 +6,7 @@
  * precise: datagram k is due at start + k x interval, from the intended
  *          start time, so that errors never accumulate. The sender sleeps
  *          (clock_nanosleep) until shortly before a datagram is due and
- *          spins the rest. Datagrams closer than 0.1 ms go out in groups
- *          of those due within it, each group when its last is due (one
- *          sendmmsg() a group, not a call per datagram). Behind schedule (preempted), it catches up, but
+ *          spins the rest. Behind schedule (preempted), it catches up, but
  *          never faster than 1.4x the asked rate (a token bucket of 1.4x
  *          the rate, a tenth of a millisecond's worth deep): whatever 1 ms
  *          one looks at holds at most 1.5x the asked rate, and a short
@@ -33,8 +31,6 @@
  * @wait_ns:       burst: time between bursts.
  * @batch:         most datagrams handed out at once.
  * @max_debt:      precise: most overdue datagrams kept owing; beyond, forgiven.
- * @group:         precise: datagrams sent together (those due within 0.1 ms,
- *                 at most @batch and the bucket's depth; 1 at <= 10 000/s).
  * @spin_ns:       how long before a due time sleeping stops and spinning starts.
  * @start_ns:      the schedule's origin.
  * @scheduled:     datagrams accounted for: sent + forgiven.
@@ -57,7 +53,6 @@ struct ep_pacer {
 	uint64_t wait_ns;
 	uint32_t batch;
 	uint64_t max_debt;
-	uint32_t group;
 	uint64_t spin_ns;
 	uint64_t start_ns;
 	uint64_t scheduled;
