@@ -320,6 +320,31 @@ Test(audio, null_playback_runs_and_counts)
 	cr_assert_float_eq(value("throughput"), value("frames") * 32, 1e-6 * value("throughput"));
 }
 
+/*
+ * The engine's perf events are off for audio by default (counters=0): they
+ * cost the streaming thread work at every context switch, and its CPU load
+ * is one of the kernel's figures. counters=1 asks for them again; whether
+ * they are then counted depends on the system (perf_event_paranoid,
+ * qemu-user), so only the answer's kind is checked.
+ */
+Test(audio, perf_counters_are_off_unless_asked_for)
+{
+	double v = 0;
+	int rc;
+
+	open_bench("audio.playback", "null");
+	set("duration", "50ms");
+	run_ok();
+	cr_assert_eq(embperf_result_counter(find("frames"), "task_clock_ns", &v), -EOPNOTSUPP,
+		     "counters=0 by default: task_clock_ns read %g", v);
+	set("counters", "1");
+	run_ok();
+	rc = embperf_result_counter(find("frames"), "task_clock_ns", &v);
+	cr_assert(rc == 0 || rc == -EOPNOTSUPP, "counters=1: %d", rc);
+	if (!rc)
+		cr_assert_gt(v, 0, "counters=1: task_clock_ns %g", v);
+}
+
 Test(audio, null_capture_through_an_in_memory_config_runs_and_counts)
 {
 	open_bench("audio.capture", "conf_null");
