@@ -18,9 +18,12 @@
 /* Sleep at most this long at once, so the caller sees its deadline and cancel. */
 #define PACE_MAX_SLEEP_NS 10000000
 /* Catching up: at most this many times the asked rate... */
-#define CATCH_UP_FACTOR 1.4
+#define CATCH_UP_FACTOR 1.3
 /* ...from a bucket this many milliseconds' worth deep: 1 ms then holds at
- * most (1.4 + 0.1) x the rate. */
+ * most (1.3 + 0.1) x the rate, one datagram more for rounding. An observer
+ * on the path (libpcap on lo) saw up to 2 datagrams more in its busiest
+ * millisecond than the sender's bound (doc/benchmarks-net.md): 1.4x leaves
+ * room for them under the 1.5x of issue 9. */
 #define CATCH_UP_DEPTH_MS 0.1
 /* Debt kept owing, in milliseconds' worth; beyond it is forgiven. */
 #define MAX_DEBT_MS 100.0

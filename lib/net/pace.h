@@ -7,9 +7,9 @@
  *          start time, so that errors never accumulate. The sender sleeps
  *          (clock_nanosleep) until shortly before a datagram is due and
  *          spins the rest. Behind schedule (preempted), it catches up, but
- *          never faster than 1.4x the asked rate (a token bucket of 1.4x
+ *          never faster than 1.3x the asked rate (a token bucket of 1.3x
  *          the rate, a tenth of a millisecond's worth deep): whatever 1 ms
- *          one looks at holds at most 1.5x the asked rate, and a short
+ *          one looks at holds at most 1.4x the asked rate, and a short
  *          stall costs nothing in the long run. Debt beyond 100 ms' worth
  *          is forgiven and counted (the offered rate then falls short, and
  *          the result says so).
@@ -36,7 +36,7 @@
  * @scheduled:     datagrams accounted for: sent + forgiven.
  * @forgiven:      datagrams the schedule gave up on (sender too slow).
  * @tokens:        precise: the catch-up bucket's tokens (datagrams).
- * @token_rate:    precise: its rate, datagrams per ns (1.4x the schedule's).
+ * @token_rate:    precise: its rate, datagrams per ns (1.3x the schedule's).
  * @token_depth:   precise: its depth (at least one datagram).
  * @tokens_ns:     when @tokens was last brought up to date.
  * @max_stall_ns:  precise: the longest the sender sent nothing since the
@@ -83,7 +83,7 @@ uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns);
 /**
  * ep_pacer_set_catch_up() - precise: let a sender behind its schedule send
  * up to @depth_ms worth of datagrams at once (instead of a tenth of a
- * millisecond's worth), still at most 1.4x the rate on average. For a
+ * millisecond's worth), still at most 1.3x the rate on average. For a
  * sender whose average rate matters more than any 1 ms: on a loaded machine
  * a sleep ends only at the next scheduler tick (4 ms at HZ=250), and with
  * one datagram per wake-up the sender never catches up (doc/methodology-net.md,
