@@ -22,6 +22,9 @@
  * and when it ends it jumps to where the clock says, so a stall longer than
  * the buffer gives exactly one xrun. Stall k (k < stall_count) begins at
  * stall_at + k x stall_every ms after the PCM's first start.
+ *
+ * 'exclusive 1' makes the PCM open once at a time, as a card's device does:
+ * while one PCM with it is open, opening another fails with -EBUSY.
  */
 #include <errno.h>
 #include <math.h>
@@ -59,6 +62,7 @@ static struct paced_wire paced_wire;
 static atomic_ulong paced_xruns_total;
 static atomic_ulong paced_stalls_total;
 static atomic_long paced_open_now;
+static atomic_int paced_exclusive_held;
 
 /**
  * struct paced - one paced PCM.
@@ -99,6 +103,8 @@ struct paced {
 	int loop;
 	uint64_t loop_delay;
 	uint64_t delivered;
+	int exclusive;
+	int holds_exclusive;
 };
 
 /** mono_ns() - CLOCK_MONOTONIC in nanoseconds. */
@@ -424,6 +430,8 @@ static int paced_close(snd_pcm_ioplug_t *io)
 	struct paced *p = io->private_data;
 
 	close(p->timer_fd);
+	if (p->holds_exclusive)
+		atomic_store(&paced_exclusive_held, 0);
 	free(p);
 	atomic_fetch_sub(&paced_open_now, 1);
 	return 0;
@@ -478,6 +486,8 @@ static int read_field(struct paced *p, snd_config_t *n)
 		p->loop = v != 0;
 	else if (!strcmp(id, "loop_delay"))
 		p->loop_delay = (uint64_t)v;
+	else if (!strcmp(id, "exclusive"))
+		p->exclusive = v != 0;
 	else
 		return -EINVAL;
 	return 0;
@@ -541,6 +551,11 @@ int paced_pcm_open(snd_pcm_t **pcm, const char *name, snd_config_t *conf,
 		return -ENOMEM;
 	p->timer_fd = -1;
 	rc = read_config(p, conf);
+	if (!rc && p->exclusive) {
+		/* A second open of a device already open: what a card's says. */
+		p->holds_exclusive = !atomic_exchange(&paced_exclusive_held, 1);
+		rc = p->holds_exclusive ? 0 : -EBUSY;
+	}
 	if (!rc) {
 		p->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		rc = p->timer_fd < 0 ? -errno : 0;
@@ -548,6 +563,8 @@ int paced_pcm_open(snd_pcm_t **pcm, const char *name, snd_config_t *conf,
 	if (rc) {
 		if (p->timer_fd >= 0)
 			close(p->timer_fd);
+		if (p->holds_exclusive)
+			atomic_store(&paced_exclusive_held, 0);
 		free(p);
 		return rc;
 	}

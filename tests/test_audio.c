@@ -61,7 +61,9 @@ static const char test_pcms[] =
 	"pcm.loop_rec { type paced loop 1 loop_delay 480 }\n"
 	"pcm.loop_rec_1440 { type paced loop 1 loop_delay 1440 }\n"
 	"pcm.loop_rec_0 { type paced loop 1 loop_delay 0 }\n"
-	"pcm.conf_null { type null }\n";
+	"pcm.conf_null { type null }\n"
+	"pcm.paced_excl { type paced exclusive 1 }\n"
+	"pcm.capture_only { type asym capture.pcm \"conf_null\" }\n";
 
 /**
  * load_test_pcms() - parse test_pcms into a new config tree.
@@ -545,6 +547,38 @@ static void check_refused(const char *kernel, const char *device, const char *na
 	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
 	embperf_bench_free(b);
 	b = NULL;
+}
+
+/*
+ * A device another process holds (a card's PCM opens once at a time) and a
+ * device that cannot play (an asym PCM with only a capture side) are each
+ * refused naming 'device', the value and the direction; nothing is left
+ * open, and once the holder lets go the same device runs.
+ */
+Test(audio, a_busy_device_and_a_capture_only_device_are_refused_by_name)
+{
+	snd_pcm_t *holder = NULL;
+	const char *msg;
+
+	cr_assert_eq(ep_audio_test_pcm_open(&holder, "paced_excl", 0, 0), 0);
+	open_bench("audio.playback", "paced_excl");
+	set("duration", "50ms");
+	cr_assert_lt(embperf_bench_run(b), 0, "a device held elsewhere was opened");
+	msg = embperf_bench_errmsg(b);
+	cr_assert(strstr(msg, "'device'") && strstr(msg, "paced_excl") && strstr(msg, "busy") &&
+		  strstr(msg, "accepted"), "%s", msg);
+	cr_assert_eq(paced_pcm_open_now(), 1, "only the holder is open");
+	snd_pcm_close(holder);
+	embperf_bench_free(b);
+	b = NULL;
+	open_bench("audio.playback", "paced_excl");
+	set("duration", "50ms");
+	run_ok();
+	cr_assert_eq(paced_pcm_open_now(), 0, "the PCM is closed");
+	embperf_bench_free(b);
+	b = NULL;
+	check_refused("audio.playback", "capture_only", "device", "capture_only",
+		      "cannot open it for playback");
 }
 
 Test(audio, bad_input_names_the_parameter_and_what_is_accepted)
