@@ -3,9 +3,9 @@
  * test_lazylib.c - lib/net/lazylib.h, the loader of libpcap and
  * libnl-route-3: the first library name that opens fills the table, once;
  * a library or a function that is not there is refused with the dynamic
- * loader's reason, the same on every call; threads that ask at once all
- * get a filled table. libm stands in for the optional libraries: it is
- * there wherever the tests run.
+ * loader's reason, the same on every call, and leaves the table empty;
+ * threads that ask at once all get a filled table. libm stands in for the
+ * optional libraries: it is there wherever the tests run.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -58,6 +58,8 @@ Test(lazylib, a_missing_function_is_refused_naming_it)
 
 	cr_assert_not_null(why, "a table with a function the library lacks is not usable");
 	cr_assert(strstr(why, "ep_test_no_such_function"), "names the function: %s", why);
+	cr_assert_null(half.cos, "the functions found before the missing one are not left "
+		       "pointing into a library that is not kept");
 	cr_assert_eq(EP_LAZYLIB_OPEN(half), why);
 }
 

@@ -28,6 +28,12 @@ static int load(struct ep_lazylib *l, void *table, size_t n, const char *names,
 	if (lib && i == n)
 		return 0;
 	snprintf(l->why, sizeof(l->why), "%s", dlerror());
+	if (lib) {
+		/* A library without every symbol is not used: close it, and
+		 * leave no pointer into it behind. */
+		memset(table, 0, n * sizeof(void *));
+		dlclose(lib);
+	}
 	return -1;
 }
 

@@ -48,7 +48,8 @@ struct ep_lazylib {
  * ep_lazylib_open() - on the first call only, open the first of @sonames
  * that loads and resolve @n symbols from it (and the libraries it links)
  * into @table; later calls give the first one's answer. The library stays
- * loaded for the life of the process. Thread-safe. EP_LAZYLIB_OPEN() calls
+ * loaded for the life of the process; one that lacks a symbol is closed
+ * again and @table left all NULL. Thread-safe. EP_LAZYLIB_OPEN() calls
  * it with what EP_LAZYLIB() declared.
  * @l:       the library's state.
  * @table:   a struct of @n function pointers, filled in the order of @names.
