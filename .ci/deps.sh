@@ -24,4 +24,4 @@ ensure_packages() {
 BUILD_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libjson-c-dev
 	libasound2-dev libpcap-dev libnl-3-dev libnl-route-3-dev liburing-dev python3)
 TEST_PACKAGES=(libcriterion-dev abigail-tools clang libclang-rt-14-dev binutils iproute2
-	python3-yaml)
+	python3-yaml qemu-system-x86 busybox-static dosfstools mtd-utils)

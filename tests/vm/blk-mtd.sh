@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # tests/vm/blk-mtd.sh - blk.mtd against the kernel's own MTD drivers, and
-# blk.fs and blk.io's partition check on VFAT, in a VM: boots
+# blk.fs on UBIFS and VFAT and blk.io's partition check, in a VM: boots
 # Debian's kernel (linux-image-*-amd64, taken apart, never installed) under
 # qemu-system-x86_64 (TCG) with a small initramfs holding busybox, the MTD
 # modules and the embperf command with its libraries, loads mtdram and
@@ -27,6 +27,11 @@
 #     destructive=1;
 #   - /dev/null on a kernel with MTD: refused as a character device that is
 #     not MTD;
+#   - UBIFS (when mtd-utils' ubiformat, ubiattach and ubimkvol are
+#     installed): mtdram formatted for UBI, attached as ubi0 with one volume,
+#     mounted as UBIFS; blk.mtd refuses mtd0 while UBI holds it, even with
+#     destructive=1; blk.fs measures UBIFS (rows fs=ubifs), also with
+#     remount=1, and leaves no file;
 #   - a disk image with one VFAT partition (made here with mkfs.vfat, when
 #     dosfstools is installed) on a loop device: blk.io refuses the whole
 #     disk while the partition is mounted, even with destructive=1; blk.fs
@@ -44,13 +49,28 @@ vm_kernel_deb
 vm_unpack './lib/modules/*/kernel/drivers/mtd/*' './lib/modules/*/kernel/lib/bch.ko' \
 	'./lib/modules/*/kernel/fs/jffs2/*' './lib/modules/*/kernel/fs/fat/*' \
 	'./lib/modules/*/kernel/fs/nls/nls_cp437.ko' './lib/modules/*/kernel/fs/nls/nls_ascii.ko' \
-	'./lib/modules/*/kernel/drivers/block/loop.ko'
+	'./lib/modules/*/kernel/drivers/block/loop.ko' './lib/modules/*/kernel/fs/ubifs/*' \
+	'./lib/modules/*/kernel/lib/crc16.ko' './lib/modules/*/kernel/crypto/zstd.ko' \
+	'./lib/modules/*/kernel/lib/zstd/*'
 mkdir -p "$R/mnt"
 for m in mtd mtdram bch nandcore nand nandsim mtd_blkdevs mtdblock jffs2; do
 	vm_module "$m" || skip_all "$deb has no $m.ko"
 done
-for m in loop fat vfat nls_cp437 nls_ascii; do
+for m in loop fat vfat nls_cp437 nls_ascii ubi crc16 zstd_compress zstd ubifs; do
 	vm_module "$m" || true
+done
+# UBI's tools (mtd-utils), when installed; ubi_why says what UBIFS lacks.
+ubi_why=""
+for t in ubiformat ubiattach ubimkvol; do
+	if command -v $t >/dev/null; then
+		vm_copy_with_libs "$(command -v $t)"
+		ln -sf "$(command -v $t)" "$R/bin/$t"
+	else
+		ubi_why="mtd-utils not installed (apt-get install mtd-utils)"
+	fi
+done
+for m in ubi ubifs; do
+	[ -f "$R/mod/$m.ko" ] || ubi_why="$deb has no $m.ko"
 done
 
 # A 16 MiB disk image: an MBR with one FAT partition from sector 2048.
@@ -83,6 +103,22 @@ run notmtd run blk.mtd target=/dev/null destructive=1
 insmod mtd_blkdevs.ko; insmod mtdblock.ko; insmod jffs2.ko
 mount -t jffs2 /dev/mtdblock0 /mnt && echo "@@ mounted"
 run mounted run blk.mtd target=/dev/mtd0 destructive=1 repetitions=1
+umount /mnt
+if [ -f ubi.ko ] && [ -f ubifs.ko ] && [ -x /bin/ubiformat ]; then
+	for m in ubi crc16 zstd_compress zstd ubifs; do [ -f $m.ko ] && insmod $m.ko; done
+	mkdir -p /ubifs
+	if { ubiformat -q -y /dev/mtd0 && ubiattach -m 0 && ubimkvol /dev/ubi0 -N embperf -m &&
+		mount -t ubifs ubi0:embperf /ubifs; } >/tmp/ubi.log 2>&1; then
+		echo "@@ ubifs mounted"
+		run ubiheld run blk.mtd target=/dev/mtd0 destructive=1 repetitions=1
+		run ubifs run blk.fs folder=/ubifs size=2M bs=102400,1048576 repetitions=1 --format=csv
+		run ubifsremount run blk.fs folder=/ubifs size=1M bs=1M repetitions=2 remount=1 --format=csv
+		grep -q ' /ubifs ubifs ' /proc/mounts && echo "@@ ubifs still mounted"
+		echo "@@ ubifs files: $(ls -A /ubifs | wc -l)"
+	else
+		sed 's/^/@@ ubi: /' /tmp/ubi.log
+	fi
+fi
 if [ -f /disk.img ]; then
 	insmod loop.ko; insmod fat.ko; insmod vfat.ko; insmod nls_cp437.ko; insmod nls_ascii.ko
 	losetup -P /dev/loop0 /disk.img
@@ -148,6 +184,33 @@ else
 		"mtdram mounted as JFFS2 is refused even with destructive=1"
 fi
 
+cur=ubifs
+if [ -n "$ubi_why" ]; then
+	skip "an MTD held by UBI is refused" "$ubi_why"
+	skip "blk.fs on UBIFS" "$ubi_why"
+	skip "blk.fs remount=1 on UBIFS" "$ubi_why"
+elif ! grep -q '^@@ ubifs mounted' "$T/log"; then
+	fail "UBIFS made and mounted on mtdram" "ubiformat, ubiattach, ubimkvol or the mount failed:" \
+		"$(grep '^@@ ubi: ' "$T/log" | tail -8 | sed 's/^@@ ubi: //; 2,$s/^/# /')"
+else
+	vm_check_refused ubiheld "attached to UBI as ubi0" "mtdram attached to UBI is refused even with destructive=1"
+	cur=ubifs
+	if [ "$(rc ubifs)" = 0 ] && out ubifs | grep -q ',op=write fs=ubifs bs=102400 size=2M,' &&
+		out ubifs | grep -q ',op=read fs=ubifs bs=1048576 size=2M,'; then
+		pass "blk.fs on UBIFS: rows labelled fs=ubifs, both directions"
+	else
+		fail "blk.fs on UBIFS: rows labelled fs=ubifs, both directions"
+	fi
+	cur=ubifsremount
+	if [ "$(rc ubifsremount)" = 0 ] && grep -q '^@@ ubifs still mounted' "$T/log" &&
+		grep -q '^@@ ubifs files: 0' "$T/log"; then
+		pass "blk.fs remount=1 on UBIFS: runs, the file system is mounted again, no file left"
+	else
+		fail "blk.fs remount=1 on UBIFS: runs, the file system is mounted again, no file left" \
+			"$(grep '^@@ ubifs' "$T/log")"
+	fi
+fi
+
 cur=partmounted
 if ! grep -q '^@@ vfat mounted' "$T/log"; then
 	skip "a disk with a mounted partition is refused" "no VFAT disk image (mkfs.vfat missing) or it did not mount"
@@ -173,7 +236,7 @@ else
 fi
 
 # The figures, for doc/benchmarks-blk.md.
-for n in mtdram nandsim vfat; do
+for n in mtdram nandsim ubifs vfat; do
 	out "$n" | python3 -c 'import csv, sys
 rows = [r for r in csv.reader(sys.stdin) if len(r) > 8]
 h = rows[0]
