@@ -8,10 +8,14 @@
 #
 # Settings: $EMBPERF_VM_CACHE, where the kernel package is looked for and
 # fetched to (~/.cache/embperf-vm; EMBPERF_VM_FETCH=0: never fetched);
-# $EMBPERF_VM_TIMEOUT, the longest the VM may run in seconds (300).
+# $EMBPERF_VM_TIMEOUT, the longest the VM may run in seconds (300);
+# $EMBPERF_VM_MEM, the guest's memory in MiB (512); $EMBPERF_VM_APPEND,
+# more words for the guest kernel's command line.
 
 CACHE=${EMBPERF_VM_CACHE:-$HOME/.cache/embperf-vm}
 TIMEOUT=${EMBPERF_VM_TIMEOUT:-300}
+VM_MEM=${EMBPERF_VM_MEM:-512}
+VM_APPEND=${EMBPERF_VM_APPEND:-}
 EMBPERF=$BUILD/bench/embperf
 
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
@@ -32,6 +36,11 @@ vm_need_tools() {
 	[ -x "$EMBPERF" ] || skip_all "$EMBPERF not built"
 }
 
+# kernel_pkg: the package linux-image-amd64 depends on (the current kernel).
+kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'
+}
+
 # vm_kernel_deb: Debian's kernel package in $deb, from $CACHE, fetched there
 # with `apt-get download` when it is missing; skip when there is none.
 vm_kernel_deb() {
@@ -39,7 +48,12 @@ vm_kernel_deb() {
 	mkdir -p "$CACHE"
 	deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | grep -v -- '-dbg' | tail -1)
 	if [ -z "$deb" ] && [ "${EMBPERF_VM_FETCH:-1}" != 0 ] && command -v apt-get >/dev/null; then
-		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+		pkg=$(kernel_pkg)
+		# No package lists yet (a fresh machine): fetch them once, as root.
+		if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+			apt-get update -qq >/dev/null 2>&1
+			pkg=$(kernel_pkg)
+		fi
 		[ -n "$pkg" ] && (cd "$CACHE" && apt-get download "$pkg" >/dev/null 2>&1)
 		deb=$(ls "$CACHE"/linux-image-*-amd64_*_amd64.deb 2>/dev/null | tail -1)
 	fi
@@ -113,9 +127,9 @@ vm_boot() {
 	chmod +x "$R/init"
 	(cd "$R" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1 >"$T/initrd.gz")
 	start=$(date +%s)
-	timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic -no-reboot -nic none \
+	timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 2 -nographic -no-reboot -nic none \
 		-kernel "$kernel" -initrd "$T/initrd.gz" \
-		-append "console=ttyS0 quiet panic=-1 loglevel=3" >"$T/console" 2>&1
+		-append "console=ttyS0 quiet panic=-1 loglevel=3 $VM_APPEND" >"$T/console" 2>&1
 	qrc=$?
 	tr -d '\r' <"$T/console" >"$T/log"
 	echo "# $(basename "$deb"), qemu exit $qrc after $(($(date +%s) - start)) s"
