@@ -27,7 +27,8 @@
 # 1-minute load average when it started, the medians, and blk.fs over dd
 # per buffer size, with dd's write predicted from blk.fs's and dd's source
 # read (1 / (1/blk_write + 1/src): the two run one after the other in
-# dd's loop) beside dd's measured one.
+# dd's loop) beside dd's measured one; then the same ratios with each tool
+# compared only to the other's runs in the same position of the round.
 set -eu
 
 build=${1:-build}
@@ -42,6 +43,7 @@ src=/dev/shm/compare-dd.src
 trap 'rm -rf "$tmp" "$dir/compare-dd.dat" /dev/shm/compare-dd.src' EXIT
 trap 'exit 130' INT TERM
 [ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
+. "$(dirname "$0")/dd_tables.sh"
 
 if [ "${SRC:-random}" = zero ]; then
 	src=/dev/zero
@@ -84,12 +86,7 @@ run_ref() { # BS
 run_blk() { # BS
 	pinned "$embperf" run blk.fs folder="$dir" size="${size_mb}M" bs="$1" repetitions=1 \
 		-q --format=json >"$tmp/b.json"
-	python3 - "$tmp/b.json" <<'PY'
-import json, sys
-r = {x["labels"]["op"]: x["value"] for x in json.load(open(sys.argv[1]))["results"]
-     if x["metric"] == "throughput"}
-print("%.1f %.1f -" % (r["write"], r["read"]))
-PY
+	echo "$(blk_fs_figures "$tmp/b.json") -"
 }
 
 echo "# $(uptime)"
@@ -106,22 +103,4 @@ for r in $(seq 1 "$rounds"); do
 	done
 done
 echo "# $(uptime)"
-echo "# median of $rounds rounds"
-echo "bs tool load1 write_MB/s read_MB/s src_MB/s"
-sort -k1,1n -k2,2 "$tmp/all" | awk '
-function med(col,   n, i, j, t, v) {
-	n = cnt
-	for (i = 1; i <= n; i++) v[i] = val[i, col]
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-function flush() { if (cnt) printf "%s %s %.1f %.1f %.1f %s\n", key1, key2, med(4), med(5), med(6), key2 == "dd" ? sprintf("%.1f", med(7)) : "-" }
-{ if ($1 != key1 || $2 != key2) { flush(); key1 = $1; key2 = $2; cnt = 0 }
-  cnt++; for (c = 4; c <= 7; c++) val[cnt, c] = $c }
-END { flush() }' | tee "$tmp/med"
-echo "# blk.fs / $other, medians; dd's write predicted from blk.fs's write and dd's source read"
-echo "bs write_ratio read_ratio dd_write_predicted_MB/s dd_write_measured_MB/s"
-awk '$2 == "dd" || $2 == "ref" { dw[$1] = $4; dr[$1] = $5; ds[$1] = $6 }
-$2 == "blk" { bw[$1] = $4; br[$1] = $5 }
-END { for (k in bw) printf "%s %.3f %.3f %s %.1f\n", k, bw[k] / dw[k], br[k] / dr[k],
-	(ds[k] > 0 ? sprintf("%.1f", 1 / (1 / bw[k] + 1 / ds[k])) : "-"), dw[k] }' "$tmp/med" | sort -n
+dd_tables "$rounds" "$tmp/all" "$other"

@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# compare-fio-vm.sh - blk.io next to fio on a block device whose latency is
+# set by the device and not by the CPU: the kernel's null_blk driver with
+# timer completions (irqmode=2, completion_nsec), in a VM booted from
+# Debian's kernel under qemu (TCG) the way the VM test tier does it
+# (tests/vm/lib.sh). On the host's own disk and tmpfs the tools' CPU sets
+# the pace (doc/benchmarks-blk.md); a board's storage is slower than the
+# CPU, and this device stands in for one. Not run by the tests; the figures
+# are in doc/benchmarks-blk.md.
+#
+#   bench/compare-fio-vm.sh [BUILD_DIR]
+#
+# Environment: LAT_US (10000: the device's completion time for iodepth 1
+# and 8), LAT32_US (50000: for the iodepth-32 cases, a second device, so
+# that 32 I/Os in flight still leave the guest's CPU idle most of the time;
+# under TCG the guest's CPU is some 30x slower than the host's, so the
+# device must be slow for it, not the tools, to set the pace),
+# SECONDS_PER_RUN (5), ROUNDS (5), CASES (as compare-fio.sh), LOG (a file
+# to keep the guest's console in), and the VM tier's EMBPERF_VM_CACHE,
+# EMBPERF_VM_TIMEOUT (set here from the runs' count unless given),
+# EMBPERF_VM_MEM (1024: fio's libraries are ~85 MB) and EMBPERF_VM_APPEND
+# ("clocksource=tsc tsc=reliable": without it the guest reads the HPET,
+# which under TCG makes every clock read cost both tools tens of us).
+#
+# Inside the guest both tools run on its CPU 1 (taskset), the tool order
+# alternating from round to round, with the command lines of compare-fio.sh
+# (target the device, 256 MiB of it; blk.io with destructive=1 for the
+# writes: null_blk without memory_backed keeps no data). Each run's JSON
+# report is printed on the console between markers and read here.
+set -u
+
+BUILD=${1:-build}
+secs=${SECONDS_PER_RUN:-5}
+rounds=${ROUNDS:-5}
+lat_us=${LAT_US:-10000}
+lat32_us=${LAT32_US:-50000}
+export EMBPERF_VM_MEM=${EMBPERF_VM_MEM:-1024}
+export EMBPERF_VM_APPEND=${EMBPERF_VM_APPEND-clocksource=tsc tsc=reliable}
+
+. "$(dirname "$0")/fio_tables.sh"
+cases=$(fio_cases)
+ncases=$(echo $cases | wc -w)
+# Each run: its seconds, ~8 s of process start under TCG; plus the boot.
+export EMBPERF_VM_TIMEOUT=${EMBPERF_VM_TIMEOUT:-$((rounds * ncases * 2 * (secs + 8) + 120))}
+
+. "$(dirname "$0")/../tests/vm/lib.sh"
+die() { echo "compare-fio-vm.sh: $1" >&2; exit 1; }
+skip_all() { die "$1"; }
+
+command -v fio >/dev/null || die "fio not found (apt-get install fio)"
+command -v python3 >/dev/null || die "python3 not found"
+vm_need_tools
+vm_kernel_deb
+vm_unpack './lib/modules/*/kernel/drivers/block/null_blk/*' './lib/modules/*/kernel/fs/configfs/*'
+vm_module null_blk || die "$deb has no null_blk.ko"
+vm_module configfs || true
+vm_install_embperf
+vm_copy_with_libs "$(command -v fio)"
+
+{
+	vm_init_head
+	cat <<INIT
+secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us
+cases="$cases"
+INIT
+	cat <<'INIT'
+[ -f configfs.ko ] && insmod configfs.ko
+insmod null_blk.ko nr_devices=0
+mount -t configfs none /sys/kernel/config
+mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm
+# nullb NAME LAT_US: /dev/NAME (6.1 names the disk after its folder), a
+# 1 GiB device with timer completions after LAT_US.
+nullb() {
+	d=/sys/kernel/config/nullb/$1
+	mkdir "$d" || return 1
+	echo 1024 >"$d/size"; echo 4096 >"$d/blocksize"; echo 2 >"$d/irqmode"
+	echo $(($2 * 1000)) >"$d/completion_nsec"; echo 64 >"$d/hw_queue_depth"
+	echo 1 >"$d/power"
+}
+nullb nullb0 "$lat_us" && nullb nullb1 "$lat32_us" || echo "@@ no null_blk devices"
+echo "@@ devices: $(ls /dev | grep nullb | tr '\n' ' ')"
+echo "@@ clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+for r in $(seq 1 "$rounds"); do
+	for c in $cases; do
+		IFS=: read name rw bs engine depth <<EOF
+$c
+EOF
+		dev=/dev/nullb0
+		[ "$depth" = 32 ] && dev=/dev/nullb1
+		order="fio blk"
+		[ $((r % 2)) -eq 0 ] && order="blk fio"
+		for tool in $order; do
+			echo "@@ json $name $tool $r $(cut -d' ' -f1 /proc/loadavg)"
+			if [ "$tool" = fio ]; then
+				taskset -c 1 /usr/bin/fio --name="$name" --filename="$dev" --size=256M --rw="$rw" \
+					--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" \
+					--time_based --runtime="$secs" --norandommap --output-format=json 2>/dev/null
+			else
+				taskset -c 1 embperf run blk.io target="$dev" destructive=1 size=256M rw="$rw" \
+					bs="$bs" direct=1 engine="$engine" iodepth="$depth" time_based=1 \
+					duration="${secs}s" repetitions=1 -q --format=json 2>/dev/null
+			fi
+			echo "@@ end $?"
+		done
+	done
+done
+echo "@@ done"
+poweroff -f
+INIT
+} >"$R/init"
+
+echo "# $(uptime)"
+echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32)"
+vm_boot
+[ -n "${LOG:-}" ] && cp "$T/log" "$LOG"
+grep -q '^@@ done' "$T/log" || die "the VM did not finish (qemu exit $qrc): $(tail -5 "$T/log" | tr '\n' ' ')"
+grep '^@@ devices\|^@@ clocksource\|^@@ no null_blk' "$T/log" | sed 's/^@@ /# guest /'
+
+# Each run's JSON into its own file, then its line.
+all=$T/all
+: >"$all"
+awk -v dir="$T" '
+/^@@ json / { name = $3 " " $4 " " $5 " " $6; file = dir "/run." NR ".json"; print name, file > (dir "/runs"); next }
+/^@@ end / { if ($3 != 0) print "failed:", name > "/dev/stderr"; file = ""; next }
+file != "" { print > file }' "$T/log"
+echo "case tool round load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"
+while read -r name tool r load file; do
+	line=$(summary "$tool" "$file" 2>/dev/null) || { echo "# $name $tool $r: no report" >&2; continue; }
+	echo "$name $tool $r $load $line" | tee -a "$all"
+done <"$T/runs"
+fio_tables "$rounds" "$all"
