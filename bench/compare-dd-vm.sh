@@ -103,16 +103,9 @@ INIT
 
 echo "# $(uptime)"
 echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; ext4 on null_blk (memory-backed, mbps=$mbps), ${size_mb} MiB per file; reference $REF"
-vm_boot
-[ -n "${LOG:-}" ] && cp "$T/log" "$LOG"
-grep -q '^@@ done' "$T/log" || die "the VM did not finish (qemu exit $qrc): $(tail -5 "$T/log" | tr '\n' ' ')"
+vm_boot_runs
 grep '^@@ mounted\|^@@ no ' "$T/log" | sed 's/^@@ /# guest /'
 
-# Each run's output into its own file, then its line.
-awk -v dir="$T" '
-/^@@ run / { head = $3 " " $4 " " $5 " " $6; file = dir "/run." NR; print head, file > (dir "/runs"); next }
-/^@@ end / { if ($3 != 0) print "failed:", head > "/dev/stderr"; file = ""; next }
-file != "" { print > file }' "$T/log"
 : >"$T/all"
 echo "bs tool round load1 write_MB/s read_MB/s src_MB/s"
 while read -r bs tool r load file; do

@@ -92,7 +92,7 @@ EOF
 		order="fio blk"
 		[ $((r % 2)) -eq 0 ] && order="blk fio"
 		for tool in $order; do
-			echo "@@ json $name $tool $r $(cut -d' ' -f1 /proc/loadavg)"
+			echo "@@ run $name $tool $r $(cut -d' ' -f1 /proc/loadavg)"
 			if [ "$tool" = fio ]; then
 				taskset -c 1 /usr/bin/fio --name="$name" --filename="$dev" --size=256M --rw="$rw" \
 					--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" \
@@ -113,18 +113,10 @@ INIT
 
 echo "# $(uptime)"
 echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32)"
-vm_boot
-[ -n "${LOG:-}" ] && cp "$T/log" "$LOG"
-grep -q '^@@ done' "$T/log" || die "the VM did not finish (qemu exit $qrc): $(tail -5 "$T/log" | tr '\n' ' ')"
+vm_boot_runs
 grep '^@@ devices\|^@@ clocksource\|^@@ no null_blk' "$T/log" | sed 's/^@@ /# guest /'
-
-# Each run's JSON into its own file, then its line.
 all=$T/all
 : >"$all"
-awk -v dir="$T" '
-/^@@ json / { name = $3 " " $4 " " $5 " " $6; file = dir "/run." NR ".json"; print name, file > (dir "/runs"); next }
-/^@@ end / { if ($3 != 0) print "failed:", name > "/dev/stderr"; file = ""; next }
-file != "" { print > file }' "$T/log"
 echo "case tool round load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"
 while read -r name tool r load file; do
 	line=$(summary "$tool" "$file" 2>/dev/null) || { echo "# $name $tool $r: no report" >&2; continue; }

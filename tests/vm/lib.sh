@@ -135,6 +135,26 @@ vm_boot() {
 	echo "# $(basename "$deb"), qemu exit $qrc after $(($(date +%s) - start)) s"
 }
 
+# vm_boot_runs: for the benchmarks (bench/compare-*-vm.sh): vm_boot, the
+# console kept in $LOG when it is set, exit 1 unless the guest said
+# "@@ done"; then each run's output, which the guest printed between
+# "@@ run FIELDS..." and "@@ end STATUS", in a file of its own, listed in
+# $T/runs as "FIELDS... FILE".
+vm_boot_runs() {
+	vm_boot
+	[ -n "${LOG:-}" ] && cp "$T/log" "$LOG"
+	if ! grep -q '^@@ done' "$T/log"; then
+		echo "the VM did not finish (qemu exit $qrc): $(tail -5 "$T/log" | tr '\n' ' ')" >&2
+		exit 1
+	fi
+	: >"$T/runs"
+	awk -v dir="$T" '
+	/^@@ run / { head = $3; for (i = 4; i <= NF; i++) head = head " " $i
+		file = dir "/run." NR; print head, file > (dir "/runs"); next }
+	/^@@ end / { if ($3 != 0) print "failed:", head > "/dev/stderr"; file = ""; next }
+	file != "" { print > file }' "$T/log"
+}
+
 # After a failure, the output of the run being checked ($cur).
 tap_fail_extra() { sed -n "/@@ begin $cur/,/@@ rc $cur/p" "$T/log" | head -40 | sed 's/^/#   /'; }
 
