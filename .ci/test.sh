@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Every test: set up, build with -Werror (gcc, and clang for its warnings),
 # run the test suite, run it again under AddressSanitizer and
-# UndefinedBehaviorSanitizer; the VM tier (tests/vm/: Debian's kernel under
-# qemu, for MTD, UBIFS, VFAT and ALSA drivers this machine lacks); compare
-# the ABI with the committed baseline;
+# UndefinedBehaviorSanitizer, compare the ABI with the committed baseline;
 # the library without its optional dependencies, and with the memory and
-# CPU areas only; the footprint per area and its limit (footprint.sh); the
-# aarch64 and armhf cross builds under qemu-user (cross.sh); the musl static
-# self-test and its limit (musl.sh).
+# CPU areas only; the VM tier (tests/vm/: Debian's kernel under qemu, for
+# the MTD, UBIFS, VFAT and ALSA drivers this machine lacks); the footprint
+# per area and its limit (footprint.sh); the aarch64 and armhf cross builds
+# under qemu-user (cross.sh); the musl static self-test and its limit
+# (musl.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/deps.sh
@@ -50,20 +50,6 @@ setup "$root/asan" -Dtests=enabled -Dpython=false -Db_sanitize=address,undefined
 ninja -C "$root/asan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	run_tests "$root/asan"
-
-# The VM tier: each script boots Debian's kernel (its package fetched once
-# with apt-get download) under qemu TCG, bounded by EMBPERF_VM_TIMEOUT,
-# and prints TAP; it skips, saying why, where qemu or the package is
-# missing, and fails the step when a check fails.
-vm_tier() {
-	local s
-	for s in tests/vm/blk-mtd.sh tests/vm/audio-alsa.sh; do
-		echo "--- $s"
-		bash "$s" "$root/gcc" || return 1
-	done
-}
-step "VM tier: blk.mtd on mtdram and nandsim, blk.fs on UBIFS and VFAT, ALSA's snd-dummy and snd-aloop"
-timed "VM tier" vm_tier
 
 step "clang build, -Werror"
 CC=clang setup "$root/clang" -Dtests=enabled
@@ -122,6 +108,20 @@ areas_subset() {
 		run_tests "$root/areas"
 }
 timed "-Dareas=mem,cpu" areas_subset
+
+# The VM tier: each script boots Debian's kernel (its package fetched once
+# with apt-get download) under qemu TCG, bounded by EMBPERF_VM_TIMEOUT,
+# and prints TAP; it skips, saying why, where qemu or the package is
+# missing, and fails the step when a check fails.
+vm_tier() {
+	local s
+	for s in tests/vm/blk-mtd.sh tests/vm/audio-alsa.sh; do
+		echo "--- $s"
+		bash "$s" "$root/gcc" || return 1
+	done
+}
+step "VM tier: blk.mtd on mtdram and nandsim, blk.fs on UBIFS and VFAT, ALSA's snd-dummy and snd-aloop"
+timed "VM tier" vm_tier
 
 step "cross builds: aarch64, armhf"
 timed "cross builds" bash .ci/cross.sh
