@@ -17,7 +17,11 @@
 # that 32 I/Os in flight still leave the guest's CPU idle most of the time;
 # under TCG the guest's CPU is some 30x slower than the host's, so the
 # device must be slow for it, not the tools, to set the pace),
-# SECONDS_PER_RUN (5), ROUNDS (5), CASES (as compare-fio.sh), LOG (a file
+# FIO_PIN (process: `taskset -c 1 fio ...`, fio's parent and helper thread
+# on CPU 1 with its job, as blk.io's whole process; job: `fio
+# --cpus_allowed=1 ...`, only fio's job on CPU 1, its parent and helper
+# free to run on CPU 0), SECONDS_PER_RUN (5), ROUNDS (5), CASES (as
+# compare-fio.sh), LOG (a file
 # to keep the guest's console in), and the VM tier's EMBPERF_VM_CACHE,
 # EMBPERF_VM_TIMEOUT (set here from the runs' count unless given),
 # EMBPERF_VM_MEM (1024: fio's libraries are ~85 MB) and EMBPERF_VM_APPEND
@@ -36,6 +40,8 @@ secs=${SECONDS_PER_RUN:-5}
 rounds=${ROUNDS:-5}
 lat_us=${LAT_US:-10000}
 lat32_us=${LAT32_US:-50000}
+fio_pin=${FIO_PIN:-process}
+case $fio_pin in process|job) ;; *) echo "FIO_PIN: '$fio_pin'; accepted: process, job" >&2; exit 2 ;; esac
 export EMBPERF_VM_MEM=${EMBPERF_VM_MEM:-1024}
 export EMBPERF_VM_APPEND=${EMBPERF_VM_APPEND-clocksource=tsc tsc=reliable}
 
@@ -62,7 +68,7 @@ vm_copy_with_libs "$(command -v fio)"
 {
 	vm_init_head
 	cat <<INIT
-secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us
+secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us; fio_pin=$fio_pin
 cases="$cases"
 INIT
 	cat <<'INIT'
@@ -94,8 +100,10 @@ EOF
 		for tool in $order; do
 			echo "@@ run $name $tool $r $(cut -d' ' -f1 /proc/loadavg)"
 			if [ "$tool" = fio ]; then
-				taskset -c 1 /usr/bin/fio --name="$name" --filename="$dev" --size=256M --rw="$rw" \
-					--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" \
+				pin="taskset -c 1" cpus=""
+				[ "$fio_pin" = job ] && pin="" cpus="--cpus_allowed=1"
+				$pin /usr/bin/fio --name="$name" --filename="$dev" --size=256M --rw="$rw" \
+					--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" $cpus \
 					--time_based --runtime="$secs" --norandommap --output-format=json 2>/dev/null
 			else
 				taskset -c 1 embperf run blk.io target="$dev" destructive=1 size=256M rw="$rw" \
@@ -112,7 +120,7 @@ INIT
 } >"$R/init"
 
 echo "# $(uptime)"
-echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32)"
+echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32); fio pinned by $fio_pin"
 vm_boot_runs
 grep '^@@ devices\|^@@ clocksource\|^@@ no null_blk' "$T/log" | sed 's/^@@ /# guest /'
 all=$T/all
