@@ -32,7 +32,10 @@
 # alternating from round to round, with the command lines of compare-fio.sh
 # (target the device, 256 MiB of it; blk.io with destructive=1 for the
 # writes: null_blk without memory_backed keeps no data). Each run's JSON
-# report is printed on the console between markers and read here.
+# report is printed on the console between markers and read here, with
+# the device's /sys/block/DEV/stat before and after it. Printed: the lines
+# and tables of compare-fio.sh, then each tool's mean completion latency
+# over the kernel's mean time per request on the device in the same run.
 set -u
 
 BUILD=${1:-build}
@@ -98,6 +101,7 @@ EOF
 		order="fio blk"
 		[ $((r % 2)) -eq 0 ] && order="blk fio"
 		for tool in $order; do
+			k0=$(cat /sys/block/${dev#/dev/}/stat)
 			echo "@@ run $name $tool $r $(cut -d' ' -f1 /proc/loadavg)"
 			if [ "$tool" = fio ]; then
 				pin="taskset -c 1" cpus=""
@@ -111,6 +115,7 @@ EOF
 					duration="${secs}s" repetitions=1 -q --format=json 2>/dev/null
 			fi
 			echo "@@ end $?"
+			echo "@@ kstat $name $tool $r $k0 / $(cat /sys/block/${dev#/dev/}/stat)"
 		done
 	done
 done
@@ -131,3 +136,41 @@ while read -r name tool r load file; do
 	echo "$name $tool $r $load $line" | tee -a "$all"
 done <"$T/runs"
 fio_tables "$rounds" "$all"
+
+# The device's own count (/sys/block/DEV/stat, before and after each run):
+# its I/Os' mean time from queueing to completion, against which each
+# tool's mean completion latency is read.
+echo "# mean completion latency / the kernel's mean time per request (/sys/block/nullbN/stat), medians"
+echo "case blk fio"
+python3 - "$T/log" "$T/runs" <<'PY'
+import json, statistics, sys
+kernel, tool_mean = {}, {}
+for line in open(sys.argv[1]):
+    if line.startswith("@@ kstat "):
+        f = line.split()
+        before, after = f[5:f.index("/")], f[f.index("/") + 1:]
+        d = [int(b) - int(a) for a, b in zip(before, after)]
+        ios, ticks_ms = d[0] + d[4], d[3] + d[7]
+        if ios:
+            kernel[(f[2], f[3], f[4])] = ticks_ms * 1e3 / ios
+for line in open(sys.argv[2]):
+    name, tool, rnd, _, path = line.split()
+    try:
+        d = json.load(open(path))
+        if tool == "fio":
+            j = d["jobs"][0]
+            io = j["read"] if j["read"]["io_bytes"] else j["write"]
+            tool_mean[(name, tool, rnd)] = io["clat_ns"]["mean"] / 1e3
+        else:
+            r = {x["metric"]: x for x in d["results"]}
+            tool_mean[(name, tool, rnd)] = r["latency"]["distribution"]["mean"]
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+ratio = {}
+for k, v in tool_mean.items():
+    if kernel.get(k):
+        ratio.setdefault((k[0], k[1]), []).append(v / kernel[k])
+for name in sorted({k[0] for k in ratio}):
+    print(name, " ".join("%.3f" % statistics.median(ratio[(name, t)]) if (name, t) in ratio
+                         else "-" for t in ("blk", "fio")))
+PY

@@ -184,7 +184,7 @@ else
 		"mtdram mounted as JFFS2 is refused even with destructive=1"
 fi
 
-cur=ubifs
+cur=ubiheld
 if [ -n "$ubi_why" ]; then
 	skip "an MTD held by UBI is refused" "$ubi_why"
 	skip "blk.fs on UBIFS" "$ubi_why"
@@ -193,7 +193,8 @@ elif ! grep -q '^@@ ubifs mounted' "$T/log"; then
 	fail "UBIFS made and mounted on mtdram" "ubiformat, ubiattach, ubimkvol or the mount failed:" \
 		"$(grep '^@@ ubi: ' "$T/log" | tail -8 | sed 's/^@@ ubi: //; 2,$s/^/# /')"
 else
-	vm_check_refused ubiheld "attached to UBI as ubi0" "mtdram attached to UBI is refused even with destructive=1"
+	vm_check_refused ubiheld "attached to UBI as ubi0" \
+		"mtdram attached to UBI is refused even with destructive=1"
 	cur=ubifs
 	if [ "$(rc ubifs)" = 0 ] && out ubifs | grep -q ',op=write fs=ubifs bs=102400 size=2M,' &&
 		out ubifs | grep -q ',op=read fs=ubifs bs=1048576 size=2M,'; then
