@@ -147,6 +147,27 @@ for r in rows:
 
 vm_ran_to_the_end
 
+# check_fs_rows FS NAME: blk.fs on the file system FS, mounted on /FS in the
+# VM (run FS), gave rows labelled fs=FS in both directions, and with
+# remount=1 (run FSremount) it ran, mounted it again and left no file.
+check_fs_rows() {
+	cur=$1
+	if [ "$(rc "$1")" = 0 ] && out "$1" | grep -q ",op=write fs=$1 bs=102400 size=2M," &&
+		out "$1" | grep -q ",op=read fs=$1 bs=1048576 size=2M,"; then
+		pass "blk.fs on $2: rows labelled fs=$1, both directions"
+	else
+		fail "blk.fs on $2: rows labelled fs=$1, both directions"
+	fi
+	cur=${1}remount
+	if [ "$(rc "$cur")" = 0 ] && grep -q "^@@ $1 still mounted" "$T/log" &&
+		grep -q "^@@ $1 files: 0" "$T/log"; then
+		pass "blk.fs remount=1 on $2: runs, the file system is mounted again, no file left"
+	else
+		fail "blk.fs remount=1 on $2: runs, the file system is mounted again, no file left" \
+			"$(grep "^@@ $1" "$T/log")"
+	fi
+}
+
 vm_check_refused nodestructive "parameter 'destructive'" \
 	"mtdram without destructive=1 is refused naming 'destructive'"
 
@@ -195,45 +216,18 @@ elif ! grep -q '^@@ ubifs mounted' "$T/log"; then
 else
 	vm_check_refused ubiheld "attached to UBI as ubi0" \
 		"mtdram attached to UBI is refused even with destructive=1"
-	cur=ubifs
-	if [ "$(rc ubifs)" = 0 ] && out ubifs | grep -q ',op=write fs=ubifs bs=102400 size=2M,' &&
-		out ubifs | grep -q ',op=read fs=ubifs bs=1048576 size=2M,'; then
-		pass "blk.fs on UBIFS: rows labelled fs=ubifs, both directions"
-	else
-		fail "blk.fs on UBIFS: rows labelled fs=ubifs, both directions"
-	fi
-	cur=ubifsremount
-	if [ "$(rc ubifsremount)" = 0 ] && grep -q '^@@ ubifs still mounted' "$T/log" &&
-		grep -q '^@@ ubifs files: 0' "$T/log"; then
-		pass "blk.fs remount=1 on UBIFS: runs, the file system is mounted again, no file left"
-	else
-		fail "blk.fs remount=1 on UBIFS: runs, the file system is mounted again, no file left" \
-			"$(grep '^@@ ubifs' "$T/log")"
-	fi
+	check_fs_rows ubifs UBIFS
 fi
 
 cur=partmounted
 if ! grep -q '^@@ vfat mounted' "$T/log"; then
 	skip "a disk with a mounted partition is refused" "no VFAT disk image (mkfs.vfat missing) or it did not mount"
 	skip "blk.fs on VFAT" "no VFAT disk image"
+	skip "blk.fs remount=1 on VFAT" "no VFAT disk image"
 else
 	vm_check_refused partmounted "its partition loop0p1 is mounted on /vfat (vfat)" \
 		"a disk whose partition is mounted is refused even with destructive=1"
-	cur=vfat
-	if [ "$(rc vfat)" = 0 ] && out vfat | grep -q ',op=write fs=vfat bs=102400 size=2M,' &&
-		out vfat | grep -q ',op=read fs=vfat bs=1048576 size=2M,'; then
-		pass "blk.fs on VFAT: rows labelled fs=vfat, both directions"
-	else
-		fail "blk.fs on VFAT: rows labelled fs=vfat, both directions"
-	fi
-	cur=vfatremount
-	if [ "$(rc vfatremount)" = 0 ] && grep -q '^@@ vfat still mounted' "$T/log" &&
-		grep -q '^@@ vfat files: 0' "$T/log"; then
-		pass "blk.fs remount=1 on VFAT: runs, the file system is mounted again, no file left"
-	else
-		fail "blk.fs remount=1 on VFAT: runs, the file system is mounted again, no file left" \
-			"$(grep '^@@ vfat' "$T/log")"
-	fi
+	check_fs_rows vfat VFAT
 fi
 
 # The figures, for doc/benchmarks-blk.md.
