@@ -66,6 +66,7 @@ ref=$(readlink -f "$REF")
 
 {
 	vm_init_head
+	vm_init_interleave
 	cat <<INIT
 rounds=$rounds; size_mb=$size_mb; mbps=$mbps; sizes="$sizes"; ref=$ref; mke2fs=$(command -v mke2fs)
 INIT
@@ -80,20 +81,17 @@ mkdir "$d" && echo 512 >"$d/size" && echo 4096 >"$d/blocksize" && echo 1 >"$d/me
 "$mke2fs" -q -F -t ext4 /dev/nullb0 && mkdir -p /mnt && mount -t ext4 /dev/nullb0 /mnt ||
 	echo "@@ no ext4 on /dev/nullb0"
 echo "@@ mounted: $(grep ' /mnt ' /proc/mounts)"
+run_tool() {
+	if [ "$1" = ref ]; then
+		taskset -c 1 "$ref" /mnt/compare-dd.dat $((size_mb * 1048576)) "$bs"
+	else
+		taskset -c 1 embperf run blk.fs folder=/mnt size="${size_mb}M" bs="$bs" \
+			repetitions=1 -q --format=json
+	fi
+}
 for r in $(seq 1 "$rounds"); do
 	for bs in $sizes; do
-		order="ref blk"
-		[ $((r % 2)) -eq 0 ] && order="blk ref"
-		for tool in $order; do
-			echo "@@ run $bs $tool $r $(cut -d' ' -f1 /proc/loadavg)"
-			if [ "$tool" = ref ]; then
-				taskset -c 1 "$ref" /mnt/compare-dd.dat $((size_mb * 1048576)) "$bs"
-			else
-				taskset -c 1 embperf run blk.fs folder=/mnt size="${size_mb}M" bs="$bs" \
-					repetitions=1 -q --format=json
-			fi
-			echo "@@ end $?"
-		done
+		interleave "$r" "$bs" "ref blk"
 	done
 done
 echo "@@ done"

@@ -120,6 +120,27 @@ run() { # run NAME ARGS...: embperf's output and exit code between markers
 INIT
 }
 
+# vm_init_interleave: for the benchmarks' /init, after vm_init_head, the
+# guest function interleave ROUND CASE "FIRST SECOND": runs run_tool TOOL
+# (the script's own function) for both tools, FIRST first in odd rounds and
+# SECOND first in even ones, each run's output between "@@ run CASE TOOL
+# ROUND LOAD1" and "@@ end STATUS" (vm_boot_runs splits them), then
+# after_tool TOOL when the script defines it.
+vm_init_interleave() {
+	cat <<'INIT'
+interleave() {
+	order=$3
+	[ $(($1 % 2)) -eq 0 ] && order="${3#* } ${3% *}"
+	for tool in $order; do
+		echo "@@ run $2 $tool $1 $(cut -d' ' -f1 /proc/loadavg)"
+		run_tool "$tool"
+		echo "@@ end $?"
+		command -v after_tool >/dev/null && after_tool "$tool"
+	done
+}
+INIT
+}
+
 # vm_boot: pack $R (its /init written) and boot it under qemu for at most
 # $TIMEOUT s; the console's lines in $T/log, qemu's exit code in $qrc.
 vm_boot() {
