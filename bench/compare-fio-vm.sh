@@ -35,7 +35,9 @@
 # report is printed on the console between markers and read here, with
 # the device's /sys/block/DEV/stat before and after it. Printed: the lines
 # and tables of compare-fio.sh, then each tool's mean completion latency
-# over the kernel's mean time per request on the device in the same run.
+# over the kernel's mean time per request on the device in the same run,
+# and each tool's whole CPU time (bench/cpu-of: all its threads, io_uring's
+# io-wq workers too) per request the device completed.
 set -u
 
 BUILD=${1:-build}
@@ -67,9 +69,12 @@ vm_module null_blk || die "$deb has no null_blk.ko"
 vm_module configfs || true
 vm_install_embperf
 vm_copy_with_libs "$(command -v fio)"
+[ -x "$BUILD/bench/cpu-of" ] || die "$BUILD/bench/cpu-of not built"
+cp "$BUILD/bench/cpu-of" "$R/bin/cpu-of"
 
 {
 	vm_init_head
+	vm_init_interleave
 	cat <<INIT
 secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us; fio_pin=$fio_pin
 cases="$cases"
@@ -91,6 +96,24 @@ nullb() {
 nullb nullb0 "$lat_us" && nullb nullb1 "$lat32_us" || echo "@@ no null_blk devices"
 echo "@@ devices: $(ls /dev | grep nullb | tr '\n' ' ')"
 echo "@@ clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+run_tool() {
+	k0=$(cat /sys/block/${dev#/dev/}/stat)
+	if [ "$1" = fio ]; then
+		pin="taskset -c 1" cpus=""
+		[ "$fio_pin" = job ] && pin="" cpus="--cpus_allowed=1"
+		$pin cpu-of /tmp/cpu /usr/bin/fio --name="$name" --filename="$dev" --size=256M --rw="$rw" \
+			--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" $cpus \
+			--time_based --runtime="$secs" --norandommap --output-format=json 2>/dev/null
+	else
+		taskset -c 1 cpu-of /tmp/cpu embperf run blk.io target="$dev" destructive=1 size=256M rw="$rw" \
+			bs="$bs" direct=1 engine="$engine" iodepth="$depth" time_based=1 \
+			duration="${secs}s" repetitions=1 -q --format=json 2>/dev/null
+	fi
+}
+after_tool() {
+	echo "@@ kstat $name $1 $r $k0 / $(cat /sys/block/${dev#/dev/}/stat)"
+	echo "@@ cpu $name $1 $r $(cat /tmp/cpu)"
+}
 for r in $(seq 1 "$rounds"); do
 	for c in $cases; do
 		IFS=: read name rw bs engine depth <<EOF
@@ -98,25 +121,7 @@ $c
 EOF
 		dev=/dev/nullb0
 		[ "$depth" = 32 ] && dev=/dev/nullb1
-		order="fio blk"
-		[ $((r % 2)) -eq 0 ] && order="blk fio"
-		for tool in $order; do
-			k0=$(cat /sys/block/${dev#/dev/}/stat)
-			echo "@@ run $name $tool $r $(cut -d' ' -f1 /proc/loadavg)"
-			if [ "$tool" = fio ]; then
-				pin="taskset -c 1" cpus=""
-				[ "$fio_pin" = job ] && pin="" cpus="--cpus_allowed=1"
-				$pin /usr/bin/fio --name="$name" --filename="$dev" --size=256M --rw="$rw" \
-					--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" $cpus \
-					--time_based --runtime="$secs" --norandommap --output-format=json 2>/dev/null
-			else
-				taskset -c 1 embperf run blk.io target="$dev" destructive=1 size=256M rw="$rw" \
-					bs="$bs" direct=1 engine="$engine" iodepth="$depth" time_based=1 \
-					duration="${secs}s" repetitions=1 -q --format=json 2>/dev/null
-			fi
-			echo "@@ end $?"
-			echo "@@ kstat $name $tool $r $k0 / $(cat /sys/block/${dev#/dev/}/stat)"
-		done
+		interleave "$r" "$name" "fio blk"
 	done
 done
 echo "@@ done"
@@ -144,7 +149,7 @@ echo "# mean completion latency / the kernel's mean time per request (/sys/block
 echo "case blk fio"
 python3 - "$T/log" "$T/runs" <<'PY'
 import json, statistics, sys
-kernel, tool_mean = {}, {}
+kernel, tool_mean, requests, cpu_us = {}, {}, {}, {}
 for line in open(sys.argv[1]):
     if line.startswith("@@ kstat "):
         f = line.split()
@@ -153,6 +158,10 @@ for line in open(sys.argv[1]):
         ios, ticks_ms = d[0] + d[4], d[3] + d[7]
         if ios:
             kernel[(f[2], f[3], f[4])] = ticks_ms * 1e3 / ios
+            requests[(f[2], f[3], f[4])] = ios
+    elif line.startswith("@@ cpu ") and len(line.split()) == 7:
+        f = line.split()
+        cpu_us[(f[2], f[3], f[4])] = int(f[5]) + int(f[6])
 for line in open(sys.argv[2]):
     name, tool, rnd, _, path = line.split()
     try:
@@ -173,4 +182,16 @@ for k, v in tool_mean.items():
 for name in sorted({k[0] for k in ratio}):
     print(name, " ".join("%.3f" % statistics.median(ratio[(name, t)]) if (name, t) in ratio
                          else "-" for t in ("blk", "fio")))
+# Each tool's whole CPU (cpu-of: every thread, io-wq workers and process
+# start included) per request the device completed.
+per_req = {}
+for k, us in cpu_us.items():
+    if requests.get(k):
+        per_req.setdefault((k[0], k[1]), []).append(us / requests[k])
+print("# whole-process CPU (cpu-of) per request the device completed, us, medians; blk/fio")
+print("case blk fio ratio")
+for name in sorted({k[0] for k in per_req}):
+    m = {t: statistics.median(per_req[(name, t)]) for t in ("blk", "fio") if (name, t) in per_req}
+    print(name, " ".join("%.1f" % m[t] if t in m else "-" for t in ("blk", "fio")),
+          "%.3f" % (m["blk"] / m["fio"]) if m.get("fio") and "blk" in m else "-")
 PY
