@@ -20,18 +20,22 @@
 # FIO_PIN (process: `taskset -c 1 fio ...`, fio's parent and helper thread
 # on CPU 1 with its job, as blk.io's whole process; job: `fio
 # --cpus_allowed=1 ...`, only fio's job on CPU 1, its parent and helper
-# free to run on CPU 0), SECONDS_PER_RUN (5), ROUNDS (5), CASES (as
+# free to run on CPU 0), TARGET (device: the null_blk disk itself, 256 MiB
+# of it; file: a 256 MiB file on ext4 on a memory-backed null_blk disk with
+# the same completion times, written once with random data, as
+# compare-fio.sh's file), FIO_ARGS (more fio options, e.g. --disk_util=0),
+# SECONDS_PER_RUN (5), ROUNDS (5), CASES (as
 # compare-fio.sh), LOG (a file
 # to keep the guest's console in), and the VM tier's EMBPERF_VM_CACHE,
 # EMBPERF_VM_TIMEOUT (set here from the runs' count unless given),
-# EMBPERF_VM_MEM (1024: fio's libraries are ~85 MB) and EMBPERF_VM_APPEND
+# EMBPERF_VM_MEM (1024, 1536 for TARGET=file: fio's libraries are ~85 MB) and EMBPERF_VM_APPEND
 # ("clocksource=tsc tsc=reliable": without it the guest reads the HPET,
 # which under TCG makes every clock read cost both tools tens of us).
 #
 # Inside the guest both tools run on its CPU 1 (taskset), the tool order
 # alternating from round to round, with the command lines of compare-fio.sh
-# (target the device, 256 MiB of it; blk.io with destructive=1 for the
-# writes: null_blk without memory_backed keeps no data). Each run's JSON
+# (on the device, 256 MiB of it, or on the file; blk.io with destructive=1 for the
+# device: null_blk without memory_backed keeps no data). Each run's JSON
 # report is printed on the console between markers and read here, with
 # the device's /sys/block/DEV/stat before and after it. Printed: the lines
 # and tables of compare-fio.sh, then each tool's mean completion latency
@@ -47,7 +51,11 @@ lat_us=${LAT_US:-10000}
 lat32_us=${LAT32_US:-50000}
 fio_pin=${FIO_PIN:-process}
 case $fio_pin in process|job) ;; *) echo "FIO_PIN: '$fio_pin'; accepted: process, job" >&2; exit 2 ;; esac
-export EMBPERF_VM_MEM=${EMBPERF_VM_MEM:-1024}
+target=${TARGET:-device}
+fio_args=${FIO_ARGS:-}
+case $target in device) mem=1024 ;; file) mem=1536 ;;
+*) echo "TARGET: '$target'; accepted: device, file" >&2; exit 2 ;; esac
+export EMBPERF_VM_MEM=${EMBPERF_VM_MEM:-$mem}
 export EMBPERF_VM_APPEND=${EMBPERF_VM_APPEND-clocksource=tsc tsc=reliable}
 
 . "$(dirname "$0")/fio_tables.sh"
@@ -64,8 +72,18 @@ command -v fio >/dev/null || die "fio not found (apt-get install fio)"
 command -v python3 >/dev/null || die "python3 not found"
 vm_need_tools
 vm_kernel_deb
-vm_unpack './lib/modules/*/kernel/drivers/block/null_blk/*' './lib/modules/*/kernel/fs/configfs/*'
+vm_unpack './lib/modules/*/kernel/drivers/block/null_blk/*' './lib/modules/*/kernel/fs/configfs/*' \
+	'./lib/modules/*/kernel/fs/ext4/*' './lib/modules/*/kernel/fs/jbd2/*' \
+	'./lib/modules/*/kernel/fs/mbcache.ko' './lib/modules/*/kernel/lib/crc16.ko' \
+	'./lib/modules/*/kernel/crypto/crc32c_generic.ko'
 vm_module null_blk || die "$deb has no null_blk.ko"
+if [ "$target" = file ]; then
+	command -v mke2fs >/dev/null || die "mke2fs not found (apt-get install e2fsprogs)"
+	for m in crc16 crc32c_generic mbcache jbd2 ext4; do
+		vm_module "$m" || die "$deb has no $m.ko"
+	done
+	vm_copy_with_libs "$(command -v mke2fs)"
+fi
 vm_module configfs || true
 vm_install_embperf
 vm_copy_with_libs "$(command -v fio)"
@@ -77,6 +95,7 @@ cp "$BUILD/bench/cpu-of" "$R/bin/cpu-of"
 	vm_init_interleave
 	cat <<INIT
 secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us; fio_pin=$fio_pin
+target=$target; mke2fs=$(command -v mke2fs); fio_args="$fio_args"
 cases="$cases"
 INIT
 	cat <<'INIT'
@@ -85,15 +104,25 @@ insmod null_blk.ko nr_devices=0
 mount -t configfs none /sys/kernel/config
 mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm
 # nullb NAME LAT_US: /dev/NAME (6.1 names the disk after its folder), a
-# 1 GiB device with timer completions after LAT_US.
+# 1 GiB device with timer completions after LAT_US. For TARGET=file it
+# keeps its data (memory_backed, 512 MiB) and holds ext4 on /NAME, with
+# the 256 MiB file /NAME/compare-fio.dat written once (random data).
 nullb() {
 	d=/sys/kernel/config/nullb/$1
 	mkdir "$d" || return 1
 	echo 1024 >"$d/size"; echo 4096 >"$d/blocksize"; echo 2 >"$d/irqmode"
 	echo $(($2 * 1000)) >"$d/completion_nsec"; echo 64 >"$d/hw_queue_depth"
-	echo 1 >"$d/power"
+	[ "$target" = file ] && { echo 512 >"$d/size"; echo 1 >"$d/memory_backed"; }
+	echo 1 >"$d/power" || return 1
+	[ "$target" = file ] || return 0
+	"$mke2fs" -q -F -t ext4 "/dev/$1" && mkdir -p "/$1" && mount -t ext4 "/dev/$1" "/$1" &&
+		dd if=/dev/urandom of="/$1/compare-fio.dat" bs=1M count=256 conv=fsync 2>/dev/null
 }
+if [ "$target" = file ]; then
+	for m in crc16 crc32c_generic mbcache jbd2 ext4; do [ -f $m.ko ] && insmod $m.ko; done
+fi
 nullb nullb0 "$lat_us" && nullb nullb1 "$lat32_us" || echo "@@ no null_blk devices"
+[ "$target" = file ] && echo "@@ files: $(ls -l /nullb0/compare-fio.dat /nullb1/compare-fio.dat | tr '\n' ' ')"
 echo "@@ devices: $(ls /dev | grep nullb | tr '\n' ' ')"
 echo "@@ clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 run_tool() {
@@ -101,11 +130,11 @@ run_tool() {
 	if [ "$1" = fio ]; then
 		pin="taskset -c 1" cpus=""
 		[ "$fio_pin" = job ] && pin="" cpus="--cpus_allowed=1"
-		$pin cpu-of /tmp/cpu /usr/bin/fio --name="$name" --filename="$dev" --size=256M --rw="$rw" \
+		$pin cpu-of /tmp/cpu /usr/bin/fio --name="$name" --filename="$on" --size=256M --rw="$rw" \
 			--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" $cpus \
-			--time_based --runtime="$secs" --norandommap --output-format=json 2>/dev/null
+			--time_based --runtime="$secs" --norandommap $fio_args --output-format=json 2>/dev/null
 	else
-		taskset -c 1 cpu-of /tmp/cpu embperf run blk.io target="$dev" destructive=1 size=256M rw="$rw" \
+		taskset -c 1 cpu-of /tmp/cpu embperf run blk.io target="$on" $destructive size=256M rw="$rw" \
 			bs="$bs" direct=1 engine="$engine" iodepth="$depth" time_based=1 \
 			duration="${secs}s" repetitions=1 -q --format=json 2>/dev/null
 	fi
@@ -121,6 +150,8 @@ $c
 EOF
 		dev=/dev/nullb0
 		[ "$depth" = 32 ] && dev=/dev/nullb1
+		on=$dev destructive=destructive=1
+		[ "$target" = file ] && on=/${dev#/dev/}/compare-fio.dat destructive=
 		interleave "$r" "$name" "fio blk"
 	done
 done
@@ -130,9 +161,9 @@ INIT
 } >"$R/init"
 
 echo "# $(uptime)"
-echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32); fio pinned by $fio_pin"
+echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32); fio pinned by $fio_pin; target $target; fio's extra arguments: ${fio_args:-none}"
 vm_boot_runs
-grep '^@@ devices\|^@@ clocksource\|^@@ no null_blk' "$T/log" | sed 's/^@@ /# guest /'
+grep '^@@ devices\|^@@ clocksource\|^@@ no null_blk\|^@@ files' "$T/log" | sed 's/^@@ /# guest /'
 all=$T/all
 : >"$all"
 echo "case tool round load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"
