@@ -48,19 +48,14 @@ skip_all() { die "$1"; }
 
 [ -n "${REF:-}" ] && [ -x "$REF" ] || die "REF: '${REF:-}' is not a program (the TI-method reference)"
 command -v python3 >/dev/null || die "python3 not found"
-command -v mke2fs >/dev/null || die "mke2fs not found (apt-get install e2fsprogs)"
 vm_need_tools
 vm_kernel_deb
 vm_unpack './lib/modules/*/kernel/drivers/block/null_blk/*' './lib/modules/*/kernel/fs/configfs/*' \
-	'./lib/modules/*/kernel/fs/ext4/*' './lib/modules/*/kernel/fs/jbd2/*' \
-	'./lib/modules/*/kernel/fs/mbcache.ko' './lib/modules/*/kernel/lib/crc16.ko' \
-	'./lib/modules/*/kernel/crypto/crc32c_generic.ko'
-for m in null_blk crc16 crc32c_generic mbcache jbd2 ext4; do
-	vm_module "$m" || die "$deb has no $m.ko"
-done
+	"${VM_EXT4_PATHS[@]}"
+vm_module null_blk || die "$deb has no null_blk.ko"
+vm_ext4 || exit 1
 vm_module configfs || true
 vm_install_embperf
-vm_copy_with_libs "$(command -v mke2fs)"
 vm_copy_with_libs "$(readlink -f "$REF")"
 ref=$(readlink -f "$REF")
 
@@ -69,9 +64,10 @@ ref=$(readlink -f "$REF")
 	vm_init_interleave
 	cat <<INIT
 rounds=$rounds; size_mb=$size_mb; mbps=$mbps; sizes="$sizes"; ref=$ref; mke2fs=$(command -v mke2fs)
+ext4_modules="$VM_EXT4_MODULES"
 INIT
 	cat <<'INIT'
-for m in configfs null_blk crc16 crc32c_generic mbcache jbd2 ext4; do
+for m in configfs null_blk $ext4_modules; do
 	[ -f $m.ko ] && insmod $m.ko $([ $m = null_blk ] && echo nr_devices=0)
 done
 mount -t configfs none /sys/kernel/config

@@ -73,17 +73,9 @@ command -v python3 >/dev/null || die "python3 not found"
 vm_need_tools
 vm_kernel_deb
 vm_unpack './lib/modules/*/kernel/drivers/block/null_blk/*' './lib/modules/*/kernel/fs/configfs/*' \
-	'./lib/modules/*/kernel/fs/ext4/*' './lib/modules/*/kernel/fs/jbd2/*' \
-	'./lib/modules/*/kernel/fs/mbcache.ko' './lib/modules/*/kernel/lib/crc16.ko' \
-	'./lib/modules/*/kernel/crypto/crc32c_generic.ko'
+	"${VM_EXT4_PATHS[@]}"
 vm_module null_blk || die "$deb has no null_blk.ko"
-if [ "$target" = file ]; then
-	command -v mke2fs >/dev/null || die "mke2fs not found (apt-get install e2fsprogs)"
-	for m in crc16 crc32c_generic mbcache jbd2 ext4; do
-		vm_module "$m" || die "$deb has no $m.ko"
-	done
-	vm_copy_with_libs "$(command -v mke2fs)"
-fi
+[ "$target" = device ] || vm_ext4 || exit 1
 vm_module configfs || true
 vm_install_embperf
 vm_copy_with_libs "$(command -v fio)"
@@ -96,6 +88,7 @@ cp "$BUILD/bench/cpu-of" "$R/bin/cpu-of"
 	cat <<INIT
 secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us; fio_pin=$fio_pin
 target=$target; mke2fs=$(command -v mke2fs); fio_args="$fio_args"
+ext4_modules="$VM_EXT4_MODULES"
 cases="$cases"
 INIT
 	cat <<'INIT'
@@ -119,13 +112,14 @@ nullb() {
 		dd if=/dev/urandom of="/$1/compare-fio.dat" bs=1M count=256 conv=fsync 2>/dev/null
 }
 if [ "$target" = file ]; then
-	for m in crc16 crc32c_generic mbcache jbd2 ext4; do [ -f $m.ko ] && insmod $m.ko; done
+	for m in $ext4_modules; do [ -f $m.ko ] && insmod $m.ko; done
 fi
 nullb nullb0 "$lat_us" && nullb nullb1 "$lat32_us" || echo "@@ no null_blk devices"
 [ "$target" = file ] && echo "@@ files: $(ls -l /nullb0/compare-fio.dat /nullb1/compare-fio.dat | tr '\n' ' ')"
 echo "@@ devices: $(ls /dev | grep nullb | tr '\n' ' ')"
 echo "@@ clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 run_tool() {
+	rm -f /tmp/cpu # a run whose tool did not start leaves no figure of an earlier one
 	k0=$(cat /sys/block/${dev#/dev/}/stat)
 	if [ "$1" = fio ]; then
 		pin="taskset -c 1" cpus=""
@@ -163,7 +157,7 @@ INIT
 echo "# $(uptime)"
 echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32); fio pinned by $fio_pin; target $target; fio's extra arguments: ${fio_args:-none}"
 vm_boot_runs
-grep '^@@ devices\|^@@ clocksource\|^@@ no null_blk\|^@@ files' "$T/log" | sed 's/^@@ /# guest /'
+grep -o '@@ \(devices\|clocksource\|no null_blk\|files\).*' "$T/log" | sed 's/^@@ /# guest /'
 all=$T/all
 : >"$all"
 echo "case tool round load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"

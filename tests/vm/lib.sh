@@ -74,6 +74,26 @@ vm_unpack() {
 	cp "$BUSYBOX" "$R/bin/busybox"
 }
 
+# ext4 from Debian's kernel package, for the benchmarks: the paths to give
+# vm_unpack, and the modules in load order (the guest loads $VM_EXT4_MODULES
+# with insmod, in that order).
+VM_EXT4_PATHS=('./lib/modules/*/kernel/fs/ext4/*' './lib/modules/*/kernel/fs/jbd2/*'
+	'./lib/modules/*/kernel/fs/mbcache.ko' './lib/modules/*/kernel/lib/crc16.ko'
+	'./lib/modules/*/kernel/crypto/crc32c_generic.ko')
+VM_EXT4_MODULES="crc16 crc32c_generic mbcache jbd2 ext4"
+
+# vm_ext4: ext4's modules (after vm_unpack "${VM_EXT4_PATHS[@]}") and
+# mke2fs with its libraries into the initramfs; status 1, saying what is
+# missing on stderr, when one is not there.
+vm_ext4() {
+	local m
+	command -v mke2fs >/dev/null || { echo "mke2fs not found (apt-get install e2fsprogs)" >&2; return 1; }
+	for m in $VM_EXT4_MODULES; do
+		vm_module "$m" || { echo "$deb has no $m.ko" >&2; return 1; }
+	done
+	vm_copy_with_libs "$(command -v mke2fs)"
+}
+
 # vm_module NAME: NAME.ko from the package into the initramfs's /mod;
 # status 1 when the package has none.
 vm_module() {
