@@ -25,6 +25,9 @@
  *
  * 'exclusive 1' makes the PCM open once at a time, as a card's device does:
  * while one PCM with it is open, opening another fails with -EBUSY.
+ *
+ * 'prepare_delay' ms makes every prepare take that long, as a board's codec
+ * powering up (ASoC DAPM) can.
  */
 #include <errno.h>
 #include <math.h>
@@ -83,6 +86,9 @@ static atomic_int paced_exclusive_held;
  * @loop:        an end of the loopback wire.
  * @loop_delay:  capture end: frames between the wire and the capture.
  * @delivered:   capture end: frames delivered since the last prepare.
+ * @exclusive:   opens once at a time.
+ * @holds_exclusive: this PCM is the one open.
+ * @prepare_delay_ns: how long each prepare takes.
  */
 struct paced {
 	snd_pcm_ioplug_t io;
@@ -105,6 +111,7 @@ struct paced {
 	uint64_t delivered;
 	int exclusive;
 	int holds_exclusive;
+	int64_t prepare_delay_ns;
 };
 
 /** mono_ns() - CLOCK_MONOTONIC in nanoseconds. */
@@ -195,7 +202,11 @@ static int paced_stop(snd_pcm_ioplug_t *io)
 static int paced_prepare(snd_pcm_ioplug_t *io)
 {
 	struct paced *p = io->private_data;
+	struct timespec delay = { .tv_sec = p->prepare_delay_ns / 1000000000LL,
+				  .tv_nsec = p->prepare_delay_ns % 1000000000LL };
 
+	while (nanosleep(&delay, &delay) && errno == EINTR)
+		;
 	p->moved = 0;
 	p->delivered = 0;
 	if (p->loop && io->stream == SND_PCM_STREAM_PLAYBACK) {
@@ -488,6 +499,8 @@ static int read_field(struct paced *p, snd_config_t *n)
 		p->loop_delay = (uint64_t)v;
 	else if (!strcmp(id, "exclusive"))
 		p->exclusive = v != 0;
+	else if (!strcmp(id, "prepare_delay"))
+		p->prepare_delay_ns = v * 1000000LL;
 	else
 		return -EINVAL;
 	return 0;

@@ -16,7 +16,8 @@
  * sine: `tone 1000 amplitude 0.5` (Hz, of full scale), with zeros in it:
  * `dropout_at 4812 dropout 100` (frames of the tone delivered); an end of
  * the process's one loopback wire: `loop 1`, and for a capture end
- * `loop_delay 480` (frames from the wire to the capture).
+ * `loop_delay 480` (frames from the wire to the capture); a slow prepare:
+ * `prepare_delay 100` (ms); one open at a time: `exclusive 1`.
  * Return: 0 or a negative errno (-EINVAL for an unknown field).
  */
 int paced_pcm_open(snd_pcm_t **pcm, const char *name, snd_config_t *conf,

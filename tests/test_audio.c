@@ -63,6 +63,7 @@ static const char test_pcms[] =
 	"pcm.loop_rec_0 { type paced loop 1 loop_delay 0 }\n"
 	"pcm.conf_null { type null }\n"
 	"pcm.paced_excl { type paced exclusive 1 }\n"
+	"pcm.paced_slow_prepare { type paced prepare_delay 100 }\n"
 	"pcm.capture_only { type asym capture.pcm \"conf_null\" }\n";
 
 /**
@@ -404,6 +405,28 @@ Test(audio, ramp_is_left_out_of_the_count)
 	run_clean();
 	check_paced_rate(1.0);
 	cr_assert_eq(value("xruns"), 0);
+}
+
+/*
+ * Without a ramp the trial's time starts when the stream runs, not before
+ * its prepare: with a codec that takes 100 ms to power up, a 200 ms trial
+ * streamed only in its last 100 ms and read half the rate (23 981 frames/s)
+ * while the clock started before the prepare.
+ */
+Test(audio, a_slow_prepare_is_not_in_the_trial_time)
+{
+	const char *kernels[] = { "audio.playback", "audio.capture" };
+
+	for (int k = 0; k < 2; k++) {
+		embperf_bench_free(b);
+		open_bench(kernels[k], "paced_slow_prepare");
+		set("ramp", "0");
+		set("duration", "200ms");
+		run_clean();
+		check_paced_rate(1.0);
+		cr_assert(fabs(value("rate_error")) < 0.03e6, "%s: %.0f ppm", kernels[k],
+			  value("rate_error"));
+	}
 }
 
 Test(audio, speed_factor_shows_as_rate_error)

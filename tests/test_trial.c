@@ -38,6 +38,8 @@
  * @bs:             the search's range.
  * @far_side:       the body idles through the trial, then counts what a far
  *                  side reports after the end and burns 200 ms of CPU.
+ * @startup_ns:     the body first sleeps this long (a stream's prepare, a
+ *                  handshake), then calls ep_trial_started().
  */
 struct tsynth {
 	uint64_t period_ns;
@@ -51,6 +53,7 @@ struct tsynth {
 	int no_derive;
 	int derive_calls;
 	int far_side;
+	uint64_t startup_ns;
 };
 
 static struct tsynth ts;
@@ -156,6 +159,13 @@ static int ts_body(void *arg, struct ep_trial *t)
 			ep_tally_add(ep_trial_tally(t), 1, 0);
 		while (ep_trial_running(t));
 		return 0;
+	}
+	if (ts.startup_ns) {
+		struct timespec startup = { (time_t)(ts.startup_ns / 1000000000ULL),
+					    (long)(ts.startup_ns % 1000000000ULL) };
+
+		nanosleep(&startup, NULL);
+		ep_trial_started(t);
 	}
 	for (int i = 0; i < ts.threads; i++) {
 		w[i].t = t;
@@ -423,6 +433,43 @@ Test(trial, ramp_is_run_but_not_counted)
 	cr_assert(tp_counter(ops, "units") >= 500 && tp_counter(ops, "units") < 2000, "units %.0f",
 		  tp_counter(ops, "units"));
 	cr_assert_float_eq(embperf_result_dist_stat(lat, EMBPERF_STAT_N), tp_counter(ops, "units"), 1e-9);
+}
+
+/*
+ * A body that starts up for @startup_ns, then calls ep_trial_started(), with
+ * @ramp: the 100 ms measured part is 1000 operations at the paced rate.
+ */
+static void check_measured_part_after_startup(const char *ramp, uint64_t startup_ns)
+{
+	const embperf_result *ops;
+
+	ts.startup_ns = startup_ns;
+	cr_assert_eq(embperf_bench_set(b, "ramp", ramp), 0);
+	cr_assert_eq(embperf_bench_set(b, "duration", "100ms"), 0);
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
+	cr_assert_leq(run_until_rate(10000.0), 0.01);
+	ops = find("ops");
+	cr_assert(tp_counter(ops, "units") >= 800 && tp_counter(ops, "units") < 1100,
+		  "ramp %s: units %.0f", ramp, tp_counter(ops, "units"));
+}
+
+/*
+ * Without a ramp, the body's start-up is left out once it says it is over:
+ * 200 ms of it before a 100 ms trial. Counted from before it, the trial had
+ * ended before the work began.
+ */
+Test(trial, a_body_start_up_before_ep_trial_started_is_not_timed)
+{
+	check_measured_part_after_startup("0", 200000000);
+}
+
+/*
+ * With a ramp the start-up is in the ramp: ep_trial_started() changes
+ * nothing (a restart there would cut the 100 ms measured part to 50).
+ */
+Test(trial, with_a_ramp_ep_trial_started_changes_nothing)
+{
+	check_measured_part_after_startup("100ms", 50000000);
 }
 
 Test(trial, worker_threads_count_into_one_tally)

@@ -285,7 +285,9 @@ static int stream_trial(struct audio_state *st, struct ep_trial *t)
 	if (st->check_tone)
 		audio_tone_init(&st->tone, ep_param_double(st->run, "tone_freq"), st->rate_hz);
 	rc = stream_start(st, &pos);
-
+	/* Without a ramp the trial's clock started before the prepare and the
+	 * fill; the frames are counted from here. */
+	ep_trial_started(t);
 	pos.read_ns = ep_now_ns();
 	while (!rc && ep_trial_running(t)) {
 		if (!pos.counting && ep_trial_start_ns(t))

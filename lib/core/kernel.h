@@ -323,6 +323,17 @@ uint64_t ep_trial_end_ns(const struct ep_trial *t);
  */
 uint64_t ep_trial_start_ns(const struct ep_trial *t);
 
+/**
+ * ep_trial_started() - the body's start-up is over (a stream prepared and
+ * started, a connection made). When the trial has no ramp, its measured part
+ * started before the body was called; it starts again now: the time, the
+ * CPU-load snapshot and the perf counters, and the end moves to now plus
+ * 'duration'. What was tallied stays. With a ramp, or once the measured part
+ * was restarted, nothing changes. Call it from the body's thread before any
+ * worker thread calls ep_trial_running().
+ */
+void ep_trial_started(struct ep_trial *t);
+
 /** ep_trial_index() - 0 for the first trial of the case, 1 for the next, ... */
 int ep_trial_index(const struct ep_trial *t);
 

@@ -75,14 +75,15 @@ static void end_trial(struct ep_trial *t, uint64_t now, int truncated)
 int ep_trial_running(struct ep_trial *t)
 {
 	int phase = phase_of(t);
-	uint64_t now;
+	uint64_t now, end_ns;
 
 	if (phase == PHASE_DONE)
 		return 0;
 	now = ep_now_ns();
 	if (phase == PHASE_RAMP && now >= t->ramp_end_ns && now < t->hard_end_ns)
 		begin_measure(t, now);
-	if (now >= t->end_ns && t->end_ns <= t->hard_end_ns) {
+	end_ns = __atomic_load_n(&t->end_ns, __ATOMIC_ACQUIRE);
+	if (now >= end_ns && end_ns <= t->hard_end_ns) {
 		end_trial(t, now, 0);
 		return 0;
 	}
@@ -105,6 +106,8 @@ void ep_trial_init(struct ep_trial *t, embperf_ctx *ctx, const struct ep_trial_l
 	t->ramp_end_ns = now + lim->ramp_ns;
 	t->end_ns = t->ramp_end_ns + lim->duration_ns;
 	t->hard_end_ns = lim->hard_end_ns ? lim->hard_end_ns : UINT64_MAX;
+	t->duration_ns = lim->duration_ns;
+	t->restartable = !lim->ramp_ns;
 	t->phase = PHASE_RAMP;
 	tally_init(&t->tally, t);
 	pthread_mutex_init(&t->lock, NULL);
@@ -112,6 +115,21 @@ void ep_trial_init(struct ep_trial *t, embperf_ctx *ctx, const struct ep_trial_l
 		begin_measure(t, 0);
 		t->end_ns = t->start_ns + lim->duration_ns;
 	}
+}
+
+void ep_trial_started(struct ep_trial *t)
+{
+	uint64_t start_ns;
+
+	if (!t->restartable || phase_of(t) != PHASE_MEASURE)
+		return;
+	t->restartable = 0;
+	ep_cpuload_start(&t->load);
+	if (t->ctr)
+		ep_counters_start(t->ctr);
+	start_ns = ep_now_ns();
+	__atomic_store_n(&t->end_ns, start_ns + t->duration_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->start_ns, start_ns, __ATOMIC_RELEASE);
 }
 
 void ep_trial_close(struct ep_trial *t, double *counters, unsigned char *ok)
@@ -192,7 +210,9 @@ void ep_trial_set_config(struct ep_trial *t, double config)
 
 uint64_t ep_trial_end_ns(const struct ep_trial *t)
 {
-	return t->end_ns < t->hard_end_ns ? t->end_ns : t->hard_end_ns;
+	uint64_t end_ns = __atomic_load_n(&t->end_ns, __ATOMIC_ACQUIRE);
+
+	return end_ns < t->hard_end_ns ? end_ns : t->hard_end_ns;
 }
 
 uint64_t ep_trial_start_ns(const struct ep_trial *t)

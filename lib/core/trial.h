@@ -41,6 +41,8 @@ struct ep_tally {
  * @ramp_end_ns:  when counting starts.
  * @end_ns:       when the measured part ends.
  * @hard_end_ns:  the budget's or max_time's end (UINT64_MAX: none).
+ * @duration_ns:  the measured part's length.
+ * @restartable:  no ramp, and ep_trial_started() not yet called.
  * @phase:        ramp, measure or done; changed atomically.
  * @start_ns:     when the measured part started.
  * @stop_ns:      when it stopped.
@@ -63,6 +65,8 @@ struct ep_trial {
 	uint64_t ramp_end_ns;
 	uint64_t end_ns;
 	uint64_t hard_end_ns;
+	uint64_t duration_ns;
+	int restartable;
 	int phase;
 	uint64_t start_ns;
 	uint64_t stop_ns;
