@@ -278,8 +278,7 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 	st->total = (uint64_t)ep_param_int(run, "total");
 	if (st->total < st->size)
 		st->total = st->size; /* as bw_pipe */
-	snprintf(st->label, sizeof(st->label), "size=%s%s%s", ep_param_text(run, "size"),
-		 *ep_partner_mode_label(run) ? " " : "", ep_partner_mode_label(run));
+	ep_partner_size_label(run, st->label, sizeof(st->label));
 	rc = pipe_bw_start(run, st);
 	if (!rc) {
 		c.labels = st->label;

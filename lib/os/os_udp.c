@@ -211,8 +211,7 @@ static int udp_setup(struct ep_run *run, void **state)
 	*state = st;
 	st->client = st->server = -1;
 	st->size = (size_t)ep_param_int(run, "size");
-	snprintf(st->label, sizeof(st->label), "size=%s%s%s", ep_param_text(run, "size"),
-		 *ep_partner_mode_label(run) ? " " : "", ep_partner_mode_label(run));
+	ep_partner_size_label(run, st->label, sizeof(st->label));
 	rc = udp_start(run, st);
 	if (!rc) {
 		c.labels = st->label;

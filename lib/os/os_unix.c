@@ -104,8 +104,7 @@ static struct unix_ipc *unix_new(struct ep_run *run)
 		return NULL;
 	st->sv[0] = st->sv[1] = -1;
 	st->size = (size_t)ep_param_int(run, "size");
-	snprintf(st->label, sizeof(st->label), "size=%s%s%s", ep_param_text(run, "size"),
-		 *ep_partner_mode_label(run) ? " " : "", ep_partner_mode_label(run));
+	ep_partner_size_label(run, st->label, sizeof(st->label));
 	return st;
 }
 

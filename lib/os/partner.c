@@ -74,6 +74,13 @@ const char *ep_partner_mode_label(const struct ep_run *run)
 	return ep_param_int(run, "mode") == EP_PARTNER_THREADS ? "mode=threads" : "";
 }
 
+void ep_partner_size_label(const struct ep_run *run, char *label, size_t len)
+{
+	const char *mode = ep_partner_mode_label(run);
+
+	snprintf(label, len, "size=%s%s%s", ep_param_text(run, "size"), *mode ? " " : "", mode);
+}
+
 /* In the child: die with the parent, keep only what the loop needs, run it. */
 static void __attribute__((noreturn)) partner_child(const struct ep_partner_cfg *cfg)
 {

@@ -70,6 +70,13 @@ enum ep_partner_mode { EP_PARTNER_PROCESS = 0, EP_PARTNER_THREADS = 1 };
 const char *ep_partner_mode_label(const struct ep_run *run);
 
 /**
+ * ep_partner_size_label() - "size=<the size parameter as given>", then a
+ * space and ep_partner_mode_label() when that is not empty, into @label of
+ * @len bytes: the labels of the kernels whose only case is a message size.
+ */
+void ep_partner_size_label(const struct ep_run *run, char *label, size_t len);
+
+/**
  * struct ep_partner_cfg - what to run in the helper process.
  * @name:       what the messages call it, e.g. "pipe echo process".
  * @fn:         runs in the child; may loop forever; if it returns the child
