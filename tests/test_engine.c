@@ -119,10 +119,17 @@ Test(engine, a_warmup_far_below_the_sample_time_rescales_the_units)
 	synth_cfg.slow_calls = 2; /* the first timing and its retime: 5 ms each */
 	embperf_bench_set(b, "spread", "0");
 	embperf_bench_set(b, "repetitions", "5");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
 	/* 2 ms at 50 us per unit: 40 units; a warm-up stretched by a
-	 * preemption makes it fewer, but one unit needs 450 us of it. */
+	 * preemption makes it fewer, and one unit when stretched by 450 us:
+	 * that happened once under ASan with the tests two at a time. Up to
+	 * three runs; a warm-up that rescales nothing fails all three. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		synth_cfg.calls = 0;
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
+		if (units_per_sample >= 4.0)
+			break;
+	}
 	cr_assert(units_per_sample >= 4.0 && units_per_sample <= 40.0, "units per sample %g",
 		  units_per_sample);
 
