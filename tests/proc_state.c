@@ -102,13 +102,23 @@ struct tp_kids tp_children(void)
 	return k;
 }
 
+/* CLOCK_MONOTONIC_RAW in ns: ep_now_ns()'s clock, for the tests to compare with. */
+static uint64_t raw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The canceller's thread: one relative sleep, then the cancel. */
 static void *cancel_main(void *arg)
 {
-	const struct tp_canceller *c = arg;
+	struct tp_canceller *c = arg;
 	struct timespec delay = { c->delay_ms / 1000, (long)(c->delay_ms % 1000) * 1000000L };
 
 	nanosleep(&delay, NULL);
+	c->cancelled_ns = raw_now_ns();
 	embperf_ctx_cancel(c->ctx);
 	return NULL;
 }

@@ -10,6 +10,7 @@
 #define EMBPERF_TESTS_PROC_STATE_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "embperf.h"
@@ -65,11 +66,15 @@ double tp_counter(const embperf_result *r, const char *name);
  * @thread:   the thread.
  * @ctx:      the context it cancels.
  * @delay_ms: how long it sleeps before the cancel.
+ * @cancelled_ns: CLOCK_MONOTONIC_RAW (ep_now_ns()'s clock) just before the cancel (read it after
+ *            tp_cancel_join()): a loaded machine can wake the thread late,
+ *            and how soon a run stops counts from the cancel itself.
  */
 struct tp_canceller {
 	pthread_t thread;
 	embperf_ctx *ctx;
 	unsigned delay_ms;
+	uint64_t cancelled_ns;
 };
 
 /**

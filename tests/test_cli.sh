@@ -357,7 +357,15 @@ expect_status "a budget too small for the suite exits 5" 5
 # embperf_ctx_cancel; the run stops at its next check).
 "$EMBPERF" run mem.bw op=rd size=64M repetitions=100000 >"$T/out" 2>"$T/err" &
 BG_PID=$!
-sleep 1
+# Signal once the handler is in: SigCgt has SIGTERM's bit (15: 0x4000). A
+# fixed sleep of 1 s was a guess that a loaded machine with ASan could miss
+# (the default action would then kill it: 143).
+for _ in $(seq 100); do
+	caught=$(awk '/^SigCgt:/ { print $2 }' "/proc/$BG_PID/status" 2>/dev/null)
+	[ -n "$caught" ] && [ $(( 0x$caught & 0x4000 )) -ne 0 ] && break
+	sleep 0.1
+done
+sleep 0.2 # into the run itself, past its setup
 kill -TERM "$BG_PID"
 wait "$BG_PID"
 status=$?

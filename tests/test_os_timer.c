@@ -232,17 +232,20 @@ Test(os_timer, a_deadline_after_the_trial_is_not_waited_for)
 Test(os_timer, cancel_is_seen_within_a_long_interval)
 {
 	struct tp_canceller cn;
-	uint64_t t0_ns, took_ns;
+	uint64_t late_ns;
 
 	set("interval", "1s");
 	set("duration", "10s");
 	tp_cancel_after(&cn, ctx, 50);
-	t0_ns = ep_now_ns();
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
-	took_ns = ep_now_ns() - t0_ns;
+	late_ns = ep_now_ns();
 	tp_cancel_join(&cn);
-	cr_assert_lt(took_ns, 250000000ULL, "returned %.1f ms after the start (cancel at 50 ms)",
-		     (double)took_ns / 1e6);
+	late_ns -= cn.cancelled_ns;
+	/* Sleeps are taken in steps of 100 ms: one step, and 100 ms more for
+	 * a loaded machine (counted from the cancel itself, not from when
+	 * the canceller was meant to wake). */
+	cr_assert_lt(late_ns, 200000000ULL, "returned %.1f ms after the cancel",
+		     (double)late_ns / 1e6);
 }
 
 /* Scheduling. */
