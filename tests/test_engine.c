@@ -150,9 +150,16 @@ Test(engine, min_units_lengthens_samples_up_to_20_sample_times)
 	embperf_bench_set(b, "repetitions", "3");
 	embperf_bench_set(b, "counters", "0");
 	synth_cfg.min_units = 2000; /* 2 ms of 1 us units: within 20 ms */
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
-	cr_assert_eq(units_per_sample, 2000.0);
+	/* The 20-sample-time cap is priced at calibration's last timing: one
+	 * stretched 10x by preemptions lowers it below 2000. Up to three
+	 * runs; a floor that is ignored reads about 1000 in all three. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
+		if (units_per_sample == 2000.0)
+			break;
+	}
+	cr_assert_eq(units_per_sample, 2000.0, "units %g", units_per_sample);
 
 	/* 1 s of units: cut to 20 ms (fewer if calibration was preempted). */
 	synth_cfg.min_units = 1000000;

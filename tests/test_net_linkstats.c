@@ -596,8 +596,14 @@ Test(linkstats, udp_counters_see_datagrams_to_a_closed_port)
 	cr_assert_eq(ep_udp_counters_read(&u0, err, sizeof(err)), 0, "%s", err);
 	for (int i = 0; i < 5; i++)
 		cr_assert_eq(sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)), 1);
-	sleep_ms(20);
-	cr_assert_eq(ep_udp_counters_read(&u1, err, sizeof(err)), 0, "%s", err);
+	/* Counted where they are received, in a softirq that a loaded host
+	 * may leave to ksoftirqd: look again for up to 2 s. */
+	for (int waited_ms = 0; waited_ms < 2000; waited_ms += 10) {
+		sleep_ms(10);
+		cr_assert_eq(ep_udp_counters_read(&u1, err, sizeof(err)), 0, "%s", err);
+		if (u1.no_ports - u0.no_ports >= 5)
+			break;
+	}
 	/* other processes of the host may add theirs: at least ours */
 	cr_assert_geq(u1.no_ports - u0.no_ports, 5);
 	cr_assert_geq(u1.out_datagrams - u0.out_datagrams, 5);

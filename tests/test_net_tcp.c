@@ -462,12 +462,21 @@ Test(net_tcp, udp_rr_peer_gone_mid_trial)
 
 /* ---- the peer serves only the client that asked ---- */
 
-/** from() - a socket of @type bound to 127.0.0.@host (1: the client; 2: another host). */
-static int from(int type, int host)
+/* How long a receive waits for what a correct peer sends (or its close):
+ * long, as the in-process peer may be slow to run on a loaded machine. */
+#define ANSWER_WAIT_MS 5000
+/* How long a receive waits where no answer is the right outcome. */
+#define SILENCE_WAIT_MS 300
+
+/**
+ * from() - a socket of @type bound to 127.0.0.@host (1: the client; 2:
+ * another host), whose receives wait at most @wait_ms.
+ */
+static int from(int type, int host, int wait_ms)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK - 1 + (unsigned)host) };
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 300000 };
+	struct timeval tv = { .tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000 };
 	int fd = socket(AF_INET, type, 0);
 
 	cr_assert_geq(fd, 0);
@@ -501,12 +510,12 @@ Test(net_tcp, tcp_sink_takes_only_the_clients_connection)
 
 	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
-	other = from(SOCK_STREAM, 2);
+	other = from(SOCK_STREAM, 2, ANSWER_WAIT_MS);
 	to_port(other, port);
 	cr_assert_leq(recv(other, &byte, 1, 0), 0, "another host's connection is closed");
 	cr_assert(errno != EAGAIN, "closed, not left waiting");
 	close(other);
-	mine = from(SOCK_STREAM, 1);
+	mine = from(SOCK_STREAM, 1, ANSWER_WAIT_MS);
 	to_port(mine, port);
 	cr_assert_eq(send(mine, data, sizeof(data), 0), (ssize_t)sizeof(data));
 	shutdown(mine, SHUT_WR);
@@ -532,11 +541,11 @@ Test(net_tcp, udp_rr_answers_only_the_client)
 
 	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
-	other = from(SOCK_DGRAM, 2);
+	other = from(SOCK_DGRAM, 2, SILENCE_WAIT_MS);
 	to_port(other, port);
 	cr_assert_eq(send(other, buf, 8, 0), 8);
 	cr_assert_eq(recv(other, buf, sizeof(buf), 0), -1, "no answer to another host");
-	mine = from(SOCK_DGRAM, 1);
+	mine = from(SOCK_DGRAM, 1, ANSWER_WAIT_MS);
 	to_port(mine, port);
 	cr_assert_eq(send(mine, buf, 8, 0), 8);
 	cr_assert_eq(recv(mine, buf, sizeof(buf), 0), 10, "the response's size");

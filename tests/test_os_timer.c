@@ -208,8 +208,16 @@ Test(os_timer, threads_per_cpu_count_together)
 	prefer_fifo();
 	set("threads", "0");
 	set("cpus", "all");
-	run_ok();
-	n = wakeups();
+	/* A pinned thread cannot leave a CPU that another program's
+	 * SCHED_FIFO thread holds (test_net_peer's hogs spin 300 ms on CPU 0
+	 * beside it): up to three runs; a count of one thread's wake-ups only
+	 * fails all three. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		run_ok();
+		n = wakeups();
+		if (n >= 100.0 * n_cpus)
+			break;
+	}
 	snprintf(label, sizeof(label), "threads=%d cpus=all", n_cpus);
 	cr_assert(strstr(embperf_result_labels(find("latency")), label), "%s",
 		  embperf_result_labels(find("latency")));
