@@ -345,8 +345,11 @@ Test(trial, one_tally_gives_every_metric_with_the_same_counters)
 		cr_assert(tp_counter(r, "wakes") > 0, "kernel counter on %s", names[i]);
 		cr_assert_float_eq(tp_counter(r, "spare"), 0.0, 1e-12, "declared, never counted");
 	}
-	/* About 3 x 2000 operations. */
-	cr_assert(units >= 3000 && units <= 7000, "units %.0f", units);
+	/* About 3 x 2000 operations: a trial ends at the first check past its
+	 * end, and what fell due until then is counted in its longer time, so
+	 * a check held off by a loaded machine adds some (7366 once under ASan
+	 * beside CPU hogs); counting a trial twice would give 12000. */
+	cr_assert(units >= 3000 && units <= 9000, "units %.0f", units);
 	cr_assert_eq(embperf_result_counter_count(find("ops")),
 		     embperf_result_counter_count(find("latency")));
 	cr_assert_str_eq(embperf_result_counter_name(find("ops"),
@@ -437,7 +440,7 @@ Test(trial, ramp_is_run_but_not_counted)
 
 /*
  * A body that starts up for @startup_ns, then calls ep_trial_started(), with
- * @ramp: the 100 ms measured part is 1000 operations at the paced rate.
+ * @ramp: the 100 ms measured part is about 1000 operations at the paced rate.
  */
 static void check_measured_part_after_startup(const char *ramp, uint64_t startup_ns)
 {
@@ -449,7 +452,9 @@ static void check_measured_part_after_startup(const char *ramp, uint64_t startup
 	cr_assert_eq(embperf_bench_set(b, "repetitions", "1"), 0);
 	cr_assert_leq(run_until_rate(10000.0), 0.01);
 	ops = find("ops");
-	cr_assert(tp_counter(ops, "units") >= 800 && tp_counter(ops, "units") < 1100,
+	/* Above 1000 when the check that ends the trial comes late on a
+	 * loaded machine; the start-up counted in would make it 3000. */
+	cr_assert(tp_counter(ops, "units") >= 800 && tp_counter(ops, "units") < 1500,
 		  "ramp %s: units %.0f", ramp, tp_counter(ops, "units"));
 }
 
