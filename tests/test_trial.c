@@ -565,21 +565,31 @@ Test(trial, cancel_during_settle_is_seen)
 
 Test(trial, budget_stops_a_trial_and_keeps_its_counts_marked_truncated)
 {
-	const embperf_result *ops;
-	uint64_t t0, took;
+	uint64_t took = UINT64_MAX;
 
 	cr_assert_eq(embperf_bench_set(b, "duration", "10s"), 0);
-	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 200000000ULL), 0);
-	t0 = ep_now_ns();
-	cr_assert_eq(embperf_bench_run(b), -ETIME);
-	took = ep_now_ns() - t0;
+	/* The quickest of up to three runs within 100 ms of the budget: a
+	 * loaded machine can hold the body's thread off once. Every run is
+	 * cut, keeps its counts and marks them; a budget that is not seen
+	 * lasts the 10 s. */
+	for (int attempt = 0; attempt < 3 && took >= 300000000ULL; attempt++) {
+		const embperf_result *ops;
+		uint64_t t0, this_ns;
+
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 200000000ULL), 0);
+		t0 = ep_now_ns();
+		cr_assert_eq(embperf_bench_run(b), -ETIME);
+		this_ns = ep_now_ns() - t0;
+		took = this_ns < took ? this_ns : took;
+		ops = find("ops");
+		cr_assert(ops, "the cut trial's counts are kept");
+		cr_assert_eq(embperf_result_truncated(ops), 1);
+		cr_assert_eq(embperf_result_sample_count(ops), 1);
+		cr_assert_leq(embperf_result_value(ops), 10100.0);
+		cr_assert_geq(tp_counter(ops, "units"), 100.0,
+			      "the 200 ms before the budget ended were counted");
+	}
 	cr_assert_lt(took, 300000000ULL, "returned after %.1f ms (budget 200 ms)", (double)took / 1e6);
-	ops = find("ops");
-	cr_assert(ops, "the cut trial's counts are kept");
-	cr_assert_eq(embperf_result_truncated(ops), 1);
-	cr_assert_eq(embperf_result_sample_count(ops), 1);
-	cr_assert_leq(embperf_result_value(ops), 10100.0);
-	cr_assert_geq(tp_counter(ops, "units"), 100.0, "the 200 ms before the budget ended were counted");
 }
 
 static void search_setup(double capacity, double resolution, int max_trials)
