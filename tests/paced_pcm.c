@@ -205,7 +205,7 @@ static int paced_prepare(snd_pcm_ioplug_t *io)
 	struct timespec delay = { .tv_sec = p->prepare_delay_ns / 1000000000LL,
 				  .tv_nsec = p->prepare_delay_ns % 1000000000LL };
 
-	while (nanosleep(&delay, &delay) && errno == EINTR)
+	while (p->prepare_delay_ns && nanosleep(&delay, &delay) && errno == EINTR)
 		;
 	p->moved = 0;
 	p->delivered = 0;

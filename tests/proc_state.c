@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "emulated.h"
+#include "lib/core/core.h"
 #include "proc_state.h"
 
 int tp_count_entries(const char *path)
@@ -102,15 +103,6 @@ struct tp_kids tp_children(void)
 	return k;
 }
 
-/* CLOCK_MONOTONIC_RAW in ns: ep_now_ns()'s clock, for the tests to compare with. */
-static uint64_t raw_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The canceller's thread: one relative sleep, then the cancel. */
 static void *cancel_main(void *arg)
 {
@@ -118,7 +110,7 @@ static void *cancel_main(void *arg)
 	struct timespec delay = { c->delay_ms / 1000, (long)(c->delay_ms % 1000) * 1000000L };
 
 	nanosleep(&delay, NULL);
-	c->cancelled_ns = raw_now_ns();
+	c->cancelled_ns = ep_now_ns();
 	embperf_ctx_cancel(c->ctx);
 	return NULL;
 }
@@ -136,6 +128,20 @@ void tp_cancel_after(struct tp_canceller *c, embperf_ctx *ctx, unsigned delay_ms
 void tp_cancel_join(struct tp_canceller *c)
 {
 	pthread_join(c->thread, NULL);
+}
+
+uint64_t tp_run_cancelled(embperf_bench *b, embperf_ctx *ctx, unsigned delay_ms)
+{
+	struct tp_canceller cn;
+	uint64_t returned_ns;
+	int rc;
+
+	tp_cancel_after(&cn, ctx, delay_ms);
+	rc = embperf_bench_run(b);
+	returned_ns = ep_now_ns();
+	tp_cancel_join(&cn);
+	cr_assert_eq(rc, -ECANCELED, "rc %d: %s", rc, embperf_bench_errmsg(b));
+	return returned_ns - cn.cancelled_ns;
 }
 
 void tp_set(embperf_bench *b, const char *name, const char *value)

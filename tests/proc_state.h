@@ -66,7 +66,7 @@ double tp_counter(const embperf_result *r, const char *name);
  * @thread:   the thread.
  * @ctx:      the context it cancels.
  * @delay_ms: how long it sleeps before the cancel.
- * @cancelled_ns: CLOCK_MONOTONIC_RAW (ep_now_ns()'s clock) just before the cancel (read it after
+ * @cancelled_ns: ep_now_ns() just before the cancel (read it after
  *            tp_cancel_join()): a loaded machine can wake the thread late,
  *            and how soon a run stops counts from the cancel itself.
  */
@@ -87,6 +87,14 @@ void tp_cancel_after(struct tp_canceller *c, embperf_ctx *ctx, unsigned delay_ms
 
 /** tp_cancel_join() - wait for the thread of tp_cancel_after() to end. */
 void tp_cancel_join(struct tp_canceller *c);
+
+/**
+ * tp_run_cancelled() - run @b with @ctx cancelled @delay_ms in; fails the
+ * test unless the run returns -ECANCELED.
+ * Return: ns from the cancel itself (not from when it was meant to come) to
+ * the run's return.
+ */
+uint64_t tp_run_cancelled(embperf_bench *b, embperf_ctx *ctx, unsigned delay_ms);
 
 /*
  * TP_BUSY_WAIT_PCT - a run whose threads waited for a CPU more than this

@@ -523,29 +523,12 @@ static uint64_t cancel_bound_ns(void)
 	return tp_emulated() ? 1500000000ULL : 100000000ULL;
 }
 
-/*
- * Run @b, cancelled 50 ms in, and return how long after the cancel itself
- * it returned (the canceller may wake late on a loaded machine: that is
- * not the run's delay).
- */
-static uint64_t run_cancelled_after_50ms(void)
-{
-	struct tp_canceller cn;
-	uint64_t returned_ns;
-
-	tp_cancel_after(&cn, ctx, 50);
-	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
-	returned_ns = ep_now_ns();
-	tp_cancel_join(&cn);
-	return returned_ns - cn.cancelled_ns;
-}
-
 Test(trial, cancel_stops_a_trial_within_100ms)
 {
 	uint64_t late_ns;
 
 	cr_assert_eq(embperf_bench_set(b, "duration", "10s"), 0);
-	late_ns = run_cancelled_after_50ms();
+	late_ns = tp_run_cancelled(b, ctx, 50);
 	cr_assert_lt(late_ns, cancel_bound_ns(), "returned %.1f ms after the cancel",
 		     (double)late_ns / 1e6);
 	cr_assert_eq(embperf_bench_result_count(b), 0);
@@ -558,7 +541,7 @@ Test(trial, cancel_during_settle_is_seen)
 
 	cr_assert_eq(embperf_bench_set(b, "duration", "10ms"), 0);
 	cr_assert_eq(embperf_bench_set(b, "settle", "10s"), 0);
-	late_ns = run_cancelled_after_50ms();
+	late_ns = tp_run_cancelled(b, ctx, 50);
 	cr_assert_lt(late_ns, cancel_bound_ns(), "returned %.1f ms after the cancel",
 		     (double)late_ns / 1e6);
 }

@@ -34,6 +34,18 @@ static void tally_init(struct ep_tally *ta, struct ep_trial *t)
 }
 
 /*
+ * Take the measured part's CPU-load and counter snapshots; return @now, or
+ * when @now is 0, the time after them (so that their cost is not measured).
+ */
+static uint64_t take_snapshots(struct ep_trial *t, uint64_t now)
+{
+	ep_cpuload_start(&t->load);
+	if (t->ctr)
+		ep_counters_start(t->ctr);
+	return now ? now : ep_now_ns();
+}
+
+/*
  * The measured span starts: time, CPU load, counters. Once per trial. At
  * @now when the body's threads are already working (the end of a ramp);
  * with @now 0 (no ramp, the body not called yet) after the snapshots, so
@@ -46,10 +58,7 @@ static void begin_measure(struct ep_trial *t, uint64_t now)
 	if (!__atomic_compare_exchange_n(&t->phase, &expected, PHASE_MEASURE, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return;
-	ep_cpuload_start(&t->load);
-	if (t->ctr)
-		ep_counters_start(t->ctr);
-	__atomic_store_n(&t->start_ns, now ? now : ep_now_ns(), __ATOMIC_RELEASE);
+	__atomic_store_n(&t->start_ns, take_snapshots(t, now), __ATOMIC_RELEASE);
 	t->measured = 1;
 }
 
@@ -124,10 +133,7 @@ void ep_trial_started(struct ep_trial *t)
 	if (!t->restartable || phase_of(t) != PHASE_MEASURE)
 		return;
 	t->restartable = 0;
-	ep_cpuload_start(&t->load);
-	if (t->ctr)
-		ep_counters_start(t->ctr);
-	start_ns = ep_now_ns();
+	start_ns = take_snapshots(t, 0);
 	__atomic_store_n(&t->end_ns, start_ns + t->duration_ns, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->start_ns, start_ns, __ATOMIC_RELEASE);
 }
