@@ -20,10 +20,14 @@
 # FIO_PIN (process: `taskset -c 1 fio ...`, fio's parent and helper thread
 # on CPU 1 with its job, as blk.io's whole process; job: `fio
 # --cpus_allowed=1 ...`, only fio's job on CPU 1, its parent and helper
-# free to run on CPU 0), TARGET (device: the null_blk disk itself, 256 MiB
+# free to run on CPU 0; split: `taskset -c 0 fio --cpus_allowed=1 ...`,
+# the job on CPU 1, its parent and helper held on CPU 0), TARGET (device: the null_blk disk itself, 256 MiB
 # of it; file: a 256 MiB file on ext4 on a memory-backed null_blk disk with
 # the same completion times, written once with random data, as
 # compare-fio.sh's file), FIO_ARGS (more fio options, e.g. --disk_util=0),
+# BESIDE (a guest command line kept running on the guest's CPU 0 through all
+# the runs, for both tools alike: to see how another process's wake-ups on
+# the guest's other CPU move the tools' latency tail),
 # SECONDS_PER_RUN (5), ROUNDS (5), CASES (as
 # compare-fio.sh), LOG (a file
 # to keep the guest's console in), and the VM tier's EMBPERF_VM_CACHE,
@@ -50,9 +54,10 @@ rounds=${ROUNDS:-5}
 lat_us=${LAT_US:-10000}
 lat32_us=${LAT32_US:-50000}
 fio_pin=${FIO_PIN:-process}
-case $fio_pin in process|job) ;; *) echo "FIO_PIN: '$fio_pin'; accepted: process, job" >&2; exit 2 ;; esac
+case $fio_pin in process|job|split) ;; *) echo "FIO_PIN: '$fio_pin'; accepted: process, job, split" >&2; exit 2 ;; esac
 target=${TARGET:-device}
 fio_args=${FIO_ARGS:-}
+beside=${BESIDE:-}
 case $target in device) mem=1024 ;; file) mem=1536 ;;
 *) echo "TARGET: '$target'; accepted: device, file" >&2; exit 2 ;; esac
 export EMBPERF_VM_MEM=${EMBPERF_VM_MEM:-$mem}
@@ -88,6 +93,7 @@ cp "$BUILD/bench/cpu-of" "$R/bin/cpu-of"
 	cat <<INIT
 secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us; fio_pin=$fio_pin
 target=$target; mke2fs=$(command -v mke2fs); fio_args="$fio_args"
+beside="$beside"
 ext4_modules="$VM_EXT4_MODULES"
 cases="$cases"
 INIT
@@ -124,6 +130,7 @@ run_tool() {
 	if [ "$1" = fio ]; then
 		pin="taskset -c 1" cpus=""
 		[ "$fio_pin" = job ] && pin="" cpus="--cpus_allowed=1"
+		[ "$fio_pin" = split ] && pin="taskset -c 0" cpus="--cpus_allowed=1"
 		$pin cpu-of /tmp/cpu /usr/bin/fio --name="$name" --filename="$on" --size=256M --rw="$rw" \
 			--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" $cpus \
 			--time_based --runtime="$secs" --norandommap $fio_args --output-format=json 2>/dev/null
@@ -137,6 +144,7 @@ after_tool() {
 	echo "@@ kstat $name $1 $r $k0 / $(cat /sys/block/${dev#/dev/}/stat)"
 	echo "@@ cpu $name $1 $r $(cat /tmp/cpu)"
 }
+[ -n "$beside" ] && { taskset -c 0 sh -c "$beside" >/dev/null 2>&1 & echo "@@ beside: $beside"; }
 for r in $(seq 1 "$rounds"); do
 	for c in $cases; do
 		IFS=: read name rw bs engine depth <<EOF
@@ -155,9 +163,9 @@ INIT
 } >"$R/init"
 
 echo "# $(uptime)"
-echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32); fio pinned by $fio_pin; target $target; fio's extra arguments: ${fio_args:-none}"
+echo "# host cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); guest: qemu TCG, 2 vCPUs, ${EMBPERF_VM_MEM} MiB; null_blk completions after ${lat_us} us (iodepth 1, 8) and ${lat32_us} us (iodepth 32); fio pinned by $fio_pin; target $target; fio's extra arguments: ${fio_args:-none}; beside: ${beside:-nothing}"
 vm_boot_runs
-grep -o '@@ \(devices\|clocksource\|no null_blk\|files\).*' "$T/log" | sed 's/^@@ /# guest /'
+grep -o '@@ \(devices\|clocksource\|no null_blk\|files\|beside\).*' "$T/log" | sed 's/^@@ /# guest /'
 all=$T/all
 : >"$all"
 echo "case tool round load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"
