@@ -48,6 +48,10 @@
 # (sockperf: ReceivedMessages / RunTime of its valid duration) and the
 # median round trip in us (sockperf reports half the round trip: x 2).
 # Each run starts in a session of its own (setsid -w), as in compare-fio.sh.
+# Printed at the end: each tool's median and spread (median-table.awk), then
+# the ratio within each round, its median and a 95 % confidence interval of
+# that median (paired-ratios.awk), which leaves out what moves a whole
+# round on a shared machine.
 set -eu
 
 build=${1:-build}
@@ -208,3 +212,5 @@ echo "# median of $rounds rounds (reference: iperf3 for tcp_tx/tcp_rx, sockperf 
 sort -k1,1 -k2,2 -k3,3g "$tmp/all" |
 	awk -v keyname=case -v refname=reference -v keywidth=22 -v numfmt=%12.2f \
 		-v spreadwidth=7 -f "$(dirname "$0")/median-table.awk"
+echo "# embperf / reference round by round: the median ratio and its 95 % confidence interval"
+awk -f "$(dirname "$0")/paired-ratios.awk" "$tmp/all" | { read -r head; echo "$head"; sort; }
