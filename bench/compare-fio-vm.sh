@@ -86,6 +86,9 @@ vm_install_embperf
 vm_copy_with_libs "$(command -v fio)"
 [ -x "$BUILD/bench/cpu-of" ] || die "$BUILD/bench/cpu-of not built"
 cp "$BUILD/bench/cpu-of" "$R/bin/cpu-of"
+# BESIDE as a file of its own: a command line with quotes or $ in it would
+# not survive being pasted into /init.
+[ -n "$beside" ] && printf '%s\n' "$beside" >"$R/beside.sh"
 
 {
 	vm_init_head
@@ -93,7 +96,6 @@ cp "$BUILD/bench/cpu-of" "$R/bin/cpu-of"
 	cat <<INIT
 secs=$secs; rounds=$rounds; lat_us=$lat_us; lat32_us=$lat32_us; fio_pin=$fio_pin
 target=$target; mke2fs=$(command -v mke2fs); fio_args="$fio_args"
-beside="$beside"
 ext4_modules="$VM_EXT4_MODULES"
 cases="$cases"
 INIT
@@ -128,9 +130,11 @@ run_tool() {
 	rm -f /tmp/cpu # a run whose tool did not start leaves no figure of an earlier one
 	k0=$(cat /sys/block/${dev#/dev/}/stat)
 	if [ "$1" = fio ]; then
-		pin="taskset -c 1" cpus=""
-		[ "$fio_pin" = job ] && pin="" cpus="--cpus_allowed=1"
-		[ "$fio_pin" = split ] && pin="taskset -c 0" cpus="--cpus_allowed=1"
+		case $fio_pin in
+		process) pin="taskset -c 1" cpus="" ;;
+		job) pin="" cpus="--cpus_allowed=1" ;;
+		split) pin="taskset -c 0" cpus="--cpus_allowed=1" ;;
+		esac
 		$pin cpu-of /tmp/cpu /usr/bin/fio --name="$name" --filename="$on" --size=256M --rw="$rw" \
 			--bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$depth" $cpus \
 			--time_based --runtime="$secs" --norandommap $fio_args --output-format=json 2>/dev/null
@@ -144,7 +148,7 @@ after_tool() {
 	echo "@@ kstat $name $1 $r $k0 / $(cat /sys/block/${dev#/dev/}/stat)"
 	echo "@@ cpu $name $1 $r $(cat /tmp/cpu)"
 }
-[ -n "$beside" ] && { taskset -c 0 sh -c "$beside" >/dev/null 2>&1 & echo "@@ beside: $beside"; }
+[ -f /beside.sh ] && { taskset -c 0 sh /beside.sh >/dev/null 2>&1 & echo "@@ beside: $(cat /beside.sh)"; }
 for r in $(seq 1 "$rounds"); do
 	for c in $cases; do
 		IFS=: read name rw bs engine depth <<EOF
