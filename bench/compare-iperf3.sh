@@ -29,8 +29,7 @@
 #            duration=Ss (iperf3 -l sets the reads' size too)
 #            (both leave out their first second: slow start, buffer growth)
 #   tcp_rx   the same with iperf3 -R / direction=rx
-#            (iperf3's default -l, 128 KiB, has no net.tcp.stream match: its
-#            size is capped at the peer's max_size, 65507)
+#            (SIZE=128k: iperf3's default -l; net.tcp.stream takes up to 1 MiB)
 #   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max
 #            embperf run net.tcp.rr request=MSG response=MSG duration=Ss
 #   udp_rr   sockperf ping-pong -m MSG -t S --mps=max

@@ -1180,8 +1180,9 @@ EMBPERF_API void embperf_server_free(embperf_server *srv);
  * @name:  "listen" (ADDR[:PORT], [IPV6]:PORT; default 0.0.0.0:5301),
  *         "allow" (an address block, 198.18.0.0/15; each call adds one; none:
  *         any client), "max_rate" (bit/s, default 10Gbit), "max_duration"
- *         (default 300s), "max_size" (bytes, default 65507), "idle_timeout"
- *         (default 60s).
+ *         (default 300s), "max_size" (bytes of a datagram, request or
+ *         response, default 65507; a TCP stream's writes and reads are
+ *         capped at 1 MiB instead), "idle_timeout" (default 60s).
  * @value: text, parsed as kernel parameters are ("100Mbit", "30s").
  *
  * Return: 0; -EINVAL for an unknown setting or a bad value, -EBUSY once

@@ -296,6 +296,35 @@ Test(peer, requests_above_its_limits_are_refused_naming_the_limit)
 	close(fd);
 }
 
+/* Past a datagram: a stream's writes up to 1 MiB; a datagram or request never. */
+Test(peer, sizes_past_a_datagram_only_for_a_tcp_stream)
+{
+	struct ep_msg m;
+	int fd;
+
+	start_peer(NULL);
+	fd = raw_session();
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_TCP_SOURCE, .flow = 1,
+					     .size_bytes = (1u << 20) + 1, .duration_ns = 1000000000 });
+	cr_assert_str_eq(m.code, "invalid");
+	cr_assert(strstr(m.text, "size"), "%s", m.text);
+	cr_assert(closed_within(fd, 2000));
+	close(fd);
+	fd = raw_session();
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_UDP_SINK, .flow = 2,
+					     .size_bytes = 65508, .duration_ns = 1000000000 });
+	cr_assert_str_eq(m.code, "limit");
+	cr_assert(strstr(m.text, "65508") && strstr(m.text, "65507"), "%s", m.text);
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_TCP_RR, .flow = 3, .size_bytes = 65508,
+					     .response_bytes = 1, .duration_ns = 1000000000 });
+	cr_assert_str_eq(m.code, "limit");
+	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_TRIALS), 0);
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_TCP_SOURCE, .flow = 4,
+					     .size_bytes = 1u << 20, .duration_ns = 1000000000 });
+	cr_assert_eq(m.type, EP_MSG_READY, "a 1 MiB stream write: %s %s", m.code, m.text);
+	close(fd);
+}
+
 /*
  * layer=l2 over a loopback control connection: the peer refuses l2.sink and
  * l2.source ("failed", naming layer=l2 and why: loopback carries no

@@ -243,7 +243,7 @@ Test(proto, invalid_messages_are_refused_with_a_reason)
 		{ "{\"type\":\"hello\",\"proto\":-1}", "out of range" },
 		{ "{\"type\":\"start\",\"test\":\"udp.sink\",\"flow\":1,\"size\":0,"
 		  "\"duration_ns\":1}", "member 'size': out of range" },
-		{ "{\"type\":\"start\",\"test\":\"udp.sink\",\"flow\":1,\"size\":70000,"
+		{ "{\"type\":\"start\",\"test\":\"udp.sink\",\"flow\":1,\"size\":1048577,"
 		  "\"duration_ns\":1}", "member 'size': out of range" },
 		{ "{\"type\":\"start\",\"test\":\"tcp.flood\",\"flow\":1,\"size\":10,"
 		  "\"duration_ns\":1}", "member 'test': unknown value" },

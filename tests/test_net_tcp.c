@@ -339,14 +339,38 @@ Test(net_tcp, a_request_above_the_peers_limit_names_the_limit)
 	bench("net.tcp.rr", s.spec);
 	tp_set(b, "request", "1000");
 	run_fails(words);
-	embperf_bench_free(b);
-	{
-		const char *w2[] = { "size", "200", "100", NULL };
+	server_stop(&s);
+}
 
-		bench("net.tcp.stream", s.spec);
-		tp_set(b, "size", "200");
-		run_fails(w2);
+/*
+ * A stream's writes are not datagrams: up to 1 MiB in both directions (iperf3
+ * writes 128 KiB), whatever the peer's max_size, and not one byte more.
+ */
+Test(net_tcp, stream_writes_go_past_a_datagram_up_to_1MiB)
+{
+	static const char *const directions[] = { "tx", "rx" };
+	struct server s;
+
+	for (size_t i = 0; i < 2; i++) {
+		bench("net.tcp.stream", "local");
+		tp_set(b, "direction", directions[i]);
+		tp_set(b, "size", "128k");
+		tp_set(b, "rsize", "128k");
+		run_ok();
+		cr_assert_gt(value("throughput"), 0.0, "direction=%s", directions[i]);
+		cr_assert(strstr(embperf_result_labels(tp_find(b, "throughput")), "size=131072"));
+		embperf_bench_free(b);
 	}
+	bad_param("net.tcp.stream", "size", "1048577");
+	embperf_bench_free(b);
+	bad_param("net.tcp.stream", "rsize", "1048577");
+	embperf_bench_free(b);
+	server_start(&s, "100");
+	bench("net.tcp.stream", s.spec);
+	tp_set(b, "direction", "rx");
+	tp_set(b, "size", "200");
+	run_ok();
+	cr_assert_gt(value("throughput"), 0.0, "size=200 from a peer whose max_size is 100");
 	server_stop(&s);
 }
 

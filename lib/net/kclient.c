@@ -102,7 +102,7 @@ int ep_netk_setup_tail(struct ep_run *run, const char *kernel, struct ep_peer_co
 {
 	int rc = ep_netk_open(run, kernel, c);
 
-	if (!rc)
+	if (!rc && size_param)
 		rc = ep_netk_check_size(run, c, size_param, size_bytes);
 	return rc ? rc : ep_run_add_trial(run, tc);
 }

@@ -83,8 +83,9 @@ int ep_netk_check_size(struct ep_run *run, const struct ep_peer_conn *c, const c
 /**
  * ep_netk_setup_tail() - the end of a TCP or request/response kernel's setup:
  * the session with the peer (ep_netk_open()), @size_bytes of parameter
- * @size_param against the peer's limit (ep_netk_check_size()), then the
- * trial case @tc (its labels and arg set by the caller).
+ * @size_param against the peer's limit (ep_netk_check_size(); @size_param
+ * NULL: a TCP stream's writes, which the peer's max_size does not cap),
+ * then the trial case @tc (its labels and arg set by the caller).
  * Return: 0, or a negative errno with the run's message.
  */
 int ep_netk_setup_tail(struct ep_run *run, const char *kernel, struct ep_peer_conn *c,

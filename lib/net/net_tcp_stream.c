@@ -42,12 +42,12 @@ static const struct ep_param_desc stream_params[] = {
 	{ "direction", EP_PT_ENUM, "tx", { { 0, 0 } }, "tx|rx", "",
 	  "tx: this host sends, the peer receives (netperf TCP_STREAM); rx: the peer sends "
 	  "(TCP_MAERTS)" },
-	{ "size", EP_PT_SIZE, "16k", { { 1, EP_PEER_MAX_SIZE_BYTES } }, NULL, "bytes",
-	  "bytes per send() of the sender (netperf's default on Linux: 16384, the initial "
-	  "SO_SNDBUF)" },
-	{ "rsize", EP_PT_SIZE, "128k", { { 1, EP_PEER_MAX_RECV_BYTES } }, NULL, "bytes",
-	  "bytes per recv() of the receiver (netperf -M; its default on Linux: 131072, the "
-	  "initial SO_RCVBUF)" },
+	{ "size", EP_PT_SIZE, "16k", { { 1, EP_PEER_MAX_STREAM_IO_BYTES } }, NULL, "bytes",
+	  "bytes per send() of the sender, up to 1 MiB (netperf's default on Linux: 16384, the "
+	  "initial SO_SNDBUF; iperf3's: 128k)" },
+	{ "rsize", EP_PT_SIZE, "128k", { { 1, EP_PEER_MAX_STREAM_IO_BYTES } }, NULL, "bytes",
+	  "bytes per recv() of the receiver, up to 1 MiB (netperf -M; its default on Linux: "
+	  "131072, the initial SO_RCVBUF)" },
 	{ "nodelay", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",
 	  "TCP_NODELAY on both ends' data sockets (netperf -D)" },
 	{ "sockbuf", EP_PT_SIZE, "0", { { 0, EP_PEER_MAX_SOCKBUF_BYTES } }, NULL, "bytes",
@@ -334,7 +334,9 @@ static int stream_setup(struct ep_run *run, void **state)
 		 st->nodelay ? " nodelay=1" : "");
 	tc.labels = st->label;
 	tc.arg = st;
-	return ep_netk_setup_tail(run, "net.tcp.stream", &st->peer, "size", st->size_bytes, &tc);
+	/* Not checked against the peer's max_size: that caps datagrams and
+	 * messages; both sides cap a stream's writes at EP_PEER_MAX_STREAM_IO_BYTES. */
+	return ep_netk_setup_tail(run, "net.tcp.stream", &st->peer, NULL, 0, &tc);
 }
 
 /* A longer ramp than the other network kernels': slow start is left out of the count. */

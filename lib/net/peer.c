@@ -158,7 +158,8 @@ static const struct ep_param_desc limit_params[] = {
 	{ "max_duration", EP_PT_DURATION, "300s", { { 1000000, INT64_C(86400000000000) } }, NULL,
 	  "ns", "the longest trial a client may ask for" },
 	{ "max_size", EP_PT_SIZE, "65507", { { 18, EP_PEER_MAX_SIZE_BYTES } }, NULL, "bytes",
-	  "the largest datagram or write a client may ask for" },
+	  "the largest datagram, request or response a client may ask for (a TCP stream's "
+	  "writes and reads: up to 1 MiB, whatever this says)" },
 	{ "idle_timeout", EP_PT_DURATION, "60s", { { 1000000, INT64_C(86400000000000) } }, NULL,
 	  "ns", "how long a silent client keeps its session" },
 };
@@ -367,7 +368,10 @@ static void on_hello(embperf_server *s, int i, const struct ep_msg *in)
 /* The request within this peer's limits, or the error text. */
 static int check_limits(const embperf_server *s, const struct ep_start *r, char *text, size_t len)
 {
-	if (r->size_bytes > s->max_size_bytes)
+	int stream = r->test == EP_TEST_TCP_SINK || r->test == EP_TEST_TCP_SOURCE;
+
+	/* A stream's writes are capped by the parser (EP_PEER_MAX_STREAM_IO_BYTES). */
+	if (!stream && r->size_bytes > s->max_size_bytes)
 		snprintf(text, len, "size %u bytes is above this peer's limit of %u", r->size_bytes,
 			 s->max_size_bytes);
 	else if (r->response_bytes > s->max_size_bytes)

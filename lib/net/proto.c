@@ -86,7 +86,7 @@ static const struct field error_fields[] = {
 static const struct field start_fields[] = {
 	{ "test", FK_TEST, S(test), 0, 0, 0, 1 },
 	{ "flow", FK_U32, S(flow), 0, 0, U32MAX, 1 },
-	{ "size", FK_U32, S(size_bytes), 0, 1, EP_PEER_MAX_SIZE_BYTES, 1 },
+	{ "size", FK_U32, S(size_bytes), 0, 1, EP_PEER_MAX_STREAM_IO_BYTES, 1 },
 	{ "response", FK_U32, S(response_bytes), 0, 0, EP_PEER_MAX_SIZE_BYTES, 0 },
 	{ "rate_bps", FK_DOUBLE, S(rate_bps), 0, 0, 1e15, 0 },
 	{ "pacing", FK_PACING, S(pacing), 0, 0, 0, 0 },
@@ -100,7 +100,7 @@ static const struct field start_fields[] = {
 	{ "echo_every", FK_U32, S(echo_every), 0, 0, U32MAX, 0 },
 	{ "nodelay", FK_U32, S(nodelay), 0, 0, 1, 0 },
 	{ "sockbuf", FK_U32, S(sockbuf_bytes), 0, 0, EP_PEER_MAX_SOCKBUF_BYTES, 0 },
-	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_RECV_BYTES, 0 },
+	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_STREAM_IO_BYTES, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 

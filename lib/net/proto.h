@@ -28,8 +28,11 @@
 /* The largest socket buffer a client may ask of the peer's data socket
  * (the kernel caps it further at net.core.[rw]mem_max). */
 #define EP_PEER_MAX_SOCKBUF_BYTES (64u << 20)
-/* The largest read a client may ask the peer to make (its buffer). */
-#define EP_PEER_MAX_RECV_BYTES (1u << 20)
+/* The largest write or read of a TCP stream (tcp.sink, tcp.source), the
+ * buffer each side holds for it. A stream's writes are not packets (the
+ * kernel cuts them into segments), so max_size does not cap them; this does,
+ * on both sides, whatever the peer's owner set. */
+#define EP_PEER_MAX_STREAM_IO_BYTES (1u << 20)
 
 enum ep_msg_type {
 	EP_MSG_HELLO,
@@ -63,8 +66,9 @@ enum ep_pacing { EP_PACING_PRECISE, EP_PACING_BURST, EP_PACING_NONE };
 struct ep_start {
 	enum ep_net_test test;
 	uint32_t flow;
-	uint32_t size_bytes;     /* UDP payload, TCP write size / request size, or l2: the
-				  * Ethernet frame without its FCS */
+	uint32_t size_bytes;     /* UDP payload, request size, TCP stream write size (up to
+				  * EP_PEER_MAX_STREAM_IO_BYTES, the others up to max_size),
+				  * or l2: the Ethernet frame without its FCS */
 	uint32_t response_bytes; /* rr tests */
 	double rate_bps;         /* udp.source: payload bits/s; 0 = as fast as it can */
 	enum ep_pacing pacing;
