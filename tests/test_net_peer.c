@@ -305,7 +305,8 @@ Test(peer, sizes_past_a_datagram_only_for_a_tcp_stream)
 	start_peer(NULL);
 	fd = raw_session();
 	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_TCP_SOURCE, .flow = 1,
-					     .size_bytes = (1u << 20) + 1, .duration_ns = 1000000000 });
+					     .size_bytes = EP_PEER_MAX_STREAM_IO_BYTES + 1,
+					     .duration_ns = 1000000000 });
 	cr_assert_str_eq(m.code, "invalid");
 	cr_assert(strstr(m.text, "size"), "%s", m.text);
 	cr_assert(closed_within(fd, 2000));
@@ -320,7 +321,8 @@ Test(peer, sizes_past_a_datagram_only_for_a_tcp_stream)
 	cr_assert_str_eq(m.code, "limit");
 	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_TRIALS), 0);
 	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_TCP_SOURCE, .flow = 4,
-					     .size_bytes = 1u << 20, .duration_ns = 1000000000 });
+					     .size_bytes = EP_PEER_MAX_STREAM_IO_BYTES,
+					     .duration_ns = 1000000000 });
 	cr_assert_eq(m.type, EP_MSG_READY, "a 1 MiB stream write: %s %s", m.code, m.text);
 	close(fd);
 }
