@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "proc_state.h"
 
 int tp_count_entries(const char *path)

@@ -10,7 +10,10 @@
 #include <stdint.h>
 
 #include "lib/core/bench.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
+#include "lib/core/ctx.h"
+#include "lib/core/result.h"
+#include "lib/core/run.h"
 
 /**
  * struct synth - configuration and observations of a synthetic run.

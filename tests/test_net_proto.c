@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "lib/core/util.h"
 #include "lib/net/addr.h"
 #include "lib/net/pace.h"

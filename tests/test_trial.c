@@ -23,8 +23,11 @@
 #include <time.h>
 
 #include "emulated.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
+#include "lib/core/search.h"
 #include "lib/core/bench.h"
-#include "lib/core/core.h"
 #include "proc_state.h"
 
 /**

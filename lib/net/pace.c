@@ -7,7 +7,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "lib/core/util.h"
 #include "pace.h"
 

@@ -20,7 +20,9 @@
 
 #include "addr.h"
 #include "kclient.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/util.h"
 #include "linkspeed.h"
 #include "pace.h"
