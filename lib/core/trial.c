@@ -228,6 +228,11 @@ uint64_t ep_trial_now_ns(const struct ep_trial *t)
 	return ep_clock_now_ns(t->clock);
 }
 
+const struct ep_clock *ep_trial_clock(const struct ep_trial *t)
+{
+	return t->clock;
+}
+
 uint64_t ep_trial_start_ns(const struct ep_trial *t)
 {
 	return __atomic_load_n(&t->start_ns, __ATOMIC_ACQUIRE);

@@ -127,6 +127,9 @@ uint64_t ep_trial_end_ns(const struct ep_trial *t);
 /** ep_trial_now_ns() - the time on the trial's clock, for the body's own timestamps. */
 uint64_t ep_trial_now_ns(const struct ep_trial *t);
 
+/** ep_trial_clock() - the trial's clock, for a body's own waits (a pacer). */
+const struct ep_clock *ep_trial_clock(const struct ep_trial *t);
+
 /**
  * ep_trial_start_ns() - when the measured part started (ep_trial_now_ns() time),
  * 0 while the trial ramps up. For bodies whose work carries its own

@@ -180,8 +180,8 @@ static int run_source(struct ep_peer_trial *t)
 		return rc;
 	/* A sleeping sender's wake-ups are late by the timer slack (50 us by default). */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	ep_pacer_init(&pacer, mode, source_pps(&t->req), t->req.burst, t->req.wait_ns,
-		      t->req.batch ? t->req.batch : 16, start);
+	ep_pacer_init(&pacer, &ep_real_clock, mode, source_pps(&t->req), t->req.burst,
+		      t->req.wait_ns, t->req.batch ? t->req.batch : 16, start);
 	ep_flow_drops_start(&drops, &t->client);
 	ep_cpuload_start(&load, ep_now_ns());
 	while (!ep_peer_trial_stopping(t) && (!t->req.count || source_sent(&o) < t->req.count)) {
