@@ -423,9 +423,12 @@ static uint64_t run_pacer(double pps, uint64_t run_ns, uint64_t stall_ns, struct
 	start = tp_sim_now(&pace_sim);
 	end = start + run_ns;
 	while (tp_sim_now(&pace_sim) < end) {
+		uint64_t before = tp_sim_now(&pace_sim);
 		uint32_t n = ep_pacer_next(p, end);
 		uint64_t now = tp_sim_now(&pace_sim);
 		double due = floor((double)(now - start) * pps / 1e9) + 1;
+
+		cr_assert(n || now > before, "0 datagrams and no wait: the caller would spin");
 
 		for (uint32_t i = 0; i < n && handed < EP_ARRAY_SIZE(handed_at); i++)
 			handed_at[handed + i] = now;
@@ -499,9 +502,8 @@ Test(pace, burst_mode_hands_out_whole_bursts_per_wait)
 	cr_assert_eq(n, 5, "the first burst at once");
 	ep_pacer_sent(&p, n);
 	/* 0 means "no datagram yet, check your deadline": call again. */
-	do
-		n = ep_pacer_next(&p, start + 1000000000);
-	while (n == 0);
+	for (int calls = 0; (n = ep_pacer_next(&p, start + 1000000000)) == 0; calls++)
+		cr_assert_lt(calls, 2, "a 20 ms wait is two calls of 10 ms");
 	cr_assert_eq(tp_sim_now(&pace_sim) - start, 20000000, "the next burst one wait later");
 	cr_assert_eq(n, 5);
 }
@@ -517,8 +519,10 @@ Test(pace, the_deadline_comes_before_a_late_datagram)
 	ep_pacer_sent(&p, ep_pacer_next(&p, start + 1000000000));
 	cr_assert_eq(ep_pacer_next(&p, start + 30000000), 0);
 	cr_assert_eq(tp_sim_now(&pace_sim) - start, 10000000, "a 10 ms step towards the deadline");
-	while (tp_sim_now(&pace_sim) < start + 30000000)
+	for (int calls = 0; tp_sim_now(&pace_sim) < start + 30000000; calls++) {
+		cr_assert_lt(calls, 2, "each call waits 10 ms");
 		cr_assert_eq(ep_pacer_next(&p, start + 30000000), 0);
+	}
 	cr_assert_eq(tp_sim_now(&pace_sim), start + 30000000, "not past it");
 }
 
