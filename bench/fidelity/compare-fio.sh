@@ -5,7 +5,7 @@
 # flags, interleaved. Not run by the tests (it takes minutes and writes
 # SIZE bytes); doc/benchmarks-blk.md holds its figures.
 #
-#   bench/compare-fio.sh [BUILD_DIR]
+#   bench/fidelity/compare-fio.sh [BUILD_DIR]
 #
 # Environment: DIR (/tmp: the folder of the file; /dev/shm for tmpfs),
 # SIZE (256M), SECONDS_PER_RUN (5), ROUNDS (5), PIN (1: both tools run

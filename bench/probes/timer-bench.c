@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * timer-bench.c - run os.timer and print its latency distribution on one
- * line, for bench/compare-cyclictest.sh; or measure how far a trial's
+ * line, for bench/fidelity/compare-cyclictest.sh; or measure how far a trial's
  * measured time overshoots its 'duration'.
  *
  *   timer-bench [key=value ...]
@@ -13,8 +13,9 @@
  *       the trial's wake-ups divided by its wake-ups per second (both from
  *       the engine's tally: the rate is wake-ups / measured time).
  *
- * The text and JSON reports do not carry percentiles yet, so this reads
- * them through the public API. Built for developers, not installed.
+ * One line per run, in the layout bench/fidelity/compare-cyclictest.sh
+ * parses; the reports carry the same percentiles. Built for developers,
+ * not installed.
  */
 #include <errno.h>
 #include <math.h>

@@ -8,7 +8,7 @@
  * rusage of the children waited for (RUSAGE_CHILDREN), which takes in the
  * command's threads, the processes it forked and waited for, and the
  * io_uring workers (io-wq threads belong to the process that made the ring).
- * Exits with the command's status. bench/compare-fio-vm.sh wraps fio and
+ * Exits with the command's status. bench/fidelity/compare-fio-vm.sh wraps fio and
  * embperf in it alike, so that their CPU per I/O is counted the same way
  * whatever each tool reports of itself (fio: its job thread's RUSAGE_THREAD;
  * blk.io: its process's RUSAGE_SELF). Not installed, not run by the tests.

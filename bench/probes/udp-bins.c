@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * udp-bins.c - a neutral observer of a UDP flow for bench/compare-udp.sh:
+ * udp-bins.c - a neutral observer of a UDP flow for bench/fidelity/compare-udp.sh:
  * capture the datagrams a pcap filter selects on an interface (libpcap, ns time
  * stamps) for a time, and say how evenly they came: packets, their rate
  * from the first to the last, and the most that fell into any 1 ms window

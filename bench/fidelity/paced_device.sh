@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
-# bench/paced_device.sh - sourced by the audio comparisons: with no DEVICE
+# bench/fidelity/paced_device.sh - sourced by the audio comparisons: with no DEVICE
 # set, build the tests' paced PCM (tests/paced_pcm.c) as an alsa-lib
-# external plugin (bench/paced_plugin.c) in folder $1 and name it in a
+# external plugin (tests/paced_plugin.c) in folder $1 and name it in a
 # temporary ALSA configuration (ALSA_CONFIG_PATH, which includes the
 # system's alsa.conf), so aplay, arecord and the embperf command all open
 # the same CLOCK_MONOTONIC-paced device; sets DEVICE to its name.
@@ -12,9 +12,9 @@
 paced_device_setup() {
 	local dir=$1 src
 	[ -n "${DEVICE:-}" ] && return 0
-	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 	${CC:-cc} -O2 -DPIC -fPIC -shared -I "$src/tests" -o "$dir/libasound_module_pcm_paced.so" \
-		"$src/bench/paced_plugin.c" "$src/tests/paced_pcm.c" \
+		"$src/tests/paced_plugin.c" "$src/tests/paced_pcm.c" \
 		$(pkg-config --cflags --libs alsa) -lm
 	cat >"$dir/asound.conf" <<-CONF
 		</usr/share/alsa/alsa.conf>

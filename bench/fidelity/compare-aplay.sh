@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# bench/compare-aplay.sh - CPU load of audio.playback/audio.capture beside
+# bench/fidelity/compare-aplay.sh - CPU load of audio.playback/audio.capture beside
 # aplay/arecord on the same device and parameters (issue 8's target: at most
 # theirs).
 #
-#   bench/compare-aplay.sh BUILD_DIR [ROUNDS [SECONDS]]
+#   bench/fidelity/compare-aplay.sh BUILD_DIR [ROUNDS [SECONDS]]
 #
 # With no sound card, the device is the tests' paced PCM (tests/paced_pcm.c)
-# built as an alsa-lib external plugin (bench/paced_plugin.c) and named in a
+# built as an alsa-lib external plugin (tests/paced_plugin.c) and named in a
 # temporary ALSA configuration (ALSA_CONFIG_PATH, which includes the
 # system's alsa.conf), so aplay, arecord and the embperf command open the
 # same CLOCK_MONOTONIC-paced device. DEVICE=hw:0,0 uses a card instead.
@@ -21,11 +21,11 @@
 # its own cpu_process figure (the measured part only). Needs alsa-utils.
 set -eu
 
-BUILD=${1:?usage: bench/compare-aplay.sh BUILD_DIR [ROUNDS [SECONDS]]}
+BUILD=${1:?usage: bench/fidelity/compare-aplay.sh BUILD_DIR [ROUNDS [SECONDS]]}
 ROUNDS=${2:-3}
 SECS=${3:-10}
 EMBPERF=$(readlink -f "$BUILD/bench/embperf")
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
 P="-f S16_LE -r 48000 -c 2 --period-size=64 --buffer-size=960"
 E="rate=48000 channels=2 format=S16_LE period=64 buffer=960 repetitions=1"
 
@@ -33,7 +33,7 @@ command -v aplay >/dev/null || { echo "aplay not found (apt-get install alsa-uti
 T=$(mktemp -d "${TMPDIR:-/tmp}/compare-aplay.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-. "$SRC/bench/paced_device.sh"
+. "$SRC/bench/fidelity/paced_device.sh"
 paced_device_setup "$T"
 
 # load CMD...: the command's CPU load, (user + sys) / real in %.

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# bench/compare-audio-suite.sh - issue 8's time target: `embperf suite audio`
+# bench/fidelity/compare-audio-suite.sh - issue 8's time target: `embperf suite audio`
 # (TI's table: capture and playback at 10 rates, 2 ch, S16_LE, period 64)
 # against the same 20 rows measured the way TI's tests do it by hand, on the
 # same device, with the run-to-run spread of both.
 #
-#   bench/compare-audio-suite.sh BUILD_DIR
+#   bench/fidelity/compare-audio-suite.sh BUILD_DIR
 #
 # The by-hand method: per row, RUNS runs (default 5: the guide prints
 # "mean (min, max)" over its runs, and its means end in multiples of 0.2)
@@ -19,21 +19,21 @@
 #
 # RATES="48000 96000" limits both sides to some rates (a quicker check);
 # DEVICE=hw:0,0 uses a card instead of the tests' paced PCM (see
-# bench/paced_device.sh). Needs alsa-utils.
+# bench/fidelity/paced_device.sh). Needs alsa-utils.
 set -euo pipefail
 
-BUILD=${1:?usage: bench/compare-audio-suite.sh BUILD_DIR}
+BUILD=${1:?usage: bench/fidelity/compare-audio-suite.sh BUILD_DIR}
 RUNS=${RUNS:-5}
 SECS=${SECS:-10}
 SUITE_ROUNDS=${SUITE_ROUNDS:-3}
 RATES=${RATES:-8000 11025 16000 22050 24000 32000 44100 48000 88200 96000}
 EMBPERF=$(readlink -f "$BUILD/bench/embperf")
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
 
 command -v arecord >/dev/null || { echo "arecord not found (apt-get install alsa-utils)" >&2; exit 2; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/compare-audio-suite.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-. "$SRC/bench/paced_device.sh"
+. "$SRC/bench/fidelity/paced_device.sh"
 paced_device_setup "$T"
 
 now_s() { date +%s.%N; }

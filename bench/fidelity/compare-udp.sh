@@ -5,7 +5,7 @@
 # issue 9's UDP targets. Not run by the tests (it takes minutes); the
 # figures go to doc/benchmarks-net.md.
 #
-#   bench/compare-udp.sh [BUILD_DIR]
+#   bench/fidelity/compare-udp.sh [BUILD_DIR]
 #
 # Environment: ROUNDS (5), SECS (10: paced runs), UNPACED_SECS (5), PARTS ("A B"),
 # PRIORITY (0; N: embperf priority=N and the iperf3 client under `chrt -f N`,
@@ -28,7 +28,7 @@
 #    (embperf: offered = counted datagrams sent / measured time, the ramp
 #    not counted; iperf3: end.sum_sent packets / seconds), and each tool's
 #    receiver figure; embperf's 'forgiven' (datagrams the pacer gave up
-#    on). A neutral observer (bench/udp-bins, libpcap on lo) gives the most
+#    on). A neutral observer (bench/probes/udp-bins, libpcap on lo) gives the most
 #    datagrams in any 1 ms window (and what pcap itself dropped).
 #    Printed: achieved / asked, received / asked, max 1 ms / (asked per 1 ms).
 set -u
@@ -42,7 +42,7 @@ fifo=()
 secs=${SECS:-10}
 unpaced_secs=${UNPACED_SECS:-5}
 embperf="$build/bench/embperf"
-bins="$build/bench/udp-bins"
+bins="$build/bench/probes/udp-bins"
 tmp=$(mktemp -d)
 pids=()
 cleanup() {

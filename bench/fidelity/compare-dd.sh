@@ -5,7 +5,7 @@
 # folder, interleaved: the cross-check of TI's method (issue 7: within 5 %).
 # Not run by the tests; doc/benchmarks-blk.md holds its figures.
 #
-#   bench/compare-dd.sh [BUILD_DIR]
+#   bench/fidelity/compare-dd.sh [BUILD_DIR]
 #
 # Environment: DIR (/tmp: the folder measured), SIZE_MB (256), ROUNDS (5),
 # BS ("102400 1048576 5242880"), SRC (random: a file of random data on

@@ -10,7 +10,7 @@
 # CPU, and this device stands in for one. Not run by the tests; the figures
 # are in doc/benchmarks-blk.md.
 #
-#   bench/compare-fio-vm.sh [BUILD_DIR]
+#   bench/fidelity/compare-fio-vm.sh [BUILD_DIR]
 #
 # Environment: LAT_US (10000: the device's completion time for iodepth 1
 # and 8), LAT32_US (50000: for the iodepth-32 cases, a second device, so
@@ -44,7 +44,7 @@
 # the device's /sys/block/DEV/stat before and after it. Printed: the lines
 # and tables of compare-fio.sh, then each tool's mean completion latency
 # over the kernel's mean time per request on the device in the same run,
-# and each tool's whole CPU time (bench/cpu-of: all its threads, io_uring's
+# and each tool's whole CPU time (bench/probes/cpu-of: all its threads, io_uring's
 # io-wq workers too) per request the device completed.
 set -u
 
@@ -69,7 +69,7 @@ ncases=$(echo $cases | wc -w)
 # Each run: its seconds, ~8 s of process start under TCG; plus the boot.
 export EMBPERF_VM_TIMEOUT=${EMBPERF_VM_TIMEOUT:-$((rounds * ncases * 2 * (secs + 8) + 120))}
 
-. "$(dirname "$0")/../tests/vm/lib.sh"
+. "$(dirname "$0")/../../tests/vm/lib.sh"
 die() { echo "compare-fio-vm.sh: $1" >&2; exit 1; }
 skip_all() { die "$1"; }
 
@@ -84,8 +84,8 @@ vm_module null_blk || die "$deb has no null_blk.ko"
 vm_module configfs || true
 vm_install_embperf
 vm_copy_with_libs "$(command -v fio)"
-[ -x "$BUILD/bench/cpu-of" ] || die "$BUILD/bench/cpu-of not built"
-cp "$BUILD/bench/cpu-of" "$R/bin/cpu-of"
+[ -x "$BUILD/bench/probes/cpu-of" ] || die "$BUILD/bench/probes/cpu-of not built"
+cp "$BUILD/bench/probes/cpu-of" "$R/bin/cpu-of"
 # BESIDE as a file of its own: a command line with quotes or $ in it would
 # not survive being pasted into /init.
 [ -n "$beside" ] && printf '%s\n' "$beside" >"$R/beside.sh"

@@ -1,15 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# bench/compare-aplay-cpu.sh - the CPU time of whole processes, as
+# bench/fidelity/compare-aplay-cpu.sh - the CPU time of whole processes, as
 # `perf stat -e task-clock` counts it: aplay, audio.playback with its
 # default (counters=0) and with counters=1, arecord, audio.capture likewise,
 # one after the other per round, each pinned to CPU 0, on the same device
-# and parameters as bench/compare-aplay.sh (48000 Hz, 2 ch, S16_LE, period
+# and parameters as bench/fidelity/compare-aplay.sh (48000 Hz, 2 ch, S16_LE, period
 # 64, buffer 960). CPU time, not load: what another task takes does not
 # enter it, only how long this one ran (a VM's stolen time does).
 #
-#   bench/compare-aplay-cpu.sh BUILD_DIR [ROUNDS [SECONDS]]
+#   bench/fidelity/compare-aplay-cpu.sh BUILD_DIR [ROUNDS [SECONDS]]
 #
 # Prints per round the task-clock in ms of each command over SECONDS
 # (default 3), then the medians and minimums, and per pair the median of
@@ -17,11 +17,11 @@
 # Needs alsa-utils and perf.
 set -eu
 
-BUILD=${1:?usage: bench/compare-aplay-cpu.sh BUILD_DIR [ROUNDS [SECONDS]]}
+BUILD=${1:?usage: bench/fidelity/compare-aplay-cpu.sh BUILD_DIR [ROUNDS [SECONDS]]}
 ROUNDS=${2:-12}
 SECS=${3:-3}
 EMBPERF=$(readlink -f "$BUILD/bench/embperf")
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
 P="-f S16_LE -r 48000 -c 2 --period-size=64 --buffer-size=960"
 E="rate=48000 channels=2 format=S16_LE period=64 buffer=960 repetitions=1"
 
@@ -31,7 +31,7 @@ done
 T=$(mktemp -d "${TMPDIR:-/tmp}/compare-aplay-cpu.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-. "$SRC/bench/paced_device.sh"
+. "$SRC/bench/fidelity/paced_device.sh"
 paced_device_setup "$T"
 
 # ms CMD...: CMD's task-clock in ms, pinned to CPU 0.

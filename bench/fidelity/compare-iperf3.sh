@@ -6,7 +6,7 @@
 # with a known bottleneck. Not run by the tests (it takes minutes);
 # doc/benchmarks-net.md holds its figures.
 #
-#   bench/compare-iperf3.sh [BUILD_DIR]
+#   bench/fidelity/compare-iperf3.sh [BUILD_DIR]
 #
 # Environment: SECONDS_PER_RUN (5), ROUNDS (5), SIZE (16k: TCP write size,
 # netperf's default), CASES (all: a list of the cases below), PIN ("0 1":

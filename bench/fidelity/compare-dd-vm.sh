@@ -11,7 +11,7 @@
 # from the host's cache, in two modes for any tool; on a board it comes from
 # the medium, as here. Not run by the tests.
 #
-#   REF=/path/to/ti-method-program bench/compare-dd-vm.sh [BUILD_DIR]
+#   REF=/path/to/ti-method-program bench/fidelity/compare-dd-vm.sh [BUILD_DIR]
 #
 # REF is run as `REF FILE SIZE_BYTES BS` and prints "write_MB/s read_MB/s"
 # (MB = 10^6): write() calls of BS and an fsync timed, posix_fadvise
@@ -28,7 +28,7 @@
 # (taskset), the order alternating by round:
 #   ref     REF /mnt/compare-dd.dat SIZE BS
 #   blk.fs  embperf run blk.fs folder=/mnt size=SIZE_MBM bs=BS repetitions=1
-# The tables are compare-dd.sh's (bench/dd_tables.sh).
+# The tables are compare-dd.sh's (bench/fidelity/dd_tables.sh).
 set -u
 
 BUILD=${1:-build}
@@ -41,7 +41,7 @@ export EMBPERF_VM_APPEND=${EMBPERF_VM_APPEND-clocksource=tsc tsc=reliable}
 # Each run writes and reads SIZE_MB at about MBPS, plus ~5 s of start under TCG.
 export EMBPERF_VM_TIMEOUT=${EMBPERF_VM_TIMEOUT:-$((rounds * $(echo $sizes | wc -w) * 2 * (2 * size_mb / mbps + 6) + 180))}
 
-. "$(dirname "$0")/../tests/vm/lib.sh"
+. "$(dirname "$0")/../../tests/vm/lib.sh"
 . "$(dirname "$0")/dd_tables.sh"
 die() { echo "compare-dd-vm.sh: $1" >&2; exit 1; }
 skip_all() { die "$1"; }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# bench/dd_tables.sh - sourced by compare-dd.sh and compare-dd-vm.sh:
+# bench/fidelity/dd_tables.sh - sourced by compare-dd.sh and compare-dd-vm.sh:
 # blk.fs's figures from its report; and from the per-run lines ("bs tool
 # round load1 write_MB/s read_MB/s src_MB/s", tool blk, dd or ref, the order
 # alternating by round) each tool's medians per buffer size, blk.fs over

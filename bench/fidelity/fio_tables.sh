@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# bench/fio_tables.sh - sourced by compare-fio.sh and compare-fio-vm.sh:
+# bench/fidelity/fio_tables.sh - sourced by compare-fio.sh and compare-fio-vm.sh:
 # the cases, one run's figures from fio's or blk.io's JSON report, and the tables of
 # medians and ratios from the per-run lines.
 

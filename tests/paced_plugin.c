@@ -3,7 +3,7 @@
  * paced_plugin.c - the tests' paced PCM (tests/paced_pcm.c) as an alsa-lib
  * external plugin (libasound_module_pcm_paced.so), so that programs that
  * are not linked with it (aplay, arecord, the embperf command) can open it
- * through an ALSA configuration: bench/compare-aplay.sh builds it and runs
+ * through an ALSA configuration: bench/fidelity/compare-aplay.sh builds it and runs
  * them side by side on the same device.
  *
  * Build as the plugin loader needs it: -DPIC -fPIC -shared (without -DPIC,

@@ -6,7 +6,7 @@
 # the tests (it needs root or CAP_SYS_NICE for the priority, and takes
 # minutes); doc/benchmarks-timer.md holds its figures.
 #
-#   bench/compare-cyclictest.sh [BUILD_DIR]
+#   bench/fidelity/compare-cyclictest.sh [BUILD_DIR]
 #
 # Environment: ROUNDS (5), SECONDS_PER_RUN (5), INTERVAL_US (1000),
 # PRIORITY (80), HIST_US (20000: cyclictest's histogram range).
@@ -33,7 +33,7 @@ secs=${SECONDS_PER_RUN:-5}
 interval=${INTERVAL_US:-1000}
 prio=${PRIORITY:-80}
 hist=${HIST_US:-20000}
-bench="$build/bench/timer-bench"
+bench="$build/bench/probes/timer-bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -5,7 +5,7 @@
 # a netperf search by hand: issue 10's targets. Not run by the tests (it
 # takes minutes); the figures go to doc/benchmarks-net.md.
 #
-#   bench/compare-rfc2544.sh [BUILD_DIR]
+#   bench/fidelity/compare-rfc2544.sh [BUILD_DIR]
 #
 # Needs root (namespaces, tc). Creates two network namespaces of its own
 # (ep-rfc-a<pid>, ep-rfc-b<pid>) joined by a veth pair, 198.18.0.1/30 and
