@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "lib/core/core.h"
-#include "lazylib.h"
+#include "lib/core/lazylib.h"
 
 /* The capture's buffer: 8 MiB, as the UDP receiver's socket buffer. */
 #define CAPTURE_BUFFER_BYTES (8 << 20)
