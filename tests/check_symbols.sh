@@ -3,7 +3,7 @@
 # The public API is listed four times: the header (EMBPERF_API), the version
 # script, tests/test_symbols.c and the shared library's dynamic exports.
 # They must agree, so no symbol is exported by accident or left unversioned.
-# And the library does not link libpcap or libnl: lib/net/lazylib.h loads
+# And the library does not link libpcap or libnl: lib/core/lazylib.h loads
 # them when a network path first needs them (test_net_netns runs layer=l2,
 # test_net_linkstats the link counters through them).
 # usage: check_symbols.sh SRCDIR LIBRARY.so
