@@ -9,7 +9,7 @@
  *                    its plaintext under its keys (CBC: its IV); the second
  *                    output block is compared, which depends on the first
  *                    through the chaining.
- *   TDES CBC         NIST SP 800-67 rev. 2's example (three keys, ECB):
+ *   TDES CBC         NIST SP 800-67's worked example (three keys, ECB):
  *                    with IV 0 and each plaintext block after the first
  *                    XORed with the example's previous ciphertext block, CBC
  *                    gives the example's ciphertext; its last 16 bytes are
