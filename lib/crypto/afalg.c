@@ -67,6 +67,10 @@ static int afalg_digest(struct cr_op *op, unsigned char *buf, size_t len)
 	return read_all(op->fd, op->out, op->alg->out_bytes);
 }
 
+_Static_assert(CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16) <=
+		       sizeof(((struct cr_op *)0)->msg_ctl.bytes),
+	       "room for ALG_SET_OP and a 16-byte ALG_SET_IV");
+
 /* The control messages of every cipher sendmsg(): encrypt, and the IV. */
 static void build_ctl(struct cr_op *op)
 {

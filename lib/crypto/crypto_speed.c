@@ -230,7 +230,12 @@ static int parse_algs(struct speed_state *st)
 			   rc > 0 ? "'" : "", names);
 }
 
-/* Check size @bytes (its text @item) against every algorithm's block. */
+/*
+ * Check size @bytes (its text @item) against every algorithm's block. Whole
+ * blocks are also what keeps EVP_EncryptUpdate() in place within the buffer:
+ * of a partial block it would hold the rest back and write it with the next
+ * call, past that buffer's end.
+ */
 static int check_blocks(struct speed_state *st, size_t bytes, const char *item)
 {
 	for (int i = 0; i < st->n_ops; i++) {
