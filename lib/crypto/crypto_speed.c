@@ -28,9 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/kernel.h"
 #include "lib/core/params.h"
 #include "lib/core/result.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/util.h"
 #include "lib/crypto/crypto.h"
 

@@ -32,8 +32,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "lib/core/lazylib.h"
+#include "lib/core/run.h"
 
 /* The capture's buffer: 8 MiB, as the UDP receiver's socket buffer. */
 #define CAPTURE_BUFFER_BYTES (8 << 20)
