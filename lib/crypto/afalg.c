@@ -152,8 +152,8 @@ int cr_afalg_socket(char *why, size_t why_size)
 
 	if (fd >= 0)
 		return fd;
-	snprintf(why, why_size, "the kernel has no AF_ALG sockets (socket(): %s; they need "
-		 "CONFIG_CRYPTO_USER_API_SKCIPHER and _HASH)", strerror(errno));
+	snprintf(why, why_size, "the kernel has no AF_ALG sockets (socket(): %s; "
+		 "CONFIG_CRYPTO_USER_API_*)", strerror(errno));
 	return -EOPNOTSUPP;
 }
 

@@ -148,7 +148,7 @@ int cr_op_check(struct cr_op *op, char *why, size_t why_size)
 	memcpy(buf, a->in, a->in_bytes);
 	rc = op->run(op, buf, a->in_bytes);
 	if (rc) {
-		snprintf(why, why_size, "%s through %s (%s) failed on its known vector: %s",
+		snprintf(why, why_size, "%s through %s (%s) fails on its known vector: %s",
 			 a->name, cr_backend_name(op->backend), op->driver, strerror(-rc));
 		return rc;
 	}
@@ -159,7 +159,7 @@ int cr_op_check(struct cr_op *op, char *why, size_t why_size)
 	hex(got, CR_CHECK_BYTES, got_hex);
 	hex(a->expect, CR_CHECK_BYTES, want_hex);
 	snprintf(why, why_size, "%s through %s (%s) gives a wrong answer for its known vector: %s "
-		 "where %s is right (doc/methodology-crypto.md)", a->name,
+		 "where %s is right", a->name,
 		 cr_backend_name(op->backend), op->driver, got_hex, want_hex);
 	return -EIO;
 }

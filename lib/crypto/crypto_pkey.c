@@ -41,16 +41,17 @@ static const struct pkey_kind pkey_kinds[] = {
 };
 #define PKEY_N_KINDS ((int)EP_ARRAY_SIZE(pkey_kinds))
 
+/* pkey_kinds' names; the end of the parameter's help, and of its error (one string) */
+#define PKEY_NAMES "rsa1024, rsa2048, rsa3072, rsa4096, ecdsap256, ecdsap384, ecdsap521"
+
 static const struct ep_param_desc pkey_params[] = {
 	{ "key", EP_PT_STRING, "rsa2048,ecdsap256", { { 0, 0 } }, NULL, "",
-	  "keys, comma-separated, openssl speed's names: rsa1024, rsa2048, rsa3072, rsa4096, "
-	  "ecdsap256, ecdsap384, ecdsap521" },
+	  "keys, comma-separated, from " PKEY_NAMES },
 };
 
 static const struct ep_metric_desc pkey_metrics[] = {
 	[M_OPS] = { "ops", "ops/s", EP_METRIC_TRIAL_OPS, 1.0, EP_PRIMARY_MEDIAN, 1,
-		    "signatures (op=sign) or verifications (op=verify) per second, openssl "
-		    "speed's sign/s and verify/s" },
+		    "signs (op=sign) or verifies (op=verify) per second" },
 	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
 			    EP_PRIMARY_MEDIAN, 0, "this process's CPU load, % of one CPU" },
 	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
@@ -175,15 +176,14 @@ static int pkey_setup(struct ep_run *run, void **state)
 	if (rc == 0 && st->n_keys)
 		return 0;
 	return ep_run_fail(run, -EINVAL, "parameter 'key': value '%s'%s%s%s is not accepted; "
-			   "accepted: distinct keys, comma-separated, from rsa1024, rsa2048, "
-			   "rsa3072, rsa4096, ecdsap256, ecdsap384, ecdsap521", text,
-			   rc > 0 ? ": item '" : "", rc > 0 ? item : "", rc > 0 ? "'" : "");
+			   "accepted: distinct keys, comma-separated, from %s", text,
+			   rc > 0 ? ": item '" : "", rc > 0 ? item : "", rc > 0 ? "'" : "",
+			   PKEY_NAMES);
 }
 
 const struct ep_kernel ep_kernel_crypto_pkey = {
 	.name = "crypto.pkey",
-	.summary = "RSA and ECDSA signatures and verifications per second through libcrypto, as "
-		   "openssl speed rsa2048 ecdsap256: ops/s, CPU load",
+	.summary = "RSA and ECDSA signs and verifies per second and CPU load, as openssl speed",
 	.params = pkey_params,
 	.n_params = (int)EP_ARRAY_SIZE(pkey_params),
 	.metrics = pkey_metrics,

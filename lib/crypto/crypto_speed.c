@@ -43,23 +43,24 @@
 
 enum { M_KBPS, M_THROUGHPUT, M_CPU_PROCESS, M_CPU_SYSTEM, M_CPU_LOAD };
 
+/* cr_algs' names; the end of the parameter's help, and of its error (one string) */
+#define SPEED_ALG_NAMES                                                                    \
+	"aes-128-cbc, aes-192-cbc, aes-256-cbc, aes-128-ecb, aes-192-ecb, aes-256-ecb, "   \
+	"des-ede3-cbc, md5, sha1, sha256, sha512"
+
 static const struct ep_param_desc speed_params[] = {
 	{ "alg", EP_PT_STRING, "aes-128-cbc", { { 0, 0 } }, NULL, "",
-	  "algorithms, comma-separated, openssl's names: aes-128-cbc, aes-192-cbc, aes-256-cbc, "
-	  "aes-128-ecb, aes-192-ecb, aes-256-ecb, des-ede3-cbc, md5, sha1, sha256, sha512; or all "
-	  "(every one the back end offers here)" },
+	  "algorithms, comma-separated, or all (the back end's), from "
+	  SPEED_ALG_NAMES },
 	{ "size", EP_PT_STRING, "16,64,256,1024,8192,16384", { { 0, 0 } }, NULL, "bytes",
-	  "buffer sizes, comma-separated, 1..64k, ciphers' a whole number of blocks (openssl "
-	  "speed's: 16,64,256,1024,8192,16384)" },
+	  "buffer sizes, comma-separated, 1..64k; ciphers: whole blocks" },
 	{ "backend", EP_PT_ENUM, "evp", { { 0, 0 } }, "evp|afalg", "",
-	  "evp: libcrypto's EVP interface (openssl speed -evp); afalg: the kernel crypto API "
-	  "through AF_ALG sockets (a SoC's accelerator; openssl's afalg engine)" },
+	  "evp: libcrypto, as openssl speed -evp; afalg: the kernel crypto API (AF_ALG sockets)" },
 };
 
 static const struct ep_metric_desc speed_metrics[] = {
 	[M_KBPS] = { "kbps", "kB/s", EP_METRIC_TRIAL_DERIVED, 1.0, EP_PRIMARY_MEDIAN, 1,
-		     "bytes processed per second / 1000, as openssl speed prints (1000s of bytes "
-		     "per second)" },
+		     "bytes processed per second / 1000, as openssl speed prints" },
 	[M_THROUGHPUT] = { "throughput", "MB/s", EP_METRIC_TRIAL_MBPS, 1.0, EP_PRIMARY_MEDIAN, 1,
 			   "bytes processed per second, MB = 10^6 bytes" },
 	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
@@ -67,8 +68,7 @@ static const struct ep_metric_desc speed_metrics[] = {
 	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
 			   0, "the system's CPU load, % of all CPUs (/proc/stat)" },
 	[M_CPU_LOAD] = { "cpu_load", "%", EP_METRIC_VALUE, 1.0, EP_PRIMARY_MEDIAN, 0,
-			 "per algorithm (size=all): this process's CPU load over the trials of "
-			 "all sizes, % of one CPU (TI's OpenSSL CPU Load: time -v's Percent of CPU)" },
+			 "size=all: cpu_process over all sizes (TI's OpenSSL CPU Load)" },
 };
 
 /*
@@ -151,15 +151,11 @@ static double speed_derive(void *arg, int metric, const struct ep_tally *ta)
 	return metric == M_KBPS && ns > 0 ? (double)ep_tally_bytes(ta) * 1e6 / ns : NAN;
 }
 
-/* The names of every algorithm, comma-separated, into @buf. */
-static void all_names(char *buf, size_t size)
+/* Parameter @name's list @text names @item twice (the rows would be the same). */
+static int twice(struct speed_state *st, const char *name, const char *text, const char *item)
 {
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < CR_N_ALGS && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "",
-					 cr_algs[i].name);
+	return ep_run_fail(st->run, -EINVAL, "parameter '%s': value '%s' lists %s twice; "
+			   "accepted: distinct items", name, text, item);
 }
 
 /* Algorithm @a could not be opened or failed its vector: the run's error. */
@@ -185,7 +181,7 @@ static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 	if (!rc)
 		rc = cr_op_check(op, why, sizeof(why));
 	if (rc == -EOPNOTSUPP && all) {
-		ep_run_log(st->run, EMBPERF_LOG_INFO, "crypto.speed: alg=all: %s left out: %s",
+		ep_run_log(st->run, EMBPERF_LOG_INFO, "crypto.speed: %s left out: %s",
 			   a->name, why);
 		cr_op_close(op);
 		st->n_ops--;
@@ -198,7 +194,7 @@ static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 static int parse_algs(struct speed_state *st)
 {
 	const char *text = ep_param_text(st->run, "alg"), *p = text;
-	char item[32], names[256];
+	char item[32];
 	int rc;
 
 	if (!strcmp(text, "all")) {
@@ -214,9 +210,7 @@ static int parse_algs(struct speed_state *st)
 
 		for (int i = 0; a && i < st->n_ops; i++)
 			if (st->ops[i].alg == a)
-				return ep_run_fail(st->run, -EINVAL, "parameter 'alg': value '%s' "
-						   "lists %s twice; accepted: distinct algorithms",
-						   text, item);
+				return twice(st, "alg", text, item);
 		if (!a)
 			break;
 		if ((rc = add_alg(st, a, 0)))
@@ -224,11 +218,10 @@ static int parse_algs(struct speed_state *st)
 	}
 	if (rc == 0 && st->n_ops)
 		return 0;
-	all_names(names, sizeof(names));
-	return ep_run_fail(st->run, -EINVAL, "parameter 'alg': value '%s'%s%s%s is not an "
-			   "algorithm crypto.speed knows; accepted: all, or comma-separated names "
-			   "from %s", text, rc > 0 ? ": item '" : "", rc > 0 ? item : "",
-			   rc > 0 ? "'" : "", names);
+	return ep_run_fail(st->run, -EINVAL, "parameter 'alg': value '%s'%s%s%s is not "
+			   "accepted; accepted: all, or comma-separated names from %s", text,
+			   rc > 0 ? ": item '" : "", rc > 0 ? item : "", rc > 0 ? "'" : "",
+			   SPEED_ALG_NAMES);
 }
 
 /*
@@ -244,9 +237,9 @@ static int check_blocks(struct speed_state *st, size_t bytes, const char *item)
 
 		if (bytes % a->block_bytes)
 			return ep_run_fail(st->run, -EINVAL, "parameter 'size': value '%s': %s is "
-					   "not a whole number of %s's %u-byte blocks; accepted: "
-					   "multiples of %u up to 64k", ep_param_text(st->run, "size"),
-					   item, a->name, a->block_bytes, a->block_bytes);
+					   "not whole %u-byte blocks of %s; accepted: multiples of "
+					   "%u up to 64k", ep_param_text(st->run, "size"), item,
+					   a->block_bytes, a->name, a->block_bytes);
 	}
 	return 0;
 }
@@ -268,9 +261,7 @@ static int parse_sizes(struct speed_state *st)
 		ep_value_free(&v);
 		for (int i = 0; i < st->n_sizes; i++)
 			if (st->sizes[i] == (size_t)v.i)
-				return ep_run_fail(st->run, -EINVAL, "parameter 'size': value '%s' "
-						   "lists %s twice; accepted: distinct sizes", text,
-						   item);
+				return twice(st, "size", text, item);
 		if ((rc = check_blocks(st, (size_t)v.i, item)))
 			return rc;
 		st->sizes[st->n_sizes++] = (size_t)v.i;
@@ -278,9 +269,9 @@ static int parse_sizes(struct speed_state *st)
 	if (rc == 0 && st->n_sizes)
 		return 0;
 	return ep_run_fail(st->run, -EINVAL, "parameter 'size': value '%s'%s%s%s is not "
-			   "accepted; accepted: up to %d sizes of 1..64k bytes, comma-separated "
-			   "(e.g. 16,64,256,1024,8192,16384)", text, rc > 0 ? ": item '" : "",
-			   rc > 0 ? item : "", rc > 0 ? "'" : "", SPEED_MAX_SIZES);
+			   "accepted; accepted: up to %d sizes of 1..64k bytes, comma-separated",
+			   text, rc > 0 ? ": item '" : "", rc > 0 ? item : "", rc > 0 ? "'" : "",
+			   SPEED_MAX_SIZES);
 }
 
 /* "alg=X size=S backend=B driver=D" of @op at @size (text). */
@@ -387,8 +378,7 @@ static int speed_finish(struct ep_run *run, void *state)
 
 const struct ep_kernel ep_kernel_crypto_speed = {
 	.name = "crypto.speed",
-	.summary = "cipher and digest throughput per buffer size as openssl speed -evp, through "
-		   "libcrypto or the kernel's AF_ALG: kB/s, MB/s, CPU load",
+	.summary = "cipher and digest throughput and CPU load per buffer size, as openssl speed -evp",
 	.params = speed_params,
 	.n_params = (int)EP_ARRAY_SIZE(speed_params),
 	.metrics = speed_metrics,

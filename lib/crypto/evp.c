@@ -116,7 +116,7 @@ int cr_evp_open(struct cr_op *op, char *why, size_t why_size)
 	if (!op->evp_ctx)
 		return -ENOMEM;
 	if (ossl.EVP_EncryptInit_ex(op->evp_ctx, op->evp_alg, NULL, a->key, a->iv) != 1) {
-		snprintf(why, why_size, "libcrypto (%s) refuses to key %s", op->driver, a->name);
+		snprintf(why, why_size, "libcrypto (%s) cannot key %s", op->driver, a->name);
 		return -EIO;
 	}
 	return 0;
@@ -145,8 +145,7 @@ int cr_pkey_open(struct cr_pkey *pk, const char *type, const char *curve, unsign
 	pk->key = curve ? ossl.EVP_PKEY_Q_keygen(NULL, NULL, type, curve)
 			: ossl.EVP_PKEY_Q_keygen(NULL, NULL, type, (size_t)bits);
 	if (!pk->key) {
-		snprintf(why, why_size, "libcrypto cannot generate the key (%s %s)", type,
-			 curve ? curve : "");
+		snprintf(why, why_size, "libcrypto cannot make the key");
 		return -EOPNOTSUPP;
 	}
 	pk->sign_ctx = ossl.EVP_PKEY_CTX_new(pk->key, NULL);
@@ -155,7 +154,7 @@ int cr_pkey_open(struct cr_pkey *pk, const char *type, const char *curve, unsign
 		return -ENOMEM;
 	if (ossl.EVP_PKEY_sign_init(pk->sign_ctx) != 1 ||
 	    ossl.EVP_PKEY_verify_init(pk->verify_ctx) != 1) {
-		snprintf(why, why_size, "libcrypto cannot sign or verify with the key");
+		snprintf(why, why_size, "libcrypto cannot sign or verify with it");
 		return -EOPNOTSUPP;
 	}
 	/* openssl speed's message: 36 bytes for RSA, 20 for ECDSA */
@@ -191,7 +190,7 @@ int cr_pkey_check(struct cr_pkey *pk, char *why, size_t why_size)
 	pk->sig[pk->sig_bytes / 2] ^= 0x10;
 	bad = cr_pkey_verify(pk);
 	pk->sig[pk->sig_bytes / 2] ^= 0x10;
-	step = "refusing a signature with one bit flipped";
+	step = "refusing its signature with a bit flipped";
 	if (bad)
 		return 0;
 fail:
