@@ -2,12 +2,14 @@
 /*
  * lazylib.h - a shared library loaded when first needed instead of linked.
  *
- * libpcap (layer=l2) and libnl-route-3 (the link and qdisc counters) are
- * used by a few network paths only, but a library that links them makes
- * every process that loads it load them and what they link at start-up
- * (on Debian: libpcap and the eight libraries it links, the type registrations of
- * libnl-route), CPU time an audio or memory run pays for nothing
- * (doc/methodology-audio.md). Their users resolve the functions they call
+ * libpcap (layer=l2), libnl-route-3 (the link and qdisc counters) and
+ * libcrypto (the crypto kernels' EVP back end) are used by a few paths
+ * only, but a library that links them makes every process that loads it
+ * load them and what they link at start-up (on Debian: libpcap and the
+ * eight libraries it links, the type registrations of libnl-route), CPU
+ * time an audio or memory run pays for nothing (doc/methodology-audio.md),
+ * and a firmware image that links the library statically would carry them
+ * all. Their users resolve the functions they call
  * into a table of pointers on first use, once per process.
  *
  * A user lists the functions it calls in an X-macro and declares the table
@@ -26,8 +28,8 @@
  * does not (the names) is a string, not a list of pointers: nothing to
  * relocate or to store in the library's file (the footprint, .ci/footprint.sh).
  */
-#ifndef EMBPERF_NET_LAZYLIB_H
-#define EMBPERF_NET_LAZYLIB_H
+#ifndef EMBPERF_CORE_LAZYLIB_H
+#define EMBPERF_CORE_LAZYLIB_H
 
 #include <pthread.h>
 #include <stddef.h>
