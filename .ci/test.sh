@@ -76,9 +76,9 @@ job_gcc() {
 	# once with apt-get download) under qemu TCG, bounded by
 	# EMBPERF_VM_TIMEOUT, and prints TAP; it skips, saying why, where qemu
 	# or the package is missing, and fails the step when a check fails.
-	step "VM tier: blk.mtd on mtdram and nandsim, blk.fs on UBIFS and VFAT, ALSA's snd-dummy and snd-aloop"
+	step "VM tier: blk.mtd on mtdram and nandsim, blk.fs on UBIFS and VFAT, ALSA's snd-dummy and snd-aloop, AF_ALG"
 	local s
-	for s in tests/vm/blk-mtd.sh tests/vm/audio-alsa.sh; do
+	for s in tests/vm/blk-mtd.sh tests/vm/audio-alsa.sh tests/vm/crypto-afalg.sh; do
 		echo "--- $s"
 		bash "$s" "$root/gcc"
 	done

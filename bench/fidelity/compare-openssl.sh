@@ -8,7 +8,7 @@
 # minutes); doc/methodology-crypto.md says how to read it, and has no
 # figures of it yet.
 #
-#   bench/compare-openssl.sh [BUILD_DIR]
+#   bench/fidelity/compare-openssl.sh [BUILD_DIR]
 #
 # Environment: ALGS (TI's eight: aes-128/192/256-cbc and -ecb, sha256,
 # sha512), ROUNDS (5), SECS (3: openssl speed's -seconds, and the trial's
