@@ -16,7 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/core/core.h"
+#include "embperf.h"
+#include "lib/core/clock.h"
 #include "lib/cpu/classic.h"
 
 static embperf_ctx *ctx;

@@ -7,7 +7,7 @@
 # says how the reference binaries are built (outside the tree, with the
 # compiler and -O2 of the library's timed code). This script builds nothing.
 #
-#   bench/compare-cpu-classic.sh [BUILD_DIR]
+#   bench/fidelity/compare-cpu-classic.sh [BUILD_DIR]
 #
 # Environment:
 #   WHETSTONE  netlib whetstone.c built with -DPRINTOUT (its values used, so
