@@ -27,6 +27,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -434,15 +435,29 @@ static int open_dgram(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* A raw ICMP socket that lets only echo replies through (ICMP_FILTER). */
-static int open_raw(void)
+/*
+ * A raw ICMP socket that lets only echo replies with identifier @ident
+ * through: a raw socket gets a copy of every ICMP message of the host, and
+ * another ping's flood would fill its buffer and drop this one's replies
+ * (ICMP_FILTER keeps the echo replies, a socket filter those of @ident).
+ */
+static int open_raw(uint16_t ident)
 {
-	uint32_t filter = ~(1u << ICMP_ECHOREPLY);
+	uint32_t types = ~(1u << ICMP_ECHOREPLY);
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0), /* X: the IP header's length */
+		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 4),  /* the echo identifier */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ident, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { (unsigned short)EP_ARRAY_SIZE(code), code };
 	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
 
 	if (fd < 0)
 		return -errno;
-	setsockopt(fd, SOL_RAW, ICMP_FILTER, &filter, sizeof(filter));
+	setsockopt(fd, SOL_RAW, ICMP_FILTER, &types, sizeof(types));
+	setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 	return fd;
 }
 
@@ -478,7 +493,7 @@ static int open_socket(struct ep_run *run, struct ping *st)
 	int dgram = mode == SOCK_RAW_ONLY ? -EACCES : open_dgram(), raw = -EPERM;
 
 	if (dgram < 0 && mode != SOCK_DGRAM_ONLY)
-		raw = open_raw();
+		raw = open_raw(st->ident);
 	if (dgram < 0 && raw < 0)
 		return refused(run, mode, dgram, raw);
 	st->fd = dgram >= 0 ? dgram : raw;
@@ -524,12 +539,12 @@ static int ping_setup(struct ep_run *run, void **state)
 	st->fd = -1;
 	st->run = run;
 	*state = st;
+	st->ident = (uint16_t)(getpid() ^ ((uintptr_t)st >> 4));
 	rc = read_params(run, st);
 	if (!rc)
 		rc = open_socket(run, st);
 	if (rc)
 		return rc;
-	st->ident = (uint16_t)(getpid() ^ (uintptr_t)st);
 	st->out_bytes = sizeof(struct icmphdr) + st->size_bytes;
 	st->in_bytes = PING_IP_MAX_HEADER_BYTES + st->out_bytes;
 	st->seen = calloc(PING_SEQ_SPACE / 8, 1);
