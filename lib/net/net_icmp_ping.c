@@ -67,20 +67,18 @@ static const struct ep_param_desc ping_params[] = {
 	{ "host", EP_PT_STRING, "127.0.0.1", { { 0, 0 } }, NULL, "",
 	  "IPv4 address to ping (dotted quad; no names)" },
 	{ "count", EP_PT_INT, "1000", { { 0, 100000000 } }, NULL, "",
-	  "echo requests per trial (ping -c); 0: until the trial's duration ends" },
+	  "requests per trial (ping -c); 0: until 'duration' ends" },
 	{ "interval", EP_PT_DURATION, "0", { { 0, 3600000000000LL } }, NULL, "ns",
-	  "time between requests (ping -i); 0: flood (ping -f: the next on the reply, or "
-	  "after 10 ms); below 2 ms needs root, as with ping" },
+	  "time between requests (ping -i); 0: flood (ping -f)" },
 	{ "size", EP_PT_SIZE, "56", { { PING_STAMP_BYTES, PING_MAX_PAYLOAD_BYTES } }, NULL, "bytes",
-	  "payload bytes of each request (ping -s), the send time included" },
+	  "payload bytes (ping -s)" },
 	{ "timeout", EP_PT_DURATION, "10s", { { 1000000, 3600000000000LL } }, NULL, "ns",
-	  "how long to wait for missing replies after the last request (ping -W)" },
+	  "wait for missing replies after the last request (ping -W)" },
 	{ "socket", EP_PT_ENUM, "auto", { { 0, 0 } }, "auto|dgram|raw", "",
-	  "ICMP datagram socket (net.ipv4.ping_group_range), raw socket (CAP_NET_RAW), or "
-	  "the datagram one and the raw one where that is refused" },
+	  "ICMP datagram socket (net.ipv4.ping_group_range), raw (CAP_NET_RAW), or "
+	  "datagram else raw" },
 	{ "timestamp", EP_PT_ENUM, "kernel", { { 0, 0 } }, "kernel|user", "",
-	  "a reply's arrival: the kernel's receive time stamp (ping's default) or when this "
-	  "process read it (ping -U)" },
+	  "a reply's arrival: the kernel's stamp (ping) or when read (ping -U)" },
 };
 
 #define PING_COUNTER_METRIC(name, unit, help)                                               \
@@ -88,18 +86,17 @@ static const struct ep_param_desc ping_params[] = {
 
 static const struct ep_metric_desc ping_metrics[] = {
 	{ "rtt", "ms", EP_METRIC_TRIAL_LATENCY, 1e6, EP_PRIMARY_MEDIAN, 0,
-	  "round trip of one echo request, median; the result carries the percentiles" },
+	  "round trip, median, with percentiles" },
 	{ "sent", "packets", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 1,
-	  "echo requests sent per trial (ping's transmitted)" },
+	  "requests sent (ping's transmitted)" },
 	{ "received", "packets", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 1,
-	  "distinct echo replies per trial (ping's received)" },
-	PING_COUNTER_METRIC("loss", "%", "requests without a reply / requests sent (ping's packet loss)"),
-	PING_COUNTER_METRIC("rtt_min", "ms", "shortest round trip of the trial (ping's min)"),
-	PING_COUNTER_METRIC("rtt_avg", "ms", "mean round trip of the trial (ping's avg)"),
-	PING_COUNTER_METRIC("rtt_max", "ms", "longest round trip of the trial (ping's max)"),
-	PING_COUNTER_METRIC("rtt_mdev", "ms",
-			    "standard deviation of the trial's round trips (ping's mdev)"),
-	PING_COUNTER_METRIC("duplicates", "packets", "replies that came twice (ping's duplicates)"),
+	  "distinct replies (ping's received)" },
+	PING_COUNTER_METRIC("loss", "%", "ping's packet loss"),
+	PING_COUNTER_METRIC("rtt_min", "ms", "ping's min"),
+	PING_COUNTER_METRIC("rtt_avg", "ms", "ping's avg"),
+	PING_COUNTER_METRIC("rtt_max", "ms", "ping's max"),
+	PING_COUNTER_METRIC("rtt_mdev", "ms", "ping's mdev"),
+	PING_COUNTER_METRIC("duplicates", "packets", "ping's duplicates"),
 };
 
 /**
@@ -465,25 +462,17 @@ static int open_raw(uint16_t ident)
 static int refused(struct ep_run *run, int mode, int dgram_err, int raw_err)
 {
 	char range[64];
-	const char *how = "accepted: this process's group within net.ipv4.ping_group_range (e.g. "
-			  "sysctl -w net.ipv4.ping_group_range='0 2147483647'), or root / "
-			  "CAP_NET_RAW for a raw socket (socket=raw or auto)";
 
 	group_range(range, sizeof(range));
-	if (mode == SOCK_RAW_ONLY)
-		return ep_run_fail(run, raw_err, "parameter 'socket' value 'raw': a raw ICMP socket "
-				   "needs root or CAP_NET_RAW: %s; %s (now '%s', group %u)",
-				   strerror(-raw_err), how, range, (unsigned)getegid());
-	if (mode == SOCK_DGRAM_ONLY)
-		return ep_run_fail(run, dgram_err, "parameter 'socket' value 'dgram': an ICMP "
-				   "datagram socket is refused: %s (group %u, "
-				   "net.ipv4.ping_group_range '%s'); %s",
-				   strerror(-dgram_err), (unsigned)getegid(), range, how);
-	return ep_run_fail(run, dgram_err == -EACCES ? raw_err : dgram_err,
-			   "net.icmp.ping: no ICMP socket: the datagram socket is refused (%s; "
-			   "group %u, net.ipv4.ping_group_range '%s') and the raw socket too (%s); "
-			   "%s", strerror(-dgram_err), (unsigned)getegid(), range,
-			   strerror(-raw_err), how);
+	return ep_run_fail(run, mode == SOCK_RAW_ONLY ? raw_err : dgram_err,
+			   "parameter 'socket' value '%s': no ICMP socket: datagram socket: %s "
+			   "(group %u, net.ipv4.ping_group_range '%s'); raw socket: %s; accepted: "
+			   "a group within net.ipv4.ping_group_range (sysctl -w "
+			   "net.ipv4.ping_group_range='0 2147483647'), or root / CAP_NET_RAW "
+			   "(socket=raw or auto)", ep_param_text(run, "socket"),
+			   mode == SOCK_RAW_ONLY ? "not tried" : strerror(-dgram_err),
+			   (unsigned)getegid(), range,
+			   mode == SOCK_DGRAM_ONLY ? "not tried" : strerror(-raw_err));
 }
 
 /* The socket of parameter 'socket'. Return: 0 or a failure naming what to change. */
@@ -518,9 +507,8 @@ static int read_params(struct ep_run *run, struct ping *st)
 	st->size_bytes = (uint32_t)ep_param_int(run, "size");
 	st->stamp = (int)ep_param_int(run, "timestamp");
 	if (st->interval_ns < PING_USER_MIN_INTERVAL_NS && geteuid() != 0)
-		return ep_run_fail(run, -EPERM, "parameter 'interval': value '%s'%s needs root, as "
-				   "with ping; accepted here: 2ms or more",
-				   ep_param_text(run, "interval"), st->interval_ns ? "" : " (flood)");
+		return ep_run_fail(run, -EPERM, "parameter 'interval': value '%s' needs root, as "
+				   "with ping; accepted: 2ms or more", ep_param_text(run, "interval"));
 	return 0;
 }
 
