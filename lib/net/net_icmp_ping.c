@@ -49,6 +49,7 @@
 #define PING_MAX_PAYLOAD_BYTES 65507     /* 65535 - IPv4 header - ICMP header */
 #define PING_IP_MAX_HEADER_BYTES 60
 #define PING_SEQ_SPACE 65536
+#define PING_DRAIN_MAX 256 /* messages read in one go */
 #define PING_GROUP_RANGE "/proc/sys/net/ipv4/ping_group_range"
 #ifndef ICMP_FILTER
 #define ICMP_FILTER 1 /* <linux/icmp.h>'s, which clashes with <netinet/ip_icmp.h> */
@@ -268,12 +269,14 @@ static void take_reply(struct ping *st, struct ping_stats *ps, struct ep_tally *
 	ep_tally_op(ta, 1, st->out_bytes, rtt_ns);
 }
 
-/* Read every message waiting on the socket. Return: 0 or a failure. */
+/* Read the messages waiting on the socket, at most PING_DRAIN_MAX (a host
+ * that floods replies must not hold the loop past the trial's end). Return:
+ * 0 or a failure. */
 static int drain(struct ping *st, struct ping_stats *ps, struct ep_tally *ta)
 {
 	char control[CMSG_SPACE(sizeof(struct timespec)) + 64];
 
-	for (;;) {
+	for (int i = 0; i < PING_DRAIN_MAX; i++) {
 		struct iovec iov = { st->in, st->in_bytes };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
 				      .msg_controllen = sizeof(control) };
@@ -291,6 +294,7 @@ static int drain(struct ping *st, struct ping_stats *ps, struct ep_tally *ta)
 			return ep_run_fail(st->run, -errno, "net.icmp.ping: receiving: %s",
 					   strerror(errno));
 	}
+	return 0;
 }
 
 /* May the next request go at @now_ns? iputils' rule, see the top of the file. */
