@@ -281,6 +281,13 @@ Test(net_ping, bad_parameters_are_named)
 	cr_assert_eq(embperf_bench_set(b, "socket", "icmp"), -EINVAL);
 	cr_assert(strstr(embperf_bench_errmsg(b), "socket"), "%s", embperf_bench_errmsg(b));
 	cr_assert_eq(embperf_bench_set(b, "count", "-1"), -ERANGE);
+	/* 100 requests 1 s apart do not fit the default 60 s trial */
+	tp_set(b, "count", "100");
+	tp_set(b, "interval", "1s");
+	cr_assert_eq(embperf_bench_run(b), -ERANGE, "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "'count'") &&
+		  strstr(embperf_bench_errmsg(b), "'duration'"), "%s", embperf_bench_errmsg(b));
+	tp_set(b, "interval", "0");
 	tp_set(b, "host", "localhost");
 	cr_assert_eq(embperf_bench_run(b), -EINVAL);
 	cr_assert(strstr(embperf_bench_errmsg(b), "parameter 'host'") &&

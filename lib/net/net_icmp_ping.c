@@ -510,6 +510,15 @@ static int read_params(struct ep_run *run, struct ping *st)
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
 	st->size_bytes = (uint32_t)ep_param_int(run, "size");
 	st->stamp = (int)ep_param_int(run, "timestamp");
+	/* 'duration' caps a trial: it must not cut a paced count short unasked. */
+	if (st->count > 1 && st->interval_ns &&
+	    (double)(st->count - 1) * (double)st->interval_ns >
+		    (double)ep_param_int(run, "duration"))
+		return ep_run_fail(run, -ERANGE, "parameters 'count' and 'interval': %s requests "
+				   "%s apart take longer than 'duration' (%s), the trial's cap; "
+				   "accepted: a longer 'duration', or fewer requests",
+				   ep_param_text(run, "count"), ep_param_text(run, "interval"),
+				   ep_param_text(run, "duration"));
 	if (st->interval_ns < PING_USER_MIN_INTERVAL_NS && geteuid() != 0)
 		return ep_run_fail(run, -EPERM, "parameter 'interval': value '%s' needs root, as "
 				   "with ping; accepted: 2ms or more", ep_param_text(run, "interval"));
