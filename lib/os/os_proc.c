@@ -298,12 +298,14 @@ static int in_path(const char *name)
 static int split_cmd(struct ep_run *run, struct proc_state *st)
 {
 	const char *cmd = ep_param_text(run, "cmd");
+	char *rest = NULL;
 	int n = 0;
 
 	st->cmd_text = ep_strdup(cmd);
 	if (!st->cmd_text)
 		return -ENOMEM;
-	for (char *w = strtok(st->cmd_text, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+	for (char *w = strtok_r(st->cmd_text, " \t\n", &rest); w;
+	     w = strtok_r(NULL, " \t\n", &rest)) {
 		if (n == PROC_CMD_MAX_WORDS)
 			return ep_run_fail(run, -E2BIG, "parameter 'cmd': more than %d words; "
 					   "accepted: a shorter command line", PROC_CMD_MAX_WORDS);
