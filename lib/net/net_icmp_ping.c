@@ -104,7 +104,7 @@ static const struct ep_metric_desc ping_metrics[] = {
  * struct ping_stats - one trial's counts, as ping keeps them.
  * @sent, @received, @duplicates: packets.
  * @first_seq:  sequence number of the trial's first request.
- * @sum_ns, @sum2_ns2, @min_ns, @max_ns: over the distinct replies.
+ * @sum_ns, @sum2_ns2, @min_ns, @max_ns: over every reply, duplicates too (ping's).
  */
 struct ping_stats {
 	uint64_t sent;
@@ -256,15 +256,16 @@ static void take_reply(struct ping *st, struct ping_stats *ps, struct ep_tally *
 		return; /* not one of this trial's */
 	if (seq_seen(st, seq)) {
 		ps->duplicates++;
-		return;
+	} else {
+		st->seen[seq >> 3] |= (uint8_t)(1u << (seq & 7));
+		ps->received++;
 	}
-	st->seen[seq >> 3] |= (uint8_t)(1u << (seq & 7));
+	/* Every reply's round trip counts, a duplicate's too, as in ping's statistics. */
 	memcpy(&sent_at, h + 1, sizeof(sent_at));
 	rtt_ns = arrived_ns > sent_at ? arrived_ns - sent_at : 0; /* a clock stepped back */
-	ps->received++;
 	ps->sum_ns += (double)rtt_ns;
 	ps->sum2_ns2 += (double)rtt_ns * (double)rtt_ns;
-	ps->min_ns = ps->received == 1 || rtt_ns < ps->min_ns ? rtt_ns : ps->min_ns;
+	ps->min_ns = ps->received + ps->duplicates == 1 || rtt_ns < ps->min_ns ? rtt_ns : ps->min_ns;
 	ps->max_ns = rtt_ns > ps->max_ns ? rtt_ns : ps->max_ns;
 	ep_tally_op(ta, 1, st->out_bytes, rtt_ns);
 }
@@ -366,11 +367,11 @@ static int linger_phase(struct ping *st, struct ping_stats *ps, struct ep_trial 
 /* ping's summary into the trial's counters; the rtt figures in ms, NaN without a reply. */
 static void report(const struct ping_stats *ps, struct ep_tally *ta)
 {
-	double n = (double)ps->received, avg = n > 0 ? ps->sum_ns / n : NAN;
+	double n = (double)(ps->received + ps->duplicates), avg = n > 0 ? ps->sum_ns / n : NAN;
 	double var = n > 0 ? ps->sum2_ns2 / n - avg * avg : NAN;
 
 	ep_tally_count_after(ta, C_SENT, (double)ps->sent);
-	ep_tally_count_after(ta, C_RECEIVED, n);
+	ep_tally_count_after(ta, C_RECEIVED, (double)ps->received);
 	ep_tally_count_after(ta, C_DUPLICATES, (double)ps->duplicates);
 	ep_tally_count_after(ta, C_LOSS, ps->sent ? 100.0 * (double)(ps->sent - ps->received) /
 							    (double)ps->sent
