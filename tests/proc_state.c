@@ -5,19 +5,22 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "proc_state.h"
 
 int tp_count_entries(const char *path)
@@ -193,4 +196,93 @@ int tp_drop_rt_permission(void)
 		return 0;
 	prctl(PR_SET_DUMPABLE, 1); /* LeakSanitizer reads /proc/self at exit */
 	return !tp_fifo_permitted();
+}
+
+/*
+ * Figures go to the TAP stream meson reads, after the runner's report:
+ * criterion writes its TAP report when every test has run, from the runner
+ * process (its workers' output goes to /dev/null), and meson wants the
+ * version line first. So a test appends its figure lines to a file the
+ * runner made before main, and the runner copies them to its standard
+ * output, as TAP comments, when it exits. Criterion keeps that stream on
+ * another descriptor than 1; it is the one that is the same file (device
+ * and inode) as descriptor 1 was before main.
+ */
+#define FIGURES_ENV "EMBPERF_TEST_FIGURES"
+
+static pid_t runner_pid;
+static char figures_path[64];
+static dev_t tap_dev;
+static ino_t tap_ino;
+
+/* The runner's descriptor of the TAP stream: 1, or where criterion moved it. */
+static int tap_fd(void)
+{
+	struct stat st;
+	char path[64];
+
+	for (int fd = 1; fd < 256; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!stat(path, &st) && st.st_dev == tap_dev && st.st_ino == tap_ino)
+			return fd;
+	}
+	return -1;
+}
+
+static void copy_figures(void)
+{
+	char buf[4096];
+	ssize_t n;
+	int in, out;
+
+	if (getpid() != runner_pid)
+		return; /* a forked worker exiting */
+	fflush(NULL); /* the runner's report first */
+	in = open(figures_path, O_RDONLY | O_CLOEXEC);
+	out = tap_fd();
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	unlink(figures_path);
+}
+
+__attribute__((constructor)) static void note_tap_out(void)
+{
+	struct stat st;
+	int fd;
+
+	if (getenv(FIGURES_ENV) || fstat(STDOUT_FILENO, &st))
+		return; /* a worker (the runner set it), or no output */
+	snprintf(figures_path, sizeof(figures_path), "/tmp/embperf-figures-XXXXXX");
+	fd = mkstemp(figures_path);
+	if (fd < 0)
+		return;
+	close(fd);
+	tap_dev = st.st_dev;
+	tap_ino = st.st_ino;
+	runner_pid = getpid();
+	setenv(FIGURES_ENV, figures_path, 1);
+	atexit(copy_figures);
+}
+
+void tp_figure(const char *fmt, ...)
+{
+	const char *path = getenv(FIGURES_ENV);
+	char line[512];
+	va_list ap;
+	int n = snprintf(line, sizeof(line), "# figure: "), fd;
+
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	if (fd < 0 || write(fd, line, (size_t)n) != n)
+		cr_log_warn("figure not recorded: %s", line);
+	if (fd >= 0)
+		close(fd);
 }

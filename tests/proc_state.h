@@ -121,4 +121,13 @@ int tp_fifo_permitted(void);
  */
 int tp_drop_rt_permission(void);
 
+/**
+ * tp_figure() - report a measured figure in the TAP output, as a comment
+ * line ("# figure: ..."), without judging it: fine timing is shown by the
+ * benchmarks (bench/, doc/), and a test on a shared machine asserts only
+ * what no load can break. One write() per line, so lines from tests that
+ * run at once stay whole.
+ */
+void tp_figure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif /* EMBPERF_TESTS_PROC_STATE_H */

@@ -8,10 +8,16 @@
 
 struct synth synth_cfg;
 
+/* Work @ns: on the simulated clock when there is one, else busy-wait. */
 static void busy_ns(uint64_t ns)
 {
-	uint64_t end = ep_now_ns() + ns;
+	uint64_t end;
 
+	if (synth_cfg.sim) {
+		tp_sim_work(synth_cfg.sim, ns);
+		return;
+	}
+	end = ep_now_ns() + ns;
 	while (ep_now_ns() < end)
 		;
 }
@@ -24,11 +30,14 @@ static int is_slow(const struct synth *s)
 	return s->slow_call && s->calls >= s->slow_call && s->calls < s->slow_call + n;
 }
 
-/* How much slower than @unit_ns this call is: 100 when slow, the ramp's factor, or 1. */
+/* How much slower than @unit_ns this call is: 100 when slow, the jitter's
+ * or the ramp's factor, or 1. */
 static double slowdown(const struct synth *s)
 {
 	if (is_slow(s))
 		return 100.0;
+	if (s->jitter)
+		return 1.0 + 0.1 * (double)(s->calls % 5);
 	if (s->ramp_factor > 0.0 && s->calls <= s->ramp_calls)
 		return 1.0 + (s->ramp_factor - 1.0) * (double)(s->ramp_calls - s->calls + 1) /
 				     (double)s->ramp_calls;

@@ -10,10 +10,17 @@
 #include <stdint.h>
 
 #include "lib/core/bench.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
+#include "lib/core/ctx.h"
+#include "lib/core/result.h"
+#include "lib/core/run.h"
+#include "simclock.h"
 
 /**
  * struct synth - configuration and observations of a synthetic run.
+ * @sim:           the simulated clock a unit's time passes on (tests of the
+ *                 engine's logic), or NULL: the body busy-waits on the real
+ *                 clock (tests of what a real run records).
  * @unit_ns:       busy time per unit of the body.
  * @overhead_ns:   busy time per unit of the overhead body (0: none).
  * @max_units:     cap on units per sample (0: none).
@@ -29,6 +36,7 @@
  * @finished:      finish ran.
  */
 struct synth {
+	struct tp_sim *sim; /* the simulated clock the body works on; NULL: busy-wait for real */
 	uint64_t unit_ns;
 	uint64_t overhead_ns;
 	uint64_t credit_ns;   /* the overhead's credited part: busy-wait per unit */
@@ -38,6 +46,7 @@ struct synth {
 	int slow_calls;    /* so many calls from slow_call on (0: one) */
 	int ramp_calls;
 	double ramp_factor;
+	int jitter;        /* calls take 1.0, 1.1, .. 1.4 times as long, in turn */
 	int fail_after;
 	int fail_rc;
 	int metric;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "lib/core/core.h"
+#include "lib/core/registry.h"
 
 struct area {
 	const char *name;

@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "embperf.h"
+#include "lib/core/clock.h"
 #include "lib/cpu/mhz.h"
 
 /* No processor of the next years does a dependent operation in 10 ps, and

@@ -1,35 +1,40 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_engine.c - calibration, overhead subtraction, warm-up, stop rules,
- * budget, cancel, errors and counters, on synthetic kernels whose bodies
- * busy-wait a known time per unit.
+ * test_engine.c - the engine's calibrated cases: calibration, overhead
+ * subtraction, warm-up and its trend rule, the stop rule, budget, max_time,
+ * cancel, errors and teardown.
  *
- * Bounds are one-sided where the clock makes them exact (a unit never
- * takes less than its busy time) and generous where scheduling could
- * stretch them, so a loaded machine does not fail the test.
+ * The logic runs on a simulated clock (tests/simclock.h): a synthetic body
+ * (tests/synth.c) "works" exactly its units' time and the engine's reads
+ * cost nothing, so every figure below is exact and the same on every run
+ * and machine, and nothing sleeps. Two tests stay on the real clock, for
+ * what only a real run records (CPU load and perf counters; a cancel from
+ * another thread): they assert what no load can break and report their
+ * figures in the TAP output.
  */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "emulated.h"
 #include "proc_state.h"
 #include "synth.h"
 
 static embperf_ctx *ctx;
 static embperf_bench *b;
+static struct tp_sim sim;
 
 static void setup(void)
 {
 	memset(&synth_cfg, 0, sizeof(synth_cfg));
 	synth_cfg.unit_ns = 1000;
+	synth_cfg.sim = &sim;
 	ctx = embperf_ctx_new();
 	cr_assert(ctx);
+	tp_sim_install(&sim, ctx);
 	b = ep_bench_new_kernel(ctx, &synth_kernel);
 	cr_assert(b);
-	cr_assert_eq(embperf_bench_set(b, "sample_time", "2ms"), 0);
+	tp_set(b, "sample_time", "2ms");
 }
 
 static void teardown(void)
@@ -48,43 +53,53 @@ static double counter(const embperf_result *r, const char *name)
 	return v;
 }
 
-/* Ceiling of a 1000 ns busy-wait unit's time: 5 us; under emulation, where
- * each clock read in the wait is translated code, 25 us (armhf under qemu
- * went past 5 us). */
-static double unit_max_ns(void)
+static double units_per_sample(const embperf_result *r)
 {
-	return tp_emulated() ? 25000.0 : 5000.0;
+	return counter(r, "units") / embperf_result_sample_count(r);
 }
 
+static const embperf_result *run_ok(void)
+{
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	return embperf_bench_result(b, 0);
+}
+
+/*
+ * Calibration grows the units from one, at most 10x a step from tiny
+ * timings, to 2800 units (2.8 ms, 40 % past the target), then scales back
+ * to the 2 ms target: 2000 units of 1000 ns, every sample exactly 1000 ns.
+ */
 Test(engine, calibration_fills_the_sample_time)
 {
 	const embperf_result *r;
-	double units_per_sample;
 
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "repetitions", "5");
-	/* A calibration timing or most samples preempted (the whole suite
-	 * under a load average of 16 failed this once): up to three runs; a
-	 * calibration that does not grow the units fails all three. */
-	for (int attempt = 0; attempt < 3; attempt++) {
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		cr_assert_eq(embperf_bench_result_count(b), 1);
-		r = embperf_bench_result(b, 0);
-		cr_assert_eq(embperf_result_sample_count(r), 5);
-		units_per_sample = counter(r, "units") / 5;
-		if (units_per_sample >= 200.0 && embperf_result_value(r) < unit_max_ns())
-			break;
-	}
-	/* 2 ms at >= 1 us per unit: at most 2000 units, and calibration must
-	 * have grown well past the first single unit. */
-	cr_assert_leq(units_per_sample, 2000.0);
-	cr_assert_geq(units_per_sample, 200.0, "units per sample %g", units_per_sample);
-	cr_assert_geq(embperf_result_stat(r, EMBPERF_STAT_MIN), 1000.0,
-		      "a unit busy-waits 1000 ns, so no sample is faster");
-	cr_assert_lt(embperf_result_value(r), unit_max_ns());
+	tp_set(b, "spread", "0");
+	tp_set(b, "repetitions", "5");
+	tp_set(b, "warmup", "0");
+	r = run_ok();
+	cr_assert_eq(embperf_bench_result_count(b), 1);
+	cr_assert_eq(embperf_result_sample_count(r), 5);
+	cr_assert_eq(units_per_sample(r), 2000.0);
+	cr_assert_eq(embperf_result_stat(r, EMBPERF_STAT_MIN), 1000.0);
+	cr_assert_eq(embperf_result_stat(r, EMBPERF_STAT_MAX), 1000.0);
+	/* 1, 10, 100, 1000 and 2800 units, then 5 samples of 2000. */
+	cr_assert_eq(synth_cfg.calls, 5 + 5 + 1, "calls %d (counters: one more sample)",
+		     synth_cfg.calls);
 	cr_assert_str_eq(embperf_result_labels(r), "case=0");
 	cr_assert_str_eq(embperf_result_kernel(r), "test.synth");
 	cr_assert(strstr(embperf_result_params(r), "repetitions=5"), "%s", embperf_result_params(r));
+}
+
+/* The target is at least 1000 clock ticks: a coarse clock lengthens samples. */
+Test(engine, a_coarse_clock_lengthens_the_sample_to_1000_ticks)
+{
+	struct ep_clock_ops coarse = *sim.clock.ops;
+
+	coarse.resolution_ns = 10000; /* 1000 ticks: 10 ms, over the 2 ms asked */
+	sim.clock.ops = &coarse;
+	ep_ctx_set_clock(ctx, &sim.clock);
+	tp_set(b, "repetitions", "3");
+	cr_assert_eq(units_per_sample(run_ok()), 10000.0);
 }
 
 /* A first calibration timing stretched past the sample time (a preemption,
@@ -92,81 +107,51 @@ Test(engine, calibration_fills_the_sample_time)
  * instead of one unit each. */
 Test(engine, a_slow_first_calibration_timing_is_retimed)
 {
-	double units_per_sample;
-
-	/* Units of 50 us, so that an interrupt (tens of us in a VM) cannot
-	 * pass for the slow call; the slow one: 5 ms, over the 2 ms target. */
 	synth_cfg.unit_ns = 50000;
-	synth_cfg.slow_call = 1;
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "repetitions", "5");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
-	/* 2 ms at 50 us per unit: 40 units at most; a preempted step only
-	 * makes it fewer, and not down to one. */
-	cr_assert(units_per_sample >= 10.0 && units_per_sample <= 40.0, "units per sample %g",
-		  units_per_sample);
+	synth_cfg.slow_call = 1; /* 5 ms, over the 2 ms target */
+	tp_set(b, "spread", "0");
+	tp_set(b, "repetitions", "5");
+	/* Retimed at 50 us: 1, 10, 56 units (2.8 ms), scaled back to 40. */
+	cr_assert_eq(units_per_sample(run_ok()), 40.0);
 }
 
 /* When the retimed first timing is slow too, calibration settles on one
  * unit; the warm-up sample, 40x shorter than the target, scales it up. */
 Test(engine, a_warmup_far_below_the_sample_time_rescales_the_units)
 {
-	double units_per_sample;
-
 	synth_cfg.unit_ns = 50000;
 	synth_cfg.slow_call = 1;
 	synth_cfg.slow_calls = 2; /* the first timing and its retime: 5 ms each */
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "repetitions", "5");
-	/* 2 ms at 50 us per unit: 40 units; a warm-up stretched by a
-	 * preemption makes it fewer, and one unit when stretched by 450 us:
-	 * that happened once under ASan with the tests two at a time. Up to
-	 * three runs; a warm-up that rescales nothing fails all three. */
-	for (int attempt = 0; attempt < 3; attempt++) {
-		synth_cfg.calls = 0;
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		units_per_sample = counter(embperf_bench_result(b, 0), "units") / 5;
-		if (units_per_sample >= 4.0)
-			break;
-	}
-	cr_assert(units_per_sample >= 4.0 && units_per_sample <= 40.0, "units per sample %g",
-		  units_per_sample);
+	tp_set(b, "spread", "0");
+	tp_set(b, "repetitions", "5");
+	cr_assert_eq(units_per_sample(run_ok()), 40.0);
 
 	/* Without a warm-up there is nothing to rescale from: one unit. */
 	synth_cfg.calls = 0;
-	embperf_bench_set(b, "warmup", "0");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	cr_assert_eq(counter(embperf_bench_result(b, 0), "units") / 5, 1.0);
+	tp_set(b, "warmup", "0");
+	cr_assert_eq(units_per_sample(run_ok()), 1.0);
 }
 
 /* A case's min_units lengthens samples past the sample time, up to 20 of them. */
 Test(engine, min_units_lengthens_samples_up_to_20_sample_times)
 {
-	double units_per_sample;
-
-	embperf_bench_set(b, "sample_time", "1ms");
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "repetitions", "3");
-	embperf_bench_set(b, "counters", "0");
+	tp_set(b, "sample_time", "1ms");
+	tp_set(b, "spread", "0");
+	tp_set(b, "repetitions", "3");
 	synth_cfg.min_units = 2000; /* 2 ms of 1 us units: within 20 ms */
-	/* The 20-sample-time cap is priced at calibration's last timing: one
-	 * stretched 10x by preemptions lowers it below 2000. Up to three
-	 * runs; a floor that is ignored reads about 1000 in all three. */
-	for (int attempt = 0; attempt < 3; attempt++) {
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
-		if (units_per_sample == 2000.0)
-			break;
-	}
-	cr_assert_eq(units_per_sample, 2000.0, "units %g", units_per_sample);
+	cr_assert_eq(units_per_sample(run_ok()), 2000.0);
 
-	/* 1 s of units: cut to 20 ms (fewer if calibration was preempted). */
+	/* 1 s of units: cut to 20 sample times, 20 ms. */
 	synth_cfg.min_units = 1000000;
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	units_per_sample = counter(embperf_bench_result(b, 0), "units") / 3;
-	cr_assert(units_per_sample <= 20000.0 && units_per_sample < 1000000.0, "units %g",
-		  units_per_sample);
+	cr_assert_eq(units_per_sample(run_ok()), 20000.0);
+}
+
+/* A case's max_units caps the units per sample, calibration included. */
+Test(engine, max_units_caps_the_samples)
+{
+	synth_cfg.max_units = 7;
+	tp_set(b, "repetitions", "3");
+	cr_assert_eq(units_per_sample(run_ok()), 7.0);
 }
 
 Test(engine, overhead_is_subtracted)
@@ -174,27 +159,17 @@ Test(engine, overhead_is_subtracted)
 	const embperf_result *r;
 
 	synth_cfg.overhead_ns = 400;
-	embperf_bench_set(b, "repetitions", "21");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	r = embperf_bench_result(b, 0);
-	/* 1000 ns of work minus at least 400 ns of measured overhead. The
-	 * fastest sample: a busy-wait is never faster than asked, but a loaded
-	 * machine (CI runs the sanitizer tests two at a time on two CPUs) can
-	 * stretch most samples by preempting them. */
-	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MIN), 900.0, "min %g",
-		     embperf_result_stat(r, EMBPERF_STAT_MIN));
-	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MIN), 300.0, "min %g",
-		     embperf_result_stat(r, EMBPERF_STAT_MIN));
-	/* The result says what it subtracted: the best of the overhead
-	 * timings, never below the 400 ns the overhead busy-waits. */
-	cr_assert(counter(r, "overhead_ns") >= 400.0 && counter(r, "overhead_ns") < 1000.0,
-		  "overhead_ns %g", counter(r, "overhead_ns"));
+	tp_set(b, "repetitions", "5");
+	r = run_ok();
+	cr_assert_eq(embperf_result_stat(r, EMBPERF_STAT_MIN), 600.0);
+	cr_assert_eq(embperf_result_value(r), 600.0);
+	cr_assert_eq(counter(r, "overhead_ns"), 400.0, "the result says what it subtracted");
 
 	/* A case without an overhead body subtracts nothing and says so. */
 	synth_cfg.overhead_ns = 0;
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	cr_assert_eq(embperf_result_counter(embperf_bench_result(b, 0), "overhead_ns", &(double){ 0 }),
-		     -EOPNOTSUPP);
+	r = run_ok();
+	cr_assert_eq(embperf_result_value(r), 1000.0);
+	cr_assert_eq(embperf_result_counter(r, "overhead_ns", &(double){ 0 }), -EOPNOTSUPP);
 }
 
 /* An overhead with a credited part charges the body the difference: lat_sig
@@ -205,214 +180,142 @@ Test(engine, overhead_credit_is_taken_off_the_overhead)
 
 	synth_cfg.overhead_ns = 700;
 	synth_cfg.credit_ns = 400;
-	/* 21 samples: the minimum must be an unpreempted one (5 were all
-	 * stretched once, beside a long benchmark: min 1032). */
-	embperf_bench_set(b, "repetitions", "21");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	r = embperf_bench_result(b, 0);
-	/* 1000 - (700 - 400): about 700 ns; without the credit about 300. */
-	cr_assert(embperf_result_stat(r, EMBPERF_STAT_MIN) > 550.0 &&
-		  embperf_result_stat(r, EMBPERF_STAT_MIN) < 900.0, "min %g",
-		  embperf_result_stat(r, EMBPERF_STAT_MIN));
-	cr_assert(counter(r, "overhead_ns") > 150.0 && counter(r, "overhead_ns") < 450.0,
-		  "overhead_ns %g", counter(r, "overhead_ns"));
+	tp_set(b, "repetitions", "5");
+	r = run_ok();
+	cr_assert_eq(embperf_result_value(r), 1000.0 - (700.0 - 400.0));
+	cr_assert_eq(counter(r, "overhead_ns"), 300.0);
+}
+
+/* An overhead above the body's time leaves a tiny positive time, never 0 or less. */
+Test(engine, an_overhead_above_the_body_gives_a_floor_not_a_negative_time)
+{
+	synth_cfg.overhead_ns = 1500;
+	tp_set(b, "repetitions", "3");
+	cr_assert(embperf_result_value(run_ok()) > 0.0);
 }
 
 Test(engine, warmup_and_repetitions_count_calls)
 {
 	/* With one unit per sample, calibration is one call. */
 	synth_cfg.max_units = 1;
-	embperf_bench_set(b, "warmup", "3");
-	embperf_bench_set(b, "repetitions", "4");
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "counters", "0");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	tp_set(b, "warmup", "3");
+	tp_set(b, "repetitions", "4");
+	tp_set(b, "spread", "0");
+	tp_set(b, "counters", "0");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 4);
 	cr_assert_eq(synth_cfg.calls, 1 + 3 + 4);
-	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 4);
 	cr_assert(synth_cfg.finished && synth_cfg.torn_down);
 
 	/* Counters take one more sample, untimed, after the timed ones. */
 	synth_cfg.calls = 0;
-	embperf_bench_set(b, "counters", "1");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	tp_set(b, "counters", "1");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 4);
 	cr_assert_eq(synth_cfg.calls, 1 + 3 + 4 + 1);
-	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 4);
-}
-
-/* Median of the first third of @r's samples, in the order measured. */
-static double first_third_median(const embperf_result *r)
-{
-	int h = embperf_result_sample_count(r) / 3;
-	double v[64];
-
-	cr_assert(h >= 1 && h <= 64);
-	for (int i = 0; i < h; i++)
-		v[i] = embperf_result_sample(r, i);
-	for (int i = 1; i < h; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return h % 2 ? v[h / 2] : 0.5 * (v[h / 2 - 1] + v[h / 2]);
 }
 
 /*
  * A body that speeds up over its first 60 calls (3x slower at first, as
  * freshly mapped memory is): the engine sees the samples trend and keeps
- * warming up, so the kept samples are the steady ones. A unit busy-waits
- * until the clock passes its end, so a preemption can only lengthen a
- * sample: the medians below are robust to a few, and the minimum is exact.
+ * warming up, so the kept samples are the steady ones.
  */
 Test(engine, samples_that_still_trend_become_warmup)
 {
 	const embperf_result *r;
 
 	synth_cfg.unit_ns = 4000;
+	synth_cfg.max_units = 1; /* one call per sample: the ramp is in calls */
 	synth_cfg.ramp_calls = 60;
 	synth_cfg.ramp_factor = 3.0;
-	embperf_bench_set(b, "sample_time", "1ms");
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "counters", "0");
+	tp_set(b, "spread", "0");
+	tp_set(b, "counters", "0");
 
 	/* Without the extra warm-up the samples are taken inside the ramp. */
-	embperf_bench_set(b, "warmup_max", "0");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	r = embperf_bench_result(b, 0);
+	tp_set(b, "warmup_max", "0");
+	r = run_ok();
 	cr_assert_eq(embperf_result_sample_count(r), 11);
-	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MIN), 1.3 * 4000.0,
-		     "min %g: the kept samples are all in the ramp",
+	cr_assert_eq(synth_cfg.calls, 1 + 1 + 11);
+	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MIN), 1.5 * 4000.0, "min %g",
 		     embperf_result_stat(r, EMBPERF_STAT_MIN));
 
-	/* A preempted sample in the window can hide the trend from one check
-	 * (seen once with another test beside it, and in all of three runs
-	 * beside a long benchmark); not from five runs. */
-	embperf_bench_set(b, "warmup_max", "100");
-	for (int i = 0; i < 5; i++) {
-		synth_cfg.calls = 0;
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		r = embperf_bench_result(b, 0);
-		/* A preempted sample among the first kept ones can read high too. */
-		if (synth_cfg.calls > 60 &&
-		    embperf_result_stat(r, EMBPERF_STAT_MEDIAN) < 1.1 * 4000.0 &&
-		    first_third_median(r) < 1.1 * 4000.0)
-			break;
-	}
-	r = embperf_bench_result(b, 0);
+	/* With it the engine warms up until the samples stop trending. */
+	synth_cfg.calls = 0;
+	tp_set(b, "warmup_max", "100");
+	r = run_ok();
 	cr_assert_eq(embperf_result_sample_count(r), 11);
-	cr_assert_gt(synth_cfg.calls, 60, "calls %d: the engine stopped inside the ramp",
-		     synth_cfg.calls);
-	cr_assert_geq(embperf_result_stat(r, EMBPERF_STAT_MIN), 4000.0);
-	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MEDIAN), 1.1 * 4000.0, "median %g",
+	cr_assert_gt(synth_cfg.calls, 1 + 1 + 11, "calls %d: no extra warm-up", synth_cfg.calls);
+	cr_assert_leq(synth_cfg.calls, 1 + 1 + 11 + 100, "warmup_max bounds it");
+	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MEDIAN), 1.05 * 4000.0, "median %g",
 		     embperf_result_stat(r, EMBPERF_STAT_MEDIAN));
-	cr_assert_lt(first_third_median(r), 1.1 * 4000.0, "first kept samples %g",
-		     first_third_median(r));
+	cr_assert_lt(embperf_result_stat(r, EMBPERF_STAT_MAX), 1.2 * 4000.0,
+		     "max %g: a kept sample from the steep part of the ramp",
+		     embperf_result_stat(r, EMBPERF_STAT_MAX));
 }
 
-/* A steady body takes no extra warm-up; the cap bounds a trend that never
- * ends. One sample is one unit here, so every call is counted. */
+/* A steady body takes no extra warm-up; the cap bounds a trend that never ends. */
 Test(engine, steady_samples_take_no_extra_warmup)
 {
-	int extra = -1;
-
 	synth_cfg.unit_ns = 500000;
 	synth_cfg.max_units = 1;
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "counters", "0");
-	/* Calibration (1 call), warm-up (1), 11 samples. A run on a loaded
-	 * machine may look trending by chance once; not twice in three. */
-	for (int i = 0; i < 3 && extra != 0; i++) {
-		synth_cfg.calls = 0;
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		extra = synth_cfg.calls - (1 + 1 + 11);
-	}
-	cr_assert_eq(extra, 0, "%d calls more than warm-up and samples", extra);
+	tp_set(b, "spread", "0");
+	tp_set(b, "counters", "0");
+	run_ok();
+	cr_assert_eq(synth_cfg.calls, 1 + 1 + 11, "calibration, warm-up and 11 samples");
 
-	/* A ramp longer than the cap: 20 samples more warm-up, no more. A
-	 * noisy machine (or the sanitizers') may hide the trend from every
-	 * check of one run; not of five. The cap holds in each. 40 calls: the
-	 * samples change by ~20 % over the first 11 (a ramp of 100 calls gave
-	 * ~7 %, which the noise of a loaded CI hid from three runs in a row);
-	 * every call up to the cap's 33 is still in the ramp. */
+	/* A ramp longer than the cap: 20 samples more warm-up, no more. */
 	synth_cfg.ramp_factor = 3.0;
-	embperf_bench_set(b, "warmup_max", "20");
-	for (int i = 0; i < 5 && (i == 0 || synth_cfg.calls == 1 + 1 + 11); i++) {
-		synth_cfg.ramp_calls = 40;
-		synth_cfg.calls = 0;
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		cr_assert_leq(synth_cfg.calls, 1 + 1 + 11 + 20);
-	}
-	cr_assert_gt(synth_cfg.calls, 1 + 1 + 11, "the ramp was seen");
-	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 0)), 11);
+	synth_cfg.ramp_calls = 40; /* calls 14 to 33 are still in it */
+	synth_cfg.calls = 0;
+	tp_set(b, "warmup_max", "20");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 11);
+	cr_assert_eq(synth_cfg.calls, 1 + 1 + 11 + 20, "calls %d", synth_cfg.calls);
 }
 
+/* The stop rule: identical samples stop at min_repetitions. */
 Test(engine, spread_stops_early)
 {
-	embperf_bench_set(b, "repetitions", "50");
-	embperf_bench_set(b, "min_repetitions", "3");
-	embperf_bench_set(b, "spread", "1.0"); /* any busy-wait is within 100% */
-	cr_assert_eq(embperf_bench_run(b), 0);
-	/* Usually 3; preempted samples on a loaded machine can delay the stop,
-	 * but the spread is robust to a few of them. */
-	cr_assert_geq(embperf_result_sample_count(embperf_bench_result(b, 0)), 3);
-	cr_assert_lt(embperf_result_sample_count(embperf_bench_result(b, 0)), 50);
-	cr_assert_eq(embperf_result_truncated(embperf_bench_result(b, 0)), 0);
+	const embperf_result *r;
+
+	tp_set(b, "repetitions", "50");
+	tp_set(b, "min_repetitions", "3");
+	tp_set(b, "spread", "0.01");
+	r = run_ok();
+	cr_assert_eq(embperf_result_sample_count(r), 3);
+	cr_assert_eq(embperf_result_truncated(r), 0);
+
+	/* spread 0 takes every repetition. */
+	tp_set(b, "spread", "0");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 50);
+}
+
+/* Samples that disagree (1.0 to 1.4 times the unit, in turn) do not stop early. */
+Test(engine, samples_that_disagree_take_every_repetition)
+{
+	synth_cfg.max_units = 1;
+	synth_cfg.jitter = 1;
+	tp_set(b, "repetitions", "40");
+	tp_set(b, "min_repetitions", "3");
+	tp_set(b, "spread", "0.05");
+	tp_set(b, "warmup_max", "0");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 40);
 }
 
 /* One sample stretched 100x (a preemption) must not keep the stop rule
  * from stopping: its spread is robust (median absolute deviation). */
 Test(engine, one_outlier_does_not_defeat_the_stop_rule)
 {
-	const embperf_result *r = NULL;
-	int landed = 0;
+	const embperf_result *r;
 
-	/* stddev/mean of 2 ms samples with one of 200 ms stays above 0.2 for
-	 * all 200 (about 100 / sqrt(200) / 1.5 = 4.7); the robust spread stops
-	 * after the 5 required on a quiet machine. 200, not 40: under the
-	 * sanitizer tests' load most of 40 samples were once stretched.
-	 *
-	 * Up to three attempts, each with its outlier. An attempt counts when
-	 * the outlier landed among the samples and the run stopped early; a
-	 * spread that one outlier defeats never stops early, so it fails all
-	 * three. Retried: a load average of 16 (the CI script on 2 vCPUs)
-	 * stretched so many of 200 that even the robust spread stayed above
-	 * 0.2, and once (ASan) calibration retimed a stretched step more than
-	 * in the counting run, so the slow call fell inside calibration. */
-	for (int attempt = 0; attempt < 3 && !landed; attempt++) {
-		int calibration_calls;
-
-		/* Count the calls calibration makes, so that the outlier lands
-		 * on the second measured sample (no counter pass: one call
-		 * fewer). */
-		embperf_bench_set(b, "counters", "0");
-		embperf_bench_set(b, "repetitions", "1");
-		embperf_bench_set(b, "warmup", "0");
-		synth_cfg.calls = 0;
-		synth_cfg.slow_call = 0;
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		calibration_calls = synth_cfg.calls - 1;
-
-		embperf_bench_set(b, "warmup", "1");
-		/* No extra warm-up: samples that look trending on a loaded
-		 * machine would otherwise swallow the slow call into it. */
-		embperf_bench_set(b, "warmup_max", "0");
-		embperf_bench_set(b, "repetitions", "200");
-		embperf_bench_set(b, "min_repetitions", "5");
-		embperf_bench_set(b, "spread", "0.2");
-		synth_cfg.calls = 0;
-		synth_cfg.slow_call = calibration_calls + 3;
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		cr_assert_geq(synth_cfg.calls, synth_cfg.slow_call, "the slow call was made");
-		r = embperf_bench_result(b, 0);
-		landed = embperf_result_sample_count(r) < 200 &&
-			 embperf_result_stat(r, EMBPERF_STAT_MAX) >
-				 10.0 * embperf_result_stat(r, EMBPERF_STAT_MEDIAN);
-	}
-	cr_assert_lt(embperf_result_sample_count(r), 200, "n %d", embperf_result_sample_count(r));
-	cr_assert_gt(embperf_result_stat(r, EMBPERF_STAT_MAX),
-		     10.0 * embperf_result_stat(r, EMBPERF_STAT_MEDIAN),
+	synth_cfg.max_units = 1; /* calibration: one call; warm-up: one */
+	synth_cfg.slow_call = 1 + 1 + 2; /* the second sample */
+	tp_set(b, "repetitions", "200");
+	tp_set(b, "min_repetitions", "5");
+	tp_set(b, "spread", "0.2");
+	tp_set(b, "warmup_max", "0");
+	r = run_ok();
+	cr_assert_eq(embperf_result_sample_count(r), 5, "n %d", embperf_result_sample_count(r));
+	cr_assert_eq(embperf_result_stat(r, EMBPERF_STAT_MAX), 100.0 * 1000.0,
 		     "the outlier is among the samples");
+	cr_assert_eq(embperf_result_value(r), 1000.0);
 }
 
 Test(engine, primary_statistic_and_rate_conversion)
@@ -420,29 +323,19 @@ Test(engine, primary_statistic_and_rate_conversion)
 	const embperf_result *r;
 
 	synth_cfg.metric = 2; /* bandwidth: 1000 bytes per unit, primary max */
-	embperf_bench_set(b, "repetitions", "5");
-	cr_assert_eq(embperf_bench_run(b), 0);
-	r = embperf_bench_result(b, 0);
+	tp_set(b, "repetitions", "5");
+	r = run_ok();
 	cr_assert_str_eq(embperf_result_unit(r), "MB/s");
 	cr_assert_eq(embperf_result_higher_is_better(r), 1);
-	/* 1000 bytes per >= 1000 ns is at most 1000 MB/s (10^6 bytes). */
-	cr_assert_leq(embperf_result_stat(r, EMBPERF_STAT_MAX), 1000.0 + 1e-9);
-	/* The lower bounds are for unit mistakes (10^3, 10^6): 50x below the
-	 * ideal, as every one of five 2 ms samples can be stretched 5x and
-	 * more under a load average of 23 with the sanitizers (200 failed). */
-	cr_assert_gt(embperf_result_value(r), 20.0);
+	/* 1000 bytes per 1000 ns: 10^9 bytes/s, 1000 MB/s of 10^6 bytes. */
+	cr_assert_float_eq(embperf_result_value(r), 1000.0, 1e-9);
 	cr_assert_float_eq(embperf_result_value(r), embperf_result_stat(r, EMBPERF_STAT_MAX), 0);
 
 	synth_cfg.metric = 4; /* units per second */
-	cr_assert_eq(embperf_bench_run(b), 0);
-	r = embperf_bench_result(b, 0);
-	/* A unit takes >= 1000 ns: at most 10^6 per second. */
-	cr_assert_leq(embperf_result_stat(r, EMBPERF_STAT_MAX), 1e6 + 1e-6);
-	cr_assert_gt(embperf_result_value(r), 2e4);
+	cr_assert_float_eq(embperf_result_value(run_ok()), 1e6, 1e-6);
 
 	synth_cfg.metric = 1; /* primary min */
-	cr_assert_eq(embperf_bench_run(b), 0);
-	r = embperf_bench_result(b, 0);
+	r = run_ok();
 	cr_assert_float_eq(embperf_result_value(r), embperf_result_stat(r, EMBPERF_STAT_MIN), 0);
 }
 
@@ -450,8 +343,8 @@ Test(engine, derived_values_and_cases)
 {
 	synth_cfg.cases = 3;
 	synth_cfg.derived = 42.5;
-	embperf_bench_set(b, "repetitions", "3");
-	cr_assert_eq(embperf_bench_run(b), 0);
+	tp_set(b, "repetitions", "3");
+	run_ok();
 	cr_assert_eq(embperf_bench_result_count(b), 4);
 	cr_assert_str_eq(embperf_result_labels(embperf_bench_result(b, 2)), "case=2");
 	cr_assert_str_eq(embperf_result_metric(embperf_bench_result(b, 3)), "derived");
@@ -459,54 +352,100 @@ Test(engine, derived_values_and_cases)
 	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(b, 3)), 1);
 }
 
+/* Progress is reported after every sample, rising to 1 over the cases. */
+static double progress_last;
+static int progress_calls, progress_fell;
+
+static void note_progress(void *user, const char *kernel, const char *what, double f)
+{
+	(void)user;
+	(void)kernel;
+	(void)what;
+	progress_fell |= f < progress_last;
+	progress_last = f;
+	progress_calls++;
+}
+
+Test(engine, progress_rises_to_one_over_the_cases)
+{
+	synth_cfg.cases = 2;
+	tp_set(b, "repetitions", "4");
+	tp_set(b, "spread", "0");
+	embperf_ctx_set_progress_fn(ctx, note_progress, NULL);
+	run_ok();
+	cr_assert_eq(progress_calls, 8, "one call per sample");
+	cr_assert_eq(progress_fell, 0);
+	cr_assert_float_eq(progress_last, 1.0, 1e-12);
+}
+
+/*
+ * 300 ms of budget, 1 ms per sample: the run takes samples until the next
+ * one would pass the budget, so it ends within one sample of it and never
+ * past it, and keeps what it took, marked truncated.
+ */
 Test(engine, budget_cuts_the_run_short)
 {
 	const embperf_result *r;
+	uint64_t start;
 
-	/* 300 ms of budget: a first sample must fit before it ends, also under
-	 * load (the max_time test below once did not in 30 ms); 100000 samples
-	 * of 1 ms cannot. */
-	synth_cfg.unit_ns = 1000000; /* 1 ms per unit, one unit per sample */
+	synth_cfg.unit_ns = 1000000;
 	synth_cfg.max_units = 1;
-	embperf_bench_set(b, "repetitions", "100000");
-	embperf_bench_set(b, "spread", "0");
+	tp_set(b, "repetitions", "100000");
+	tp_set(b, "spread", "0");
 	embperf_ctx_set_budget_ns(ctx, 300000000);
+	start = tp_sim_now(&sim);
 	cr_assert_eq(embperf_bench_run(b), -ETIME);
 	cr_assert_eq(embperf_bench_result_count(b), 1, "samples taken are kept");
 	r = embperf_bench_result(b, 0);
 	cr_assert_eq(embperf_result_truncated(r), 1);
-	cr_assert_lt(embperf_result_sample_count(r), 400);
-	cr_assert_gt(embperf_result_sample_count(r), 0);
+	cr_assert_leq(tp_sim_now(&sim) - start, 300000000, "never past the budget");
+	cr_assert_gt(tp_sim_now(&sim) - start, 299000000, "ends within one sample of it");
+	/* Calibration and warm-up took one sample each. */
+	cr_assert_eq(embperf_result_sample_count(r), 298);
 	cr_assert(synth_cfg.torn_down);
 	cr_assert(strstr(embperf_bench_errmsg(b), "budget"));
-	cr_assert_lt(embperf_ctx_remaining_ns(ctx), 300000000);
+	cr_assert_eq(embperf_ctx_remaining_ns(ctx), 0);
 }
 
 Test(engine, spent_budget_runs_nothing)
 {
 	embperf_ctx_set_budget_ns(ctx, 1);
-	nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	tp_sim_idle(&sim, 1000000);
 	cr_assert_eq(embperf_bench_run(b), -ETIME);
 	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert_eq(synth_cfg.calls, 0);
 	embperf_ctx_set_budget_ns(ctx, 0);
 	cr_assert_eq(embperf_ctx_remaining_ns(ctx), UINT64_MAX);
-	cr_assert_eq(embperf_bench_run(b), 0, "removing the budget lets runs go on");
+	run_ok();
 }
 
-/* 300 ms: room for calibration, warm-up and a first 1 ms sample under a
- * load average of 12 (30 ms once ended before it), and still far below the
- * 100 s that 100000 samples would take. Under emulation calibration and
- * warm-up take ten times longer (300 ms ended before the first sample under
- * qemu-aarch64): 3 s, still far below. */
+/* max_time ends a case without an error: its samples are kept, truncated. */
 Test(engine, max_time_truncates_without_error)
 {
+	const embperf_result *r;
+	uint64_t start = tp_sim_now(&sim);
+
 	synth_cfg.unit_ns = 1000000;
 	synth_cfg.max_units = 1;
-	embperf_bench_set(b, "repetitions", "100000");
-	embperf_bench_set(b, "spread", "0");
-	embperf_bench_set(b, "max_time", tp_emulated() ? "3s" : "300ms");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	cr_assert_eq(embperf_result_truncated(embperf_bench_result(b, 0)), 1);
+	tp_set(b, "repetitions", "100000");
+	tp_set(b, "spread", "0");
+	tp_set(b, "max_time", "300ms");
+	r = run_ok();
+	cr_assert_eq(embperf_result_truncated(r), 1);
+	cr_assert_eq(embperf_result_sample_count(r), 298);
+	cr_assert_leq(tp_sim_now(&sim) - start, 300000000);
+}
+
+/* A case whose max_time ends before its first sample is an error naming
+ * max_time, not a case that silently gives no result. */
+Test(engine, max_time_before_the_first_sample_is_an_error)
+{
+	tp_set(b, "max_time", "1us");
+	cr_assert_eq(embperf_bench_run(b), -ETIMEDOUT, "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "'max_time'") &&
+		  strstr(embperf_bench_errmsg(b), "case=0"), "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 0);
+	cr_assert(synth_cfg.torn_down);
 }
 
 static void cancel_on_progress(void *user, const char *kernel, const char *what, double f)
@@ -520,28 +459,30 @@ static void cancel_on_progress(void *user, const char *kernel, const char *what,
 Test(engine, cancel_from_progress_callback)
 {
 	embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
-	embperf_bench_set(b, "repetitions", "100");
+	tp_set(b, "repetitions", "100");
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
 	cr_assert_eq(embperf_bench_result_count(b), 0, "a cancelled run keeps nothing");
 	cr_assert(synth_cfg.torn_down, "teardown runs on cancel");
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED, "cancel sticks until reset");
 	embperf_ctx_set_progress_fn(ctx, NULL, NULL);
 	embperf_ctx_reset_cancel(ctx);
-	cr_assert_eq(embperf_bench_run(b), 0);
+	run_ok();
 }
 
-Test(engine, cancel_from_another_thread)
+/* A cancel 30 ms into a run of 1 ms samples: the run stops at the next
+ * sample's end, as it would for a user's other thread. */
+Test(engine, cancel_stops_the_run_at_the_next_sample)
 {
-	struct tp_canceller cn;
-
 	synth_cfg.unit_ns = 1000000;
 	synth_cfg.max_units = 1;
-	embperf_bench_set(b, "repetitions", "100000");
-	embperf_bench_set(b, "spread", "0");
-	tp_cancel_after(&cn, ctx, 30);
+	tp_set(b, "repetitions", "100000");
+	tp_set(b, "spread", "0");
+	tp_sim_cancel_at(&sim, ctx, tp_sim_now(&sim) + 30000000);
 	cr_assert_eq(embperf_bench_run(b), -ECANCELED);
-	tp_cancel_join(&cn);
-	cr_assert(embperf_ctx_is_cancelled(ctx));
+	cr_assert_neq(sim.fired_ns, 0, "the cancel came");
+	cr_assert_leq(tp_sim_now(&sim) - sim.fired_ns, 1000000, "stopped %llu ns after the cancel",
+		      (unsigned long long)(tp_sim_now(&sim) - sim.fired_ns));
+	cr_assert_eq(embperf_bench_result_count(b), 0);
 }
 
 Test(engine, kernel_errors_propagate)
@@ -618,6 +559,30 @@ Test(engine, teardown_unwinds_a_setup_that_failed_after_allocating)
 	embperf_bench_free(u);
 }
 
+/* A kernel that reads a parameter it does not declare fails, naming it. */
+static int typo_setup(struct ep_run *run, void **state)
+{
+	(void)state;
+	return ep_param_int(run, "repetitoins") ? 0 : 0;
+}
+
+Test(engine, a_kernel_reading_an_undeclared_parameter_fails_naming_it)
+{
+	struct ep_kernel k = synth_kernel;
+	embperf_bench *t;
+
+	k.setup = typo_setup;
+	k.finish = NULL;
+	k.teardown = NULL;
+	t = ep_bench_new_kernel(ctx, &k);
+	cr_assert(t);
+	cr_assert_eq(embperf_bench_run(t), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(t), "'repetitoins'"), "%s", embperf_bench_errmsg(t));
+	cr_assert(strstr(embperf_bench_errmsg(t), "does not declare"), "%s",
+		  embperf_bench_errmsg(t));
+	embperf_bench_free(t);
+}
+
 /* What a finish() found with ep_run_find_result(). */
 static struct {
 	const char *second;    /* labels of (latency, "case=1") */
@@ -659,8 +624,8 @@ Test(engine, finish_finds_results_by_metric_and_labels)
 	lb = ep_bench_new_kernel(ctx, &k);
 	cr_assert(lb);
 	synth_cfg.cases = 2;
-	embperf_bench_set(lb, "sample_time", "1ms");
-	embperf_bench_set(lb, "repetitions", "3");
+	tp_set(lb, "sample_time", "1ms");
+	tp_set(lb, "repetitions", "3");
 	cr_assert_eq(embperf_bench_run(lb), 0, "%s", embperf_bench_errmsg(lb));
 	cr_assert(found.second && !strcmp(found.second, "case=1"));
 	cr_assert(found.first && !strcmp(found.first, "case=0"), "NULL labels: the first");
@@ -670,24 +635,64 @@ Test(engine, finish_finds_results_by_metric_and_labels)
 	embperf_bench_free(lb);
 }
 
-Test(engine, counters_and_cpu_load)
+/* On the simulated clock the body works all the time: 100 % of one CPU. */
+Test(engine, cpu_load_is_taken_over_the_samples)
+{
+	const embperf_result *r;
+	double v;
+
+	tp_set(b, "repetitions", "5");
+	r = run_ok();
+	cr_assert_eq(embperf_result_counter(r, "cpu_process_pct", &v), 0);
+	cr_assert_float_eq(v, 100.0, 1e-9);
+	cr_assert_eq(embperf_result_counter(r, "cpu_system_pct", &v), 0);
+	cr_assert_float_eq(v, 100.0, 1e-9);
+	cr_assert_eq(embperf_result_counter(r, "no_such_counter", &v), -ENOENT);
+	cr_assert_eq(embperf_result_counter(r, "task_clock_ns", &v), -EOPNOTSUPP,
+		     "the simulated clock counts no perf events");
+}
+
+Test(engine, pinning)
+{
+	tp_set(b, "cpu", "0");
+	tp_set(b, "repetitions", "3");
+	cr_assert_eq(embperf_result_cpu(run_ok()), 0);
+	tp_set(b, "cpu", "4000");
+	cr_assert_eq(embperf_bench_run(b), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "cpu"));
+	cr_assert_eq(embperf_bench_set(b, "cpu", "5000"), -ERANGE);
+}
+
+/*
+ * The real clock: what only a real run records. A busy-wait of 1000 ns a
+ * unit on a loaded machine is stretched, never shortened, so the one bound
+ * that holds everywhere is from below; the figures go to the TAP output.
+ */
+TestSuite(engine_real, .init = setup, .fini = teardown);
+
+Test(engine_real, counters_and_cpu_load_of_a_real_run)
 {
 	const embperf_result *r;
 	double v;
 	int rc;
 
+	synth_cfg.sim = NULL;
+	ep_ctx_set_clock(ctx, NULL);
 	/* 30 samples of 2 ms: /proc/stat counts in clock ticks (10 ms at
 	 * USER_HZ 100), so the span must hold a few of them for a system load. */
-	embperf_bench_set(b, "repetitions", "30");
-	embperf_bench_set(b, "spread", "0"); /* all 30: a busy-wait is steady enough to stop at 5 */
-	cr_assert_eq(embperf_bench_run(b), 0);
-	r = embperf_bench_result(b, 0);
-	cr_assert_eq(embperf_result_counter_count(r), 14, "12 engine counters, cpu_wait_pct, involuntary_switches");
+	tp_set(b, "repetitions", "30");
+	tp_set(b, "spread", "0");
+	r = run_ok();
+	tp_figure("busy-wait of 1000 ns: %.1f ns a unit, %.0f units a sample, process %.0f %%",
+		  embperf_result_value(r), units_per_sample(r), counter(r, "cpu_process_pct"));
+	cr_assert_geq(embperf_result_stat(r, EMBPERF_STAT_MIN), 1000.0,
+		      "a unit busy-waits 1000 ns, so no sample is faster");
+	cr_assert_eq(embperf_result_counter_count(r), 14,
+		     "12 engine counters, cpu_wait_pct, involuntary_switches");
 	cr_assert_eq(embperf_result_counter(r, "cpu_process_pct", &v), 0);
 	cr_assert_gt(v, 0.0, "a busy-wait loads its own process");
 	cr_assert_eq(embperf_result_counter(r, "cpu_system_pct", &v), 0);
 	cr_assert(v > 0.0 && v <= 100.0, "system load %g %%", v);
-	cr_assert_eq(embperf_result_counter(r, "no_such_counter", &v), -ENOENT);
 	rc = embperf_result_counter(r, "task_clock_ns", &v);
 	if (rc == -EOPNOTSUPP)
 		cr_log_info("software perf events unavailable here");
@@ -697,32 +702,25 @@ Test(engine, counters_and_cpu_load)
 	rc = embperf_result_counter(r, "cycles", &v);
 	cr_assert(rc == 0 || rc == -EOPNOTSUPP);
 
-	embperf_bench_set(b, "counters", "0");
-	cr_assert_eq(embperf_bench_run(b), 0);
-	cr_assert_eq(embperf_result_counter(embperf_bench_result(b, 0), "task_clock_ns", &v),
-		     -EOPNOTSUPP, "counters=0 records none");
+	tp_set(b, "counters", "0");
+	cr_assert_eq(embperf_result_counter(run_ok(), "task_clock_ns", &v), -EOPNOTSUPP,
+		     "counters=0 records none");
 }
 
-Test(engine, pinning)
+/* A user's other thread cancels a real run of 100 s: it returns -ECANCELED
+ * (the time it took is a figure, not a gate). */
+Test(engine_real, cancel_from_another_thread)
 {
-	cr_assert_eq(embperf_bench_set(b, "cpu", "0"), 0);
-	embperf_bench_set(b, "repetitions", "3");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	cr_assert_eq(embperf_result_cpu(embperf_bench_result(b, 0)), 0);
-	cr_assert_eq(embperf_bench_set(b, "cpu", "4000"), 0);
-	cr_assert_eq(embperf_bench_run(b), -EINVAL);
-	cr_assert(strstr(embperf_bench_errmsg(b), "cpu"));
-	cr_assert_eq(embperf_bench_set(b, "cpu", "5000"), -ERANGE);
-}
+	uint64_t late_ns;
 
-/* A case whose max_time ends before its first sample is an error naming
- * max_time, not a case that silently gives no result. */
-Test(engine, max_time_before_the_first_sample_is_an_error)
-{
-	embperf_bench_set(b, "max_time", "1us");
-	cr_assert_eq(embperf_bench_run(b), -ETIMEDOUT, "%s", embperf_bench_errmsg(b));
-	cr_assert(strstr(embperf_bench_errmsg(b), "'max_time'") &&
-		  strstr(embperf_bench_errmsg(b), "case=0"), "%s", embperf_bench_errmsg(b));
-	cr_assert_eq(embperf_bench_result_count(b), 0);
-	cr_assert(synth_cfg.torn_down);
+	synth_cfg.sim = NULL;
+	ep_ctx_set_clock(ctx, NULL);
+	synth_cfg.unit_ns = 1000000;
+	synth_cfg.max_units = 1;
+	tp_set(b, "repetitions", "100000");
+	tp_set(b, "spread", "0");
+	late_ns = tp_run_cancelled(b, ctx, 30);
+	tp_figure("returned %.2f ms after a cancel from another thread", (double)late_ns / 1e6);
+	cr_assert_lt(late_ns, 10000000000ULL, "a cancel ends a 100 s run");
+	cr_assert(embperf_ctx_is_cancelled(ctx));
 }

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "lib/core/sysinfo.h"
+#include "embperf.h"
+#include "lib/core/clock.h"
 
 /* No memory system of the next years moves a terabyte per second per core. */
 #define BW_PHYSICAL_BOUND_MBS 1e6

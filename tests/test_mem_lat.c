@@ -18,7 +18,8 @@
 #include <time.h>
 
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "lib/core/ctx.h"
+#include "lib/core/sysinfo.h"
 #include "lib/mem/lat.h"
 #include "proc_state.h"
 

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/sysinfo.h"
 #include "emulated.h"
 #include "proc_state.h"
 

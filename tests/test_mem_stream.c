@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/core.h"
+#include "lib/core/ctx.h"
+#include "lib/core/sysinfo.h"
 #include "lib/mem/stream.h"
 
 #define N_ELEMENTS 1000

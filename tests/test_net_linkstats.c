@@ -34,7 +34,7 @@
 
 #include "emulated.h"
 #include "config.h"
-#include "lib/core/kernel.h"
+#include "lib/core/clock.h"
 #include "lib/net/linkstats.h"
 
 #define PORT 9407

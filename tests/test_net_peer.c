@@ -26,7 +26,7 @@
 
 #include "embperf.h"
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "lib/net/addr.h"
 #include "lib/net/proto.h"
 #include "proc_state.h"

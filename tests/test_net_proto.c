@@ -19,13 +19,14 @@
 #include <unistd.h>
 
 #include "emulated.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "lib/core/util.h"
 #include "lib/net/addr.h"
 #include "lib/net/pace.h"
 #include "lib/net/proto.h"
 #include "lib/net/udp_io.h"
 #include "lib/net/wire.h"
+#include "simclock.h"
 
 Test(wire, header_round_trips_in_18_bytes)
 {
@@ -392,32 +393,52 @@ static uint64_t max_per_ms(const uint64_t *times, size_t n)
 }
 
 /*
- * Run a precise pacer at @pps for @run_ns, stalling once for @stall_ns
- * after 20 ms (a preempted sender); check the two promises that hold under
- * any load: never ahead of the schedule, and never more than 1.4x the
- * rate within any 1 ms. Return: datagrams handed out.
+ * The pacer's schedule on a simulated clock (tests/simclock.h): time moves
+ * only when the pacer sleeps or the test's sender works, so each run is
+ * exact and the same everywhere.
+ */
+static struct tp_sim pace_sim;
+
+/* A pacer on the simulated clock: no spinning (the clock moves only on sleeps). */
+static void sim_pacer(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
+		      uint64_t wait_ns, uint32_t batch)
+{
+	tp_sim_init(&pace_sim);
+	ep_pacer_init(p, &pace_sim.clock, mode, pps, burst, wait_ns, batch, tp_sim_now(&pace_sim));
+	p->spin_ns = 0;
+}
+
+/*
+ * Run a precise pacer at @pps for @run_ns, sending each datagram in 1 us
+ * and stalling once for @stall_ns after 20 ms (a preempted sender); check
+ * its two promises: never ahead of the schedule, and never more than 1.4x
+ * the rate within any 1 ms. Return: datagrams handed out.
  */
 static uint64_t run_pacer(double pps, uint64_t run_ns, uint64_t stall_ns, struct ep_pacer *p)
 {
-	uint64_t start = ep_now_ns(), end = start + run_ns, handed = 0;
+	uint64_t start, end, handed = 0;
 	int stalled = 0;
 
-	ep_pacer_init(p, EP_PACING_PRECISE, pps, 0, 0, 16, start);
-	while (ep_now_ns() < end) {
+	sim_pacer(p, EP_PACING_PRECISE, pps, 0, 0, 16);
+	start = tp_sim_now(&pace_sim);
+	end = start + run_ns;
+	while (tp_sim_now(&pace_sim) < end) {
+		uint64_t before = tp_sim_now(&pace_sim);
 		uint32_t n = ep_pacer_next(p, end);
-		uint64_t now = ep_now_ns();
+		uint64_t now = tp_sim_now(&pace_sim);
 		double due = floor((double)(now - start) * pps / 1e9) + 1;
+
+		cr_assert(n || now > before, "0 datagrams and no wait: the caller would spin");
 
 		for (uint32_t i = 0; i < n && handed < EP_ARRAY_SIZE(handed_at); i++)
 			handed_at[handed + i] = now;
 		handed += n;
+		tp_sim_work(&pace_sim, 1000 * (uint64_t)n);
 		ep_pacer_sent(p, n);
 		cr_assert_leq((double)(handed + p->forgiven), due, "%llu handed out by %.0f due",
 			      (unsigned long long)handed, due);
 		if (!stalled && now - start > 20000000) {
-			struct timespec ts = { 0, (long)stall_ns };
-
-			nanosleep(&ts, NULL);
+			tp_sim_idle(&pace_sim, stall_ns);
 			stalled = 1;
 		}
 	}
@@ -426,53 +447,83 @@ static uint64_t run_pacer(double pps, uint64_t run_ns, uint64_t stall_ns, struct
 	return handed;
 }
 
+/* 100 ms at 20 000/s: 2000 due, every one handed out on time. */
 Test(pace, never_ahead_and_never_above_one_and_a_half_times_the_rate_in_a_millisecond)
 {
 	struct ep_pacer p;
 
-	cr_assert_gt(run_pacer(20000.0, 100000000, 0, &p), 0);
+	cr_assert_eq(run_pacer(20000.0, 100000000, 0, &p), 2000);
+	cr_assert_eq(p.forgiven, 0ULL);
+	cr_assert_eq(p.max_stall_ns, 0ULL, "an undisturbed sender never stalls");
 }
 
 /*
  * A 10 ms stall at 20 000/s owes 200 datagrams; the pacer repays them at
  * 0.3x the rate (1.3x - 1x), in 33 ms, within the 1.4x bound (checked by
- * run_pacer()). What holds on any machine, however busy: at the end every
- * datagram due was handed out, or is still owed (at most 100 ms' worth,
- * plus what falls due while the last batch goes), or was forgiven and
- * counted; none vanished.
+ * run_pacer()): by the end of 200 ms every datagram due was handed out,
+ * none forgiven, and the stall is on record.
  */
 Test(pace, a_stall_is_repaid_within_the_bound_and_nothing_vanishes)
 {
 	struct ep_pacer p;
-	uint64_t start, handed;
-	double due;
 
-	tp_skip_if_emulated("a pacer's hand-outs counted against the wall clock");
+	cr_assert_eq(run_pacer(20000.0, 200000000, 10000000, &p), 4000);
+	cr_assert_eq(p.forgiven, 0ULL);
+	cr_assert_geq(p.max_stall_ns, 9000000, "stall %llu ns", (unsigned long long)p.max_stall_ns);
+}
 
-	start = ep_now_ns();
-	handed = run_pacer(20000.0, 200000000, 10000000, &p);
-	due = floor((double)(ep_now_ns() - start) * 20000.0 / 1e9) + 1;
-	cr_assert_geq((double)(handed + p.forgiven), due - (double)p.max_debt - 16.0 - 20.0,
-		      "%llu handed + %llu forgiven of %.0f due", (unsigned long long)handed,
-		      (unsigned long long)p.forgiven, due);
+/*
+ * A 200 ms stall at 20 000/s owes 4000 datagrams; the pacer keeps 100 ms'
+ * worth (2000) owing and forgives the rest, counted. By the end (180 ms
+ * after the stall, repaying at 0.3x the rate) part of the kept debt is
+ * still owed; none vanished.
+ */
+Test(pace, a_long_stall_is_forgiven_beyond_100ms_and_counted)
+{
+	struct ep_pacer p;
+	uint64_t handed = run_pacer(20000.0, 400000000, 200000000, &p);
+	uint64_t owed = 8000 - handed - p.forgiven;
+
+	cr_assert_eq(p.forgiven, 2000ULL, "%llu forgiven", (unsigned long long)p.forgiven);
+	cr_assert_leq(owed, p.max_debt, "%llu handed + %llu forgiven of 8000",
+		      (unsigned long long)handed, (unsigned long long)p.forgiven);
+	cr_assert_gt(owed, 0ULL, "180 ms at 0.3x cannot repay 100 ms");
 }
 
 Test(pace, burst_mode_hands_out_whole_bursts_per_wait)
 {
 	struct ep_pacer p;
-	uint64_t start = ep_now_ns();
+	uint64_t start;
 	uint32_t n;
 
-	ep_pacer_init(&p, EP_PACING_BURST, 0.0, 5, 20000000, 64, start);
+	sim_pacer(&p, EP_PACING_BURST, 0.0, 5, 20000000, 64);
+	start = tp_sim_now(&pace_sim);
 	n = ep_pacer_next(&p, start + 1000000000);
 	cr_assert_eq(n, 5, "the first burst at once");
 	ep_pacer_sent(&p, n);
 	/* 0 means "no datagram yet, check your deadline": call again. */
-	do
-		n = ep_pacer_next(&p, start + 1000000000);
-	while (n == 0);
-	cr_assert_geq(ep_now_ns() - start, 20000000, "the next burst one wait later");
+	for (int calls = 0; (n = ep_pacer_next(&p, start + 1000000000)) == 0; calls++)
+		cr_assert_lt(calls, 2, "a 20 ms wait is two calls of 10 ms");
+	cr_assert_eq(tp_sim_now(&pace_sim) - start, 20000000, "the next burst one wait later");
 	cr_assert_eq(n, 5);
+}
+
+/* The pacer returns 0 at the caller's deadline, without sleeping past it. */
+Test(pace, the_deadline_comes_before_a_late_datagram)
+{
+	struct ep_pacer p;
+	uint64_t start;
+
+	sim_pacer(&p, EP_PACING_PRECISE, 10.0, 0, 0, 16); /* one every 100 ms */
+	start = tp_sim_now(&pace_sim);
+	ep_pacer_sent(&p, ep_pacer_next(&p, start + 1000000000));
+	cr_assert_eq(ep_pacer_next(&p, start + 30000000), 0);
+	cr_assert_eq(tp_sim_now(&pace_sim) - start, 10000000, "a 10 ms step towards the deadline");
+	for (int calls = 0; tp_sim_now(&pace_sim) < start + 30000000; calls++) {
+		cr_assert_lt(calls, 2, "each call waits 10 ms");
+		cr_assert_eq(ep_pacer_next(&p, start + 30000000), 0);
+	}
+	cr_assert_eq(tp_sim_now(&pace_sim), start + 30000000, "not past it");
 }
 
 /* Voluntary context switches of the calling thread: its sleeps. */
@@ -497,7 +548,7 @@ Test(pace, a_slow_schedule_sleeps_between_datagrams)
 	uint64_t start = ep_now_ns(), end = start + 200000000, handed = 0;
 	long sleeps = thread_sleeps();
 
-	ep_pacer_init(&p, EP_PACING_PRECISE, 500.0, 0, 0, 16, start);
+	ep_pacer_init(&p, &ep_real_clock, EP_PACING_PRECISE, 500.0, 0, 0, 16, start);
 	while (ep_now_ns() < end) {
 		uint32_t n = ep_pacer_next(&p, end);
 

@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
 #include "proc_state.h"
 
 /* No IPC round trip on a working system takes 50 ms; none is below 10 ns. */

@@ -23,7 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/ctx.h"
+#include "lib/core/clock.h"
 #include "emulated.h"
 #include "proc_state.h"
 #include "embperf.h"

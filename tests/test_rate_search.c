@@ -21,7 +21,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/trial.h"
+#include "lib/core/search.h"
 #include "lib/core/result.h"
 
 #define CAP 4096

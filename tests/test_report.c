@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/core/bench.h"
+#include "lib/core/kernel.h"
 #include "lib/report/report.h"
 #include "synth.h"
 

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/core/registry.h"
+#include "lib/core/trial.h"
 #include "lib/core/bench.h"
 #include "lib/report/report.h"
 #include "synth.h"

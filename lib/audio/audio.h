@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 
 /* Metrics of both kernels, in this order. */
 enum {

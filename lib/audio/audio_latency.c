@@ -34,7 +34,9 @@
 #include <string.h>
 
 #include "lib/audio/audio.h"
-#include "lib/core/kernel.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"
 

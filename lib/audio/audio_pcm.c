@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "lib/audio/audio.h"
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 
 #define AUDIO_DEFAULT_BUFFER_NS 20000000ULL /* 'buffer=0': whole periods nearest 20 ms */

@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 
 #define BLK_PATH_MAX 4096
 #define BLK_MAX_JOBS 64

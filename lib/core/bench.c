@@ -1,25 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench.c - the bench object: named parameters, and a run from setup to
- * teardown (pinning, counters, cases, results, cancel).
+ * bench.c - the bench object, the public face of a kernel: found by name,
+ * its named parameters set and read, a run handed to the runner, its
+ * results and its message kept.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
-#include "core.h"
+#include "cfg.h"
+#include "ctx.h"
+#include "params.h"
+#include "registry.h"
+#include "result.h"
+#include "run.h"
+#include "runner.h"
+#include "util.h"
 
 static int find_param(const embperf_bench *b, const char *name)
 {
-	for (int i = 0; name && i < b->n_params; i++)
-		if (!strcmp(ep_kernel_param(b->kernel, i)->name, name))
-			return i;
-	return -1;
+	return ep_kernel_param_index(b->kernel, name);
 }
 
 static int bench_fail(embperf_bench *b, int err, const char *fmt, ...)
@@ -138,72 +142,6 @@ static int unknown_param(embperf_bench *b, const char *name)
 	return -ENOENT;
 }
 
-/* Length of the comma-separated item at @p (up to the next comma or the end). */
-static size_t item_len(const char *p)
-{
-	const char *comma = strchr(p, ',');
-
-	return comma ? (size_t)(comma - p) : strlen(p);
-}
-
-/* Whether the comma-separated @list names @metric. */
-static int list_has(const char *list, const char *metric)
-{
-	size_t metric_len = strlen(metric);
-
-	for (const char *p = list; *p;) {
-		size_t len = item_len(p);
-
-		if (len == metric_len && !strncmp(p, metric, len))
-			return 1;
-		p += len + (p[len] == ',');
-	}
-	return 0;
-}
-
-/* The kernel's metric names, '|'-separated, for an error message. */
-static void metric_names(const struct ep_kernel *k, char *buf, size_t size)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < k->n_metrics && used < size; i++) {
-		int n = snprintf(buf + used, size - used, "%s%s", i ? "|" : "", k->metrics[i].name);
-
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-}
-
-/*
- * The 'metrics' parameter, checked when set: every name it lists must be a
- * metric of the kernel. Return: 0, or -EINVAL with the bench's message set.
- */
-static int check_metrics(embperf_bench *bench, const char *list)
-{
-	const struct ep_kernel *k = bench->kernel;
-	char names[512];
-
-	for (const char *p = list; *p;) {
-		size_t len = item_len(p);
-		int found = 0;
-
-		for (int i = 0; i < k->n_metrics && !found; i++)
-			found = strlen(k->metrics[i].name) == len &&
-				!strncmp(k->metrics[i].name, p, len);
-		if (!found) {
-			metric_names(k, names, sizeof(names));
-			return bench_fail(bench, -EINVAL,
-					  "parameter 'metrics': value '%s' names '%.*s', not a metric "
-					  "of %s; accepted: a comma-separated list of %s",
-					  list, (int)len, p, k->name, names);
-		}
-		p += len + (p[len] == ',');
-	}
-	return 0;
-}
-
 int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 {
 	int i = find_param(bench, name);
@@ -216,14 +154,7 @@ int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 			    sizeof(bench->errmsg));
 	if (rc)
 		return rc;
-	if (!strcmp(name, "percentiles")) {
-		double pcts[EP_MAX_PERCENTILES];
-
-		rc = ep_percentiles_parse(v.text, pcts, bench->errmsg, sizeof(bench->errmsg));
-		rc = rc < 0 ? rc : 0;
-	} else if (!strcmp(name, "metrics")) {
-		rc = check_metrics(bench, v.text);
-	}
+	rc = ep_cfg_check(bench->kernel, name, v.text, bench->errmsg, sizeof(bench->errmsg));
 	if (rc) {
 		ep_value_free(&v);
 		return rc;
@@ -308,306 +239,23 @@ const char *embperf_bench_errmsg(const embperf_bench *bench)
 	return bench->errmsg;
 }
 
-/* Parameter access for kernels. */
-
-static const struct ep_value *run_value(const struct ep_run *run, const char *name)
+/* Word the run's end: cancelled, the budget's end, or an error without a message. */
+static int run_status(embperf_bench *bench, int rc)
 {
-	int i = find_param(run->bench, name);
-
-	return i < 0 ? NULL : &run->bench->values[i];
-}
-
-int64_t ep_param_int(const struct ep_run *run, const char *name)
-{
-	const struct ep_value *v = run_value(run, name);
-
-	return v ? v->i : 0;
-}
-
-double ep_param_double(const struct ep_run *run, const char *name)
-{
-	const struct ep_value *v = run_value(run, name);
-
-	return v ? v->d : 0.0;
-}
-
-const char *ep_param_text(const struct ep_run *run, const char *name)
-{
-	const struct ep_value *v = run_value(run, name);
-
-	return v ? v->text : NULL;
-}
-
-void ep_param_range(const struct ep_run *run, const char *name, int64_t *lo, int64_t *hi)
-{
-	const struct ep_value *v = run_value(run, name);
-
-	*lo = v ? v->i : 0;
-	*hi = v ? v->hi : 0;
-}
-
-/* The run. */
-
-int ep_run_add_case(struct ep_run *run, const struct ep_case *c)
-{
-	struct ep_run_case *rc;
-
-	if (run->n_cases == run->cap_cases) {
-		int cap = run->cap_cases ? run->cap_cases * 2 : 8;
-		struct ep_run_case *p = realloc(run->cases, (size_t)cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		run->cases = p;
-		run->cap_cases = cap;
-	}
-	rc = &run->cases[run->n_cases];
-	memset(rc, 0, sizeof(*rc));
-	rc->c = *c;
-	rc->labels = ep_strdup(c->labels);
-	if (!rc->labels)
-		return -ENOMEM;
-	rc->c.labels = rc->labels;
-	run->n_cases++;
-	return 0;
-}
-
-int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc)
-{
-	struct ep_case none = { .labels = tc->labels };
-	struct ep_run_case *rc;
-	int err;
-
-	if (!tc->body || tc->n_counters < 0 || tc->n_counters > EP_TALLY_MAX_COUNTERS)
-		return ep_run_fail(run, -EINVAL, "kernel %s: trial case '%s' is malformed",
-				   run->kernel->name, tc->labels ? tc->labels : "");
-	err = ep_run_add_case(run, &none);
-	if (err)
-		return err;
-	rc = &run->cases[run->n_cases - 1];
-	rc->is_trial = 1;
-	rc->tc = *tc;
-	rc->tc.labels = rc->labels;
-	if (tc->search) {
-		rc->search = *tc->search;
-		rc->tc.search = &rc->search;
-	}
-	return 0;
-}
-
-int ep_run_add_result(struct ep_run *run, struct embperf_result *r)
-{
-	if (run->n_results == run->cap_results) {
-		int cap = run->cap_results ? run->cap_results * 2 : 8;
-		struct embperf_result **p = realloc(run->results, (size_t)cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		run->results = p;
-		run->cap_results = cap;
-	}
-	run->results[run->n_results++] = r;
-	return 0;
-}
-
-int ep_run_add_value(struct ep_run *run, int metric, const char *labels, double value)
-{
-	const struct ep_metric_desc *m;
-	struct embperf_result *r;
-
-	if (metric < 0 || metric >= run->kernel->n_metrics)
-		return -EINVAL;
-	m = &run->kernel->metrics[metric];
-	r = ep_result_new(run->kernel->name, m->name, m->unit, labels, run->params_text);
-	if (!r)
-		return -ENOMEM;
-	r->primary = m->primary;
-	r->higher_better = m->higher_better;
-	r->cpu = run->cpu;
-	if (ep_result_set_samples(r, &value, 1) || ep_run_add_result(run, r)) {
-		ep_result_free(r);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-const struct embperf_result *ep_run_find_result(const struct ep_run *run, int metric,
-						const char *labels)
-{
-	const char *name;
-
-	if (metric < 0 || metric >= run->kernel->n_metrics)
-		return NULL;
-	name = run->kernel->metrics[metric].name;
-	for (int i = 0; i < run->n_results; i++) {
-		const struct embperf_result *r = run->results[i];
-
-		if (!strcmp(r->metric, name) && (!labels || !strcmp(r->labels, labels)))
-			return r;
-	}
-	return NULL;
-}
-
-int ep_run_fail(struct ep_run *run, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(run->bench->errmsg, sizeof(run->bench->errmsg), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-void ep_run_log(struct ep_run *run, int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ep_ctx_vlog(run->ctx, level, fmt, ap);
-	va_end(ap);
-}
-
-int ep_run_check(struct ep_run *run)
-{
-	uint64_t deadline = ep_ctx_deadline_ns(run->ctx);
-
-	if (embperf_ctx_is_cancelled(run->ctx))
-		return -ECANCELED;
-	if (deadline && ep_now_ns() >= deadline) {
-		run->budget_hit = 1;
-		return -ETIME;
-	}
-	return 0;
-}
-
-embperf_ctx *ep_run_ctx(struct ep_run *run)
-{
-	return run->ctx;
-}
-
-int ep_run_cpu(const struct ep_run *run)
-{
-	return run->cpu;
-}
-
-/**
- * params_text() - every parameter as "k=v k=v", recorded with each result.
- * @b: the bench.
- *
- * A value holding a space, a quote or a backslash (a path) is quoted by
- * ep_pairs_append_value(), so ep_pairs_parse() gives it back intact.
- *
- * Return: malloc'd text, or NULL on ENOMEM.
- */
-static char *params_text(const embperf_bench *b)
-{
-	struct ep_buf buf;
-
-	ep_buf_init(&buf);
-	for (int i = 0; i < b->n_params; i++) {
-		ep_buf_printf(&buf, "%s%s=", i ? " " : "", ep_kernel_param(b->kernel, i)->name);
-		ep_pairs_append_value(&buf, b->values[i].text);
-	}
-	return ep_buf_take(&buf);
-}
-
-/* Pin the calling thread to the run's CPU; *saved receives the old mask. */
-static int pin(struct ep_run *run, cpu_set_t *saved, int *pinned)
-{
-	int cpu = (int)ep_param_int(run, "cpu");
-	cpu_set_t one;
-
-	*pinned = 0;
-	if (cpu < 0)
-		cpu = embperf_ctx_get_cpu(run->ctx);
-	run->cpu = cpu;
-	if (cpu < 0)
-		return 0;
-	if (sched_getaffinity(0, sizeof(*saved), saved))
-		return ep_run_fail(run, -errno, "cpu: cannot read the CPU mask");
-	if (!CPU_ISSET(cpu, saved))
-		return ep_run_fail(run, -EINVAL,
-				   "parameter 'cpu': value '%d' is not a CPU this process may use", cpu);
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (sched_setaffinity(0, sizeof(one), &one))
-		return ep_run_fail(run, -errno, "parameter 'cpu': cannot pin to CPU %d", cpu);
-	*pinned = 1;
-	return 0;
-}
-
-static void free_run(struct ep_run *run)
-{
-	for (int i = 0; i < run->n_cases; i++)
-		free(run->cases[i].labels);
-	free(run->cases);
-	for (int i = 0; i < run->n_results; i++)
-		ep_result_free(run->results[i]);
-	free(run->results);
-	free(run->params_text);
-}
-
-static int run_cases(struct ep_run *run)
-{
-	int rc = 0;
-
-	for (int i = 0; i < run->n_cases && !rc; i++) {
-		rc = ep_run_check(run);
-		if (!rc && run->cases[i].is_trial)
-			rc = ep_trial_measure(run, &run->cases[i], i);
-		else if (!rc)
-			rc = ep_engine_measure(run, &run->cases[i], i);
-	}
-	return rc;
-}
-
-/*
- * Drop the results of metrics the 'metrics' parameter leaves out. After the
- * kernel's finish(), which may derive its metrics from the dropped ones (a
- * parallelism from step times).
- */
-static void keep_listed_metrics(struct ep_run *run)
-{
-	const char *list = ep_param_text(run, "metrics");
-	int kept = 0;
-
-	if (!*list)
-		return;
-	for (int i = 0; i < run->n_results; i++) {
-		if (list_has(list, run->results[i]->metric))
-			run->results[kept++] = run->results[i];
-		else
-			ep_result_free(run->results[i]);
-	}
-	run->n_results = kept;
-}
-
-/*
- * Setup, the cases, finish; then teardown whenever setup succeeded or left
- * a state behind, so that a kernel's setup unwinds its failures through
- * its teardown alone.
- */
-static int run_kernel(struct ep_run *run)
-{
-	void *state = NULL;
-	int rc, set_up;
-
-	rc = run->kernel->setup(run, &state);
-	set_up = !rc;
-	if (!rc)
-		rc = run_cases(run);
-	if (!rc && run->kernel->finish)
-		rc = run->kernel->finish(run, state);
-	if ((set_up || state) && run->kernel->teardown)
-		run->kernel->teardown(state);
+	if (rc == -ECANCELED || embperf_ctx_is_cancelled(bench->ctx))
+		return bench_fail(bench, -ECANCELED, "kernel %s: cancelled", bench->kernel->name);
+	if (rc == -ETIME && !bench->errmsg[0])
+		bench_fail(bench, -ETIME, "kernel %s: the time budget ended before the run completed",
+			   bench->kernel->name);
+	if (rc && rc != -ETIME && !bench->errmsg[0])
+		bench_fail(bench, rc, "kernel %s: %s", bench->kernel->name, embperf_strerror(rc));
 	return rc;
 }
 
 int embperf_bench_run(embperf_bench *bench)
 {
-	struct ep_run run = { .bench = bench, .ctx = bench->ctx, .kernel = bench->kernel };
-	cpu_set_t saved;
-	int pinned = 0, rc;
+	struct ep_run run;
+	int rc;
 
 	free_results(bench);
 	bench->errmsg[0] = '\0';
@@ -617,38 +265,19 @@ int embperf_bench_run(embperf_bench *bench)
 				  bench->kernel->name, bench->kernel->feature);
 	if (embperf_ctx_is_cancelled(bench->ctx))
 		return bench_fail(bench, -ECANCELED, "the context was cancelled");
-	ep_engine_read_cfg(&run);
-	run.params_text = params_text(bench);
-	if (!run.params_text)
+	if (ep_run_init(&run, bench->ctx, bench->kernel, bench->values, bench->errmsg,
+			sizeof(bench->errmsg))) {
+		ep_run_free(&run);
 		return bench_fail(bench, -ENOMEM, "out of memory");
-	rc = pin(&run, &saved, &pinned);
-	if (!rc)
-		rc = run_kernel(&run);
-	keep_listed_metrics(&run);
-	if (pinned)
-		sched_setaffinity(0, sizeof(saved), &saved);
-
-	if (rc == -ECANCELED || embperf_ctx_is_cancelled(bench->ctx)) {
-		free_run(&run);
-		return bench_fail(bench, -ECANCELED, "kernel %s: cancelled", bench->kernel->name);
 	}
-	if (!rc && run.budget_hit)
-		rc = -ETIME;
-	if (rc == -ETIME && !bench->errmsg[0])
-		bench_fail(bench, -ETIME, "kernel %s: the time budget ended before the run completed",
-			   bench->kernel->name);
-	if (rc && rc != -ETIME) {
-		if (!bench->errmsg[0])
-			bench_fail(bench, rc, "kernel %s: %s", bench->kernel->name,
-				   embperf_strerror(rc));
-		free_run(&run);
-		return rc;
+	rc = run_status(bench, ep_runner_run(&run));
+	if (!rc || rc == -ETIME) {
+		/* Hand the results over to the bench (the budget's cut keeps them). */
+		bench->results = run.results;
+		bench->n_results = run.n_results;
+		run.results = NULL;
+		run.n_results = 0;
 	}
-	/* Hand the results over to the bench. */
-	bench->results = run.results;
-	bench->n_results = run.n_results;
-	run.results = NULL;
-	run.n_results = 0;
-	free_run(&run);
+	ep_run_free(&run);
 	return rc;
 }

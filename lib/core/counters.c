@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "measure.h"
+#include "counters.h"
 
 #if EMBPERF_HAVE_PERF
 #include <linux/perf_event.h>

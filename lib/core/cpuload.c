@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
-#include "measure.h"
+#include "cpuload.h"
+#include "result.h"
 
 /*
  * read_numbers() - the first @max numbers after @prefix on the first line of
@@ -93,17 +93,18 @@ static double timeval_ns(const struct timeval *tv)
 	return (double)tv->tv_sec * 1e9 + (double)tv->tv_usec * 1e3;
 }
 
-void ep_cpuload_start(struct ep_cpuload *s)
+void ep_cpuload_start(struct ep_cpuload *s, uint64_t now_ns)
 {
 	getrusage(RUSAGE_SELF, &s->usage);
 	s->stat_ok = !read_proc_stat(&s->stat_total, &s->stat_busy);
 	s->wait_ok = !read_run_delay(&s->wait_ns);
-	s->wall_ns = ep_now_ns();
+	s->wall_ns = now_ns;
 }
 
-void ep_cpuload_stop(const struct ep_cpuload *s, double *values, unsigned char *ok)
+void ep_cpuload_stop(const struct ep_cpuload *s, uint64_t now_ns, double *values,
+		     unsigned char *ok)
 {
-	uint64_t wall_ns = ep_now_ns() - s->wall_ns, total, busy, wait_ns;
+	uint64_t wall_ns = now_ns - s->wall_ns, total, busy, wait_ns;
 	struct rusage now;
 
 	if (s->wait_ok && !read_run_delay(&wait_ns) && wall_ns) {

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "clock.h"
+#include "ctx.h"
+#include "sysinfo.h"
 #include "util.h"
 
 struct embperf_ctx {
@@ -24,6 +26,7 @@ struct embperf_ctx {
 	embperf_progress_fn progress_fn;
 	void *progress_user;
 	int cpu;
+	const struct ep_clock *clock;
 	uint64_t clock_res_ns;
 	struct ep_kv *sysinfo;
 	int n_sysinfo;
@@ -43,7 +46,8 @@ embperf_ctx *embperf_ctx_new(void)
 	atomic_init(&ctx->cancelled, 0);
 	ctx->cpu = -1;
 	ctx->log_max_level = EMBPERF_LOG_INFO;
-	ctx->clock_res_ns = ep_clock_resolution_ns();
+	ctx->clock = &ep_real_clock;
+	ctx->clock_res_ns = ep_clock_resolution_ns(ctx->clock);
 	return ctx;
 }
 
@@ -57,7 +61,7 @@ void embperf_ctx_free(embperf_ctx *ctx)
 
 int embperf_ctx_set_budget_ns(embperf_ctx *ctx, uint64_t budget_ns)
 {
-	uint64_t now = ep_now_ns();
+	uint64_t now = ep_clock_now_ns(ctx->clock);
 
 	if (!budget_ns)
 		ctx->deadline_ns = 0;
@@ -74,13 +78,25 @@ uint64_t embperf_ctx_remaining_ns(const embperf_ctx *ctx)
 
 	if (!ctx->deadline_ns)
 		return UINT64_MAX;
-	now = ep_now_ns();
+	now = ep_clock_now_ns(ctx->clock);
 	return now >= ctx->deadline_ns ? 0 : ctx->deadline_ns - now;
 }
 
 uint64_t ep_ctx_deadline_ns(const embperf_ctx *ctx)
 {
 	return ctx->deadline_ns;
+}
+
+const struct ep_clock *ep_ctx_clock(const embperf_ctx *ctx)
+{
+	return ctx->clock;
+}
+
+void ep_ctx_set_clock(embperf_ctx *ctx, const struct ep_clock *clk)
+{
+	ctx->clock = clk ? clk : &ep_real_clock;
+	ctx->clock_res_ns = ep_clock_resolution_ns(ctx->clock);
+	ctx->deadline_ns = 0;
 }
 
 uint64_t ep_ctx_clock_res_ns(const embperf_ctx *ctx)

@@ -11,8 +11,11 @@
 
 #include "config.h"
 
-#include "bench.h"
-#include "core.h"
+#include "cfg.h"
+#include "params.h"
+#include "registry.h"
+#include "result.h"
+#include "util.h"
 
 #define EP_KERNEL(sym) extern const struct ep_kernel ep_kernel_##sym;
 #include "kernels.def"
@@ -96,6 +99,14 @@ const struct ep_param_desc *ep_kernel_param(const struct ep_kernel *k, int index
 	if (index < k->n_params)
 		return &k->params[index];
 	return ep_engine_param(k, index - k->n_params);
+}
+
+int ep_kernel_param_index(const struct ep_kernel *k, const char *name)
+{
+	for (int i = 0; name && i < ep_kernel_param_total(k); i++)
+		if (!strcmp(ep_kernel_param(k, i)->name, name))
+			return i;
+	return -1;
 }
 
 const char *ep_kernel_param_default(const struct ep_kernel *k, int index)

@@ -11,6 +11,7 @@
 
 #include "embperf.h"
 #include "kernel.h"
+#include "stats.h"
 #include "util.h"
 
 /** Counters recorded with every measured result, in this order. */
@@ -38,18 +39,6 @@ const char *ep_counter_name(int counter);
 /** ep_counter_index() - index of a counter name, or -1. */
 int ep_counter_index(const char *name);
 
-/**
- * struct ep_stats - statistics of a result's samples.
- * Fields are NaN when undefined (no samples; stddev of one sample).
- */
-struct ep_stats {
-	size_t n;
-	double min, max, mean, median, stddev;
-};
-
-/** ep_stats_compute() - statistics of @n values (any order; not modified). */
-void ep_stats_compute(const double *values, size_t n, struct ep_stats *out);
-
 /** struct ep_pct - one percentile of a distribution, in the result's unit. */
 struct ep_pct {
 	double pct;
@@ -75,23 +64,6 @@ struct ep_trial_row {
 	int pass;
 	uint64_t duration_ns;
 };
-
-/**
- * ep_median_inplace() - median of @v[0..@n-1], sorting @v in place (the
- * library's one median: the engine's stop rule, statistics, kernels).
- * Return: the middle value; the mean of the two middle ones for even @n;
- * NaN for @n 0.
- */
-double ep_median_inplace(double *v, size_t n);
-
-/**
- * ep_robust_spread() - the samples' spread: 1.4826 x median absolute
- * deviation / |median| (stddev / mean for normal samples, but deaf to a few
- * stretched ones). @tmp has room for @n values. Return: NaN for no
- * samples; for a median of 0, 0 when most samples are 0 (a counter no
- * trial counted), else INFINITY.
- */
-double ep_robust_spread(const double *v, size_t n, double *tmp);
 
 /* When a result marks itself (embperf_result_flags()): the thresholds. */
 #define EP_DISTURBED_WAIT_PCT 5.0 /* its threads waited for a CPU this much of the time */

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "kernel.h"
+#include "run.h"
 #include "sched_fifo.h"
 
 int ep_sched_thread_attr(pthread_attr_t *attr, int priority, int cpu)

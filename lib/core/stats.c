@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h"
+#include "stats.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "core.h"
-#include "kernel.h"
+#include "sysinfo.h"
 #include "util.h"
 
 #define SYSFS_CACHE "/sys/devices/system/cpu/cpu0/cache"
@@ -223,28 +222,6 @@ void ep_mem_format_bytes(uint64_t bytes, char *out, size_t size)
 		snprintf(out, size, "%" PRIu64 " bytes", bytes);
 	else
 		snprintf(out, size, "%.1f %s", v, units[u]);
-}
-
-int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
-		      uint64_t need_bytes)
-{
-	const char *source;
-	uint64_t avail_bytes = ep_mem_available(&source);
-	char need[32], avail[32];
-
-	/* A 32-bit process cannot map it whatever the machine has (LPAE boards, qemu-user). */
-	if (need_bytes > SIZE_MAX) {
-		avail_bytes = SIZE_MAX;
-		source = "this process's address space";
-	}
-	if (!avail_bytes || need_bytes <= avail_bytes)
-		return 0;
-	ep_mem_format_bytes(need_bytes, need, sizeof(need));
-	ep_mem_format_bytes(avail_bytes, avail, sizeof(avail));
-	return ep_run_fail(run, -ENOMEM,
-			   "parameter '%s': value '%s' needs %s of memory, more than the %s "
-			   "available (%s); accepted: a smaller %s",
-			   param, value, need, avail, source, param);
 }
 
 /* The bracketed choice of a sysfs selector such as "always [madvise] never". */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "ctx.h"
 #include "trial.h"
 
 enum { PHASE_RAMP, PHASE_MEASURE, PHASE_DONE };
@@ -39,10 +39,10 @@ static void tally_init(struct ep_tally *ta, struct ep_trial *t)
  */
 static uint64_t take_snapshots(struct ep_trial *t, uint64_t now)
 {
-	ep_cpuload_start(&t->load);
+	ep_clock_load_start(t->clock, &t->load);
 	if (t->ctr)
 		ep_counters_start(t->ctr);
-	return now ? now : ep_now_ns();
+	return now ? now : ep_clock_now_ns(t->clock);
 }
 
 /*
@@ -73,7 +73,7 @@ static void end_trial(struct ep_trial *t, uint64_t now, int truncated)
 			t->stop_ns = now;
 			t->truncated = truncated;
 			if (t->measured) {
-				ep_cpuload_stop(&t->load, t->load_values, t->load_ok);
+				ep_clock_load_stop(t->clock, &t->load, t->load_values, t->load_ok);
 				t->load_taken = 1;
 			}
 			return;
@@ -88,7 +88,7 @@ int ep_trial_running(struct ep_trial *t)
 
 	if (phase == PHASE_DONE)
 		return 0;
-	now = ep_now_ns();
+	now = ep_clock_now_ns(t->clock);
 	if (phase == PHASE_RAMP && now >= t->ramp_end_ns && now < t->hard_end_ns)
 		begin_measure(t, now);
 	end_ns = __atomic_load_n(&t->end_ns, __ATOMIC_ACQUIRE);
@@ -105,10 +105,12 @@ int ep_trial_running(struct ep_trial *t)
 
 void ep_trial_init(struct ep_trial *t, embperf_ctx *ctx, const struct ep_trial_limits *lim)
 {
-	uint64_t now = ep_now_ns();
+	uint64_t now;
 
 	memset(t, 0, offsetof(struct ep_trial, tally));
 	t->ctx = ctx;
+	t->clock = ep_ctx_clock(ctx);
+	now = ep_clock_now_ns(t->clock);
 	t->config = lim->config;
 	t->index = lim->index;
 	t->ctr = lim->ctr;
@@ -140,7 +142,7 @@ void ep_trial_started(struct ep_trial *t)
 
 void ep_trial_close(struct ep_trial *t, double *counters, unsigned char *ok)
 {
-	uint64_t now = ep_now_ns();
+	uint64_t now = ep_clock_now_ns(t->clock);
 
 	/* A body that stopped on its own (a size-bound job) ends the trial now. */
 	if (phase_of(t) == PHASE_MEASURE)
@@ -152,7 +154,7 @@ void ep_trial_close(struct ep_trial *t, double *counters, unsigned char *ok)
 		return;
 	/* Ended while begin_measure() was still taking its snapshot: now. */
 	if (!t->load_taken)
-		ep_cpuload_stop(&t->load, t->load_values, t->load_ok);
+		ep_clock_load_stop(t->clock, &t->load, t->load_values, t->load_ok);
 	for (int i = 0; i < EP_CTR_COUNT; i++) {
 		if (t->load_ok[i]) {
 			counters[i] = t->load_values[i];
@@ -219,6 +221,16 @@ uint64_t ep_trial_end_ns(const struct ep_trial *t)
 	uint64_t end_ns = __atomic_load_n(&t->end_ns, __ATOMIC_ACQUIRE);
 
 	return end_ns < t->hard_end_ns ? end_ns : t->hard_end_ns;
+}
+
+uint64_t ep_trial_now_ns(const struct ep_trial *t)
+{
+	return ep_clock_now_ns(t->clock);
+}
+
+const struct ep_clock *ep_trial_clock(const struct ep_trial *t)
+{
+	return t->clock;
 }
 
 uint64_t ep_trial_start_ns(const struct ep_trial *t)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trial.h - the trial and tally objects behind kernel.h's trial functions,
- * shared by trial.c (one trial) and trials.c (a case's trials and search).
+ * trial.h - one trial (trial.c): what a trial body calls (the deadline
+ * check, the tallies, the trial's times) and what the trial driver
+ * (trials.c) starts and closes it with.
  */
 #ifndef EMBPERF_CORE_TRIAL_H
 #define EMBPERF_CORE_TRIAL_H
@@ -9,9 +10,11 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "clock.h"
+#include "counters.h"
+#include "cpuload.h"
 #include "hist.h"
 #include "kernel.h"
-#include "measure.h"
 #include "result.h"
 
 /**
@@ -35,6 +38,7 @@ struct ep_tally {
 /**
  * struct ep_trial - one trial in progress.
  * @ctx:          the session (cancel flag).
+ * @clock:        the session's clock.
  * @config:       the search's value for this trial.
  * @index:        0 for the case's first trial.
  * @ctr:          perf counters to run over the measured part, or NULL.
@@ -59,6 +63,7 @@ struct ep_tally {
  */
 struct ep_trial {
 	embperf_ctx *ctx;
+	const struct ep_clock *clock;
 	double config;
 	int index;
 	struct ep_counters *ctr;
@@ -79,6 +84,118 @@ struct ep_trial {
 	pthread_mutex_t lock;
 	struct ep_tally tally;
 };
+
+/* What a trial body calls. */
+
+/**
+ * ep_trial_running() - the cheap deadline check of a trial body: one clock
+ * read and a few atomic loads. Ends the ramp (counting starts) and the
+ * trial (counting stops) on time, and stops on cancel and budget. Safe to
+ * call from worker threads.
+ * Return: 1 while the body should go on, 0 when it should stop.
+ */
+int ep_trial_running(struct ep_trial *t);
+
+/** ep_trial_tally() - the trial's own tally (for the thread running the body). */
+struct ep_tally *ep_trial_tally(struct ep_trial *t);
+
+/**
+ * ep_trial_tally_new() - a tally for a worker thread, merged into the
+ * trial's by ep_trial_tally_merge(). Return: NULL on ENOMEM.
+ */
+struct ep_tally *ep_trial_tally_new(struct ep_trial *t);
+
+/** ep_trial_tally_merge() - add @ta to the trial's tally and free it. NULL is a no-op. */
+void ep_trial_tally_merge(struct ep_trial *t, struct ep_tally *ta);
+
+/** ep_trial_config() - the configuration a search set for this trial (0 without). */
+double ep_trial_config(const struct ep_trial *t);
+
+/**
+ * ep_trial_set_config() - the configuration this trial actually ran at,
+ * when it is only known once it ran (an unpaced first trial of a rate
+ * search records the rate it achieved). The search judges and logs it.
+ */
+void ep_trial_set_config(struct ep_trial *t, double config);
+
+/**
+ * ep_trial_end_ns() - when the trial's measured part ends (ep_trial_now_ns()
+ * time), for bodies that sleep: never sleep past it.
+ */
+uint64_t ep_trial_end_ns(const struct ep_trial *t);
+
+/** ep_trial_now_ns() - the time on the trial's clock, for the body's own timestamps. */
+uint64_t ep_trial_now_ns(const struct ep_trial *t);
+
+/** ep_trial_clock() - the trial's clock, for a body's own waits (a pacer). */
+const struct ep_clock *ep_trial_clock(const struct ep_trial *t);
+
+/**
+ * ep_trial_start_ns() - when the measured part started (ep_trial_now_ns() time),
+ * 0 while the trial ramps up. For bodies whose work carries its own
+ * timestamps (a device's completions, a packet's send time): work stamped
+ * before it belongs to the ramp.
+ */
+uint64_t ep_trial_start_ns(const struct ep_trial *t);
+
+/**
+ * ep_trial_started() - the body's start-up is over (a stream prepared and
+ * started, a connection made). When the trial has no ramp, its measured part
+ * started before the body was called; it starts again now: the time, the
+ * CPU-load snapshot and the perf counters, and the end moves to now plus
+ * 'duration'. What was tallied stays. With a ramp, or once the measured part
+ * was restarted, nothing changes. Call it from the body's thread before any
+ * worker thread calls ep_trial_running().
+ */
+void ep_trial_started(struct ep_trial *t);
+
+/** ep_trial_index() - 0 for the first trial of the case, 1 for the next, ... */
+int ep_trial_index(const struct ep_trial *t);
+
+/* Counting. Work done while the trial ramps up, or after it ended, is not
+ * counted: the tally functions look at the trial's phase. A tally has one
+ * writer. */
+
+/** ep_tally_add() - count @ops operations that moved @bytes bytes. */
+void ep_tally_add(struct ep_tally *ta, uint64_t ops, uint64_t bytes);
+
+/** ep_tally_latency() - record one operation's latency (O(1), no allocation). */
+void ep_tally_latency(struct ep_tally *ta, uint64_t latency_ns);
+
+/**
+ * ep_tally_op() - count @ops operations that moved @bytes bytes and record
+ * one latency, all or nothing: the phase is looked at once, so a trial that
+ * ends (or starts measuring) between the two never keeps one without the
+ * other (seen under qemu-user: an I/O counted without its latency).
+ */
+void ep_tally_op(struct ep_tally *ta, uint64_t ops, uint64_t bytes, uint64_t latency_ns);
+
+/** ep_tally_count() - add @n to the kernel counter @counter (index into the case's list). */
+void ep_tally_count(struct ep_tally *ta, int counter, double n);
+
+/*
+ * The far side's figures. A network peer counts what it received during the
+ * measured part and says so only after the trial ended, when the functions
+ * above no longer count. These count whatever the phase, into a trial whose
+ * measured part ran; call them from the body's thread after
+ * ep_trial_running() returned 0, before the body returns.
+ */
+
+/** ep_tally_add_after() - count operations and bytes reported after the trial ended. */
+void ep_tally_add_after(struct ep_tally *ta, uint64_t ops, uint64_t bytes);
+
+/** ep_tally_count_after() - add @n to the kernel counter @counter after the trial ended. */
+void ep_tally_count_after(struct ep_tally *ta, int counter, double n);
+
+/** ep_tally_ops(), ep_tally_bytes(), ep_tally_counter() - what was counted (for judge()). */
+uint64_t ep_tally_ops(const struct ep_tally *ta);
+uint64_t ep_tally_bytes(const struct ep_tally *ta);
+double ep_tally_counter(const struct ep_tally *ta, int counter);
+
+/** ep_tally_elapsed_ns() - the measured time of the trial the tally belongs to. */
+uint64_t ep_tally_elapsed_ns(const struct ep_tally *ta);
+
+/* What the trial driver calls. */
 
 /** struct ep_trial_limits - how one trial is to run. */
 struct ep_trial_limits {

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * trials.c - the trials of a trial case: repetitions or a search, settle
- * pauses, budget and cancel, and the results one tally per trial gives
- * (rates, latency percentiles, CPU load, the kernel's counters, the
- * searched value with its trial log).
+ * trials.c - the driver of trial cases (trials.h): repetitions or a
+ * search, settle pauses, budget and cancel, and the results one tally per
+ * trial gives (rates, latency percentiles, CPU load, the kernel's counters,
+ * the searched value with its trial log), all on the run's clock.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "bench.h"
-#include "core.h"
+#include "clock.h"
+#include "result.h"
+#include "run.h"
 #include "trial.h"
+#include "trials.h"
 
 #define MAX_TRIALS 100000  /* a search that never says done still ends */
 #define SETTLE_STEP_NS 10000000ULL
@@ -53,39 +54,6 @@ struct case_run {
 	int truncated;
 	int ended_in_ramp;
 };
-
-int ep_percentiles_parse(const char *text, double *out, char *err, size_t err_size)
-{
-	const char *p = text;
-	int n = 0;
-
-	while (*p) {
-		char *end;
-		double v = strtod(p, &end);
-
-		if (end == p || (*end && *end != ',') || !(v > 0.0 && v <= 100.0) ||
-		    n == EP_MAX_PERCENTILES) {
-			if (err_size)
-				snprintf(err, err_size,
-					 "parameter 'percentiles': value '%s' is not accepted; accepted: "
-					 "1 to %d comma-separated numbers, each above 0 and at most 100 "
-					 "(e.g. 50,90,99,99.9)",
-					 text, EP_MAX_PERCENTILES);
-			return -EINVAL;
-		}
-		out[n++] = v;
-		p = *end ? end + 1 : end;
-	}
-	if (!n) {
-		if (err_size)
-			snprintf(err, err_size,
-				 "parameter 'percentiles': the list is empty; accepted: 1 to %d "
-				 "comma-separated numbers in (0, 100]",
-				 EP_MAX_PERCENTILES);
-		return -EINVAL;
-	}
-	return n;
-}
 
 static int is_trial_metric(enum ep_metric_kind kind)
 {
@@ -222,17 +190,17 @@ static void keep_best(struct case_run *cr, const double *ctr, const unsigned cha
 /* Pause 'settle' between trials, in short steps so cancel is seen. */
 static int settle(struct case_run *cr)
 {
-	uint64_t end = ep_now_ns() + (uint64_t)cr->run->cfg.settle_ns;
+	const struct ep_clock *clk = cr->run->clock;
+	uint64_t end = ep_clock_now_ns(clk) + (uint64_t)cr->run->cfg.settle_ns;
 
-	for (uint64_t now = ep_now_ns(); now < end; now = ep_now_ns()) {
+	for (uint64_t now = ep_clock_now_ns(clk); now < end; now = ep_clock_now_ns(clk)) {
 		uint64_t step = end - now < SETTLE_STEP_NS ? end - now : SETTLE_STEP_NS;
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
 
 		if (embperf_ctx_is_cancelled(cr->run->ctx))
 			return -ECANCELED;
 		if (now >= cr->hard_end_ns)
 			return 1;
-		nanosleep(&ts, NULL);
+		ep_clock_sleep_until_ns(clk, now + step);
 	}
 	return 0;
 }
@@ -272,8 +240,7 @@ static void progress(struct case_run *cr, size_t done, size_t of)
 {
 	double part = of ? (double)done / (double)of : 0.5;
 
-	ep_ctx_progress(cr->run->ctx, cr->run->kernel->name, cr->rc->labels,
-			((double)cr->index + part) / (double)cr->run->n_cases);
+	ep_run_progress(cr->run, cr->index, cr->rc->labels, part);
 }
 
 /* Before a trial: cancelled, or no time left? Return: 0 go, 1 stop, -ECANCELED. */
@@ -287,14 +254,14 @@ static int may_start(struct case_run *cr)
 		if (rc)
 			return rc;
 	}
-	return ep_now_ns() >= cr->hard_end_ns ? 1 : 0;
+	return ep_clock_now_ns(cr->run->clock) >= cr->hard_end_ns ? 1 : 0;
 }
 
 /* After a trial that was cut short: note why. */
 static void note_cut(struct case_run *cr)
 {
 	cr->truncated = 1;
-	if (cr->hard_is_budget && ep_now_ns() >= cr->hard_end_ns)
+	if (cr->hard_is_budget && ep_clock_now_ns(cr->run->clock) >= cr->hard_end_ns)
 		cr->run->budget_hit = 1;
 }
 
@@ -419,17 +386,13 @@ static size_t gather(struct case_run *cr, int m, double *out)
 	return n;
 }
 
-static struct embperf_result *new_result(struct case_run *cr, const struct ep_metric_desc *m)
+static struct embperf_result *new_result(struct case_run *cr, int metric)
 {
-	struct embperf_result *r = ep_result_new(cr->run->kernel->name, m->name, m->unit,
-						 cr->rc->labels, cr->run->params_text);
+	struct embperf_result *r = ep_run_new_result(cr->run, metric, cr->rc->labels);
 	const struct ep_trial_case *tc = &cr->rc->tc;
 
 	if (!r)
 		return NULL;
-	r->primary = m->primary;
-	r->higher_better = m->higher_better;
-	r->cpu = cr->run->cpu;
 	r->truncated = cr->truncated;
 	set_counters(cr, r);
 	for (int i = 0; i < tc->n_counters; i++) {
@@ -449,7 +412,7 @@ static int add_metric_result(struct case_run *cr, int m, double *scratch)
 
 	if (!n)
 		return 0; /* no trial gave this metric (no latencies recorded) */
-	r = new_result(cr, d);
+	r = new_result(cr, m);
 	if (!r || ep_result_set_samples(r, scratch, n) || ep_result_assess(r, 0, cr->run->kernel->cpu_bound) ||
 	    (d->kind == EP_METRIC_TRIAL_LATENCY && set_distribution(cr, r, d)) ||
 	    ep_run_add_result(cr->run, r)) {
@@ -473,8 +436,7 @@ static double lowest_config(const struct ep_trial_row *log, size_t n)
 static int add_search_result(struct case_run *cr)
 {
 	const struct ep_search *s = cr->rc->tc.search;
-	const struct ep_metric_desc *d = &cr->run->kernel->metrics[s->metric];
-	struct embperf_result *r = new_result(cr, d);
+	struct embperf_result *r = new_result(cr, s->metric);
 	double value;
 	int rc;
 
@@ -527,13 +489,8 @@ static int nothing_measured(struct case_run *cr)
 				   "so nothing was measured; accepted: a ramp shorter than the work",
 				   cr->run->kernel->name, cr->rc->labels, text);
 	}
-	if (cr->hard_is_budget)
-		return -ETIME;
-	ep_format_duration(cr->run->cfg.max_time_ns, text, sizeof(text));
-	return ep_run_fail(cr->run, -ETIMEDOUT,
-			   "kernel %s: case '%s': parameter 'max_time' (%s) ended before the first "
-			   "trial was measured; accepted: a larger max_time, or 0 for no limit",
-			   cr->run->kernel->name, cr->rc->labels, text);
+	return ep_run_nothing_measured(cr->run, cr->rc->labels, cr->hard_is_budget,
+				       "trial was measured");
 }
 
 static int run_case(struct case_run *cr)
@@ -546,29 +503,13 @@ static int run_case(struct case_run *cr)
 			return rc;
 	}
 	if (cr->run->cfg.counters) {
-		ep_counters_open(&cr->ctr);
+		ep_clock_counters_open(cr->run->clock, &cr->ctr);
 		cr->ctr_open = 1;
 	}
 	rc = cr->rc->tc.search ? search_trials(cr) : repeat_trials(cr);
 	if (rc)
 		return rc;
 	return cr->n ? make_results(cr) : nothing_measured(cr);
-}
-
-/* The end of the case: the context's budget or the case's max_time. */
-static void set_hard_end(struct case_run *cr)
-{
-	uint64_t budget = ep_ctx_deadline_ns(cr->run->ctx);
-	uint64_t own = cr->run->cfg.max_time_ns ? ep_now_ns() + (uint64_t)cr->run->cfg.max_time_ns
-						: 0;
-
-	cr->hard_end_ns = UINT64_MAX;
-	if (own)
-		cr->hard_end_ns = own;
-	if (budget && budget <= cr->hard_end_ns) {
-		cr->hard_end_ns = budget;
-		cr->hard_is_budget = 1;
-	}
 }
 
 static void free_case_run(struct case_run *cr)
@@ -583,12 +524,12 @@ static void free_case_run(struct case_run *cr)
 	free(cr->trial);
 }
 
-int ep_trial_measure(struct ep_run *run, struct ep_run_case *rc, int index)
+int ep_trials_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 {
 	struct case_run cr = { .run = run, .rc = rc, .index = index, .best = -1 };
 	int err;
 
-	set_hard_end(&cr);
+	cr.hard_end_ns = ep_run_case_deadline(run, &cr.hard_is_budget);
 	cr.values = calloc((size_t)run->kernel->n_metrics, sizeof(*cr.values));
 	cr.all = ep_hist_new();
 	cr.trial = malloc(sizeof(*cr.trial));
@@ -607,177 +548,3 @@ int ep_trial_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 	return err;
 }
 
-/* The engine's binary search. */
-
-/* Highest passing and lowest failing configuration in the log. */
-static void bounds(const struct ep_trial_row *log, size_t n, double *pass, double *fail)
-{
-	*pass = -INFINITY;
-	*fail = INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		if (log[i].pass && log[i].config > *pass)
-			*pass = log[i].config;
-		if (!log[i].pass && log[i].config < *fail)
-			*fail = log[i].config;
-	}
-}
-
-int ep_bsearch_next(void *arg, const struct ep_trial_row *log, size_t n, double *config)
-{
-	const struct ep_bsearch *b = arg;
-	double pass, fail, lo, hi;
-
-	if (!n) {
-		*config = b->hi;
-		return 1;
-	}
-	bounds(log, n, &pass, &fail);
-	if (n >= (size_t)b->max_trials || pass >= b->hi || fail <= b->lo)
-		return 0; /* out of trials; the top passes; the bottom fails */
-	lo = pass > b->lo ? pass : b->lo;
-	hi = fail < b->hi ? fail : b->hi;
-	if (hi - lo > b->resolution) {
-		*config = lo + (hi - lo) / 2.0;
-		return 1;
-	}
-	if (pass >= b->lo)
-		return 0;
-	*config = b->lo; /* nothing passed yet: try the bottom of the range */
-	return 1;
-}
-
-int ep_bsearch_found(void *arg, const struct ep_trial_row *log, size_t n, double *value)
-{
-	double pass, fail;
-
-	(void)arg;
-	bounds(log, n, &pass, &fail);
-	if (pass == -INFINITY)
-		return -ENOENT;
-	*value = pass;
-	return 0;
-}
-
-/* The engine's search over an offered rate (struct ep_rate_search). */
-
-/*
- * A failure that lost at most this many points above the tolerance is
- * "near": its trial started with the bottleneck's buffers nearly empty, so
- * what it delivered is the rate that passes in a trial of that length. A
- * trial far above the bottleneck fills its queue during the ramp and then
- * delivers only the bottleneck's rate, without its buffers: a bound that
- * sits below what passes by about buffer / trial time.
- */
-#define RATE_NEAR_PCT 5.0
-/* The first step above a far failure's bound, and the first step up from
- * a pass above every bound, in resolutions; each pass above multiplies the
- * step by RATE_WIDEN. */
-#define RATE_STEP 4.0
-#define RATE_WIDEN 4.0
-/*
- * confirm=1: the checking trial runs this share of the resolution above
- * the pass, so that a sender that offers a little more than it was asked
- * (the log holds the rate offered) still ends within the resolution.
- */
-#define RATE_CHECK_SHARE 0.9
-
-/**
- * struct rate_bounds - what a rate search's log says.
- * @pass:  the highest rate that passed (-INFINITY: none).
- * @fail:  the lowest counted rate that failed (INFINITY: none).
- * @near:  the lowest rate a near failure delivered, divided by the share a
- *         passing trial must deliver (INFINITY: none).
- * @far:   the same over every counted failure (INFINITY: none).
- * @above: passes at or above @far.
- */
-struct rate_bounds {
-	double pass, fail, near, far;
-	int above;
-};
-
-static int rate_uncounted(const struct ep_rate_search *s, size_t i)
-{
-	return s->uncounted && i < (size_t)s->max_trials && s->uncounted[i];
-}
-
-static void rate_bounds(const struct ep_rate_search *s, const struct ep_trial_row *log, size_t n,
-			struct rate_bounds *b)
-{
-	double keep = 1.0 - s->tolerance_pct / 100.0;
-
-	*b = (struct rate_bounds){ -INFINITY, INFINITY, INFINITY, INFINITY, 0 };
-	for (size_t i = 0; i < n; i++) {
-		double loss_pct = fmin(fmax(log[i].outcome, 0.0), 100.0);
-		double bound;
-
-		if (log[i].pass) {
-			b->pass = fmax(b->pass, log[i].config);
-			continue;
-		}
-		if (rate_uncounted(s, i))
-			continue;
-		b->fail = fmin(b->fail, log[i].config);
-		if (keep <= 0.0)
-			continue;
-		bound = log[i].config * (1.0 - loss_pct / 100.0) / keep;
-		b->far = fmin(b->far, bound);
-		if (loss_pct - s->tolerance_pct <= RATE_NEAR_PCT)
-			b->near = fmin(b->near, bound);
-	}
-	for (size_t i = 0; i < n; i++)
-		b->above += log[i].pass && log[i].config >= b->far;
-}
-
-/* Nothing passed yet: the next rate, or 0 when the log bounds nothing. */
-static double rate_first_probe(const struct ep_rate_search *s, const struct rate_bounds *b,
-			       double hi)
-{
-	double res = s->resolution_pct / 100.0;
-
-	if (isfinite(b->near))
-		return fmax(s->floor, fmin(hi, b->near) / (1.0 + res / 2.0));
-	if (isfinite(b->far))
-		return fmax(s->floor, fmin(hi, b->far * (1.0 + RATE_STEP * res)));
-	return 0.0;
-}
-
-int ep_rate_search_next(void *arg, const struct ep_trial_row *log, size_t n, double *config)
-{
-	const struct ep_rate_search *s = arg;
-	double res = s->resolution_pct / 100.0;
-	struct rate_bounds b;
-	double hi, step;
-
-	if (!n) {
-		*config = s->top;
-		return 1;
-	}
-	rate_bounds(s, log, n, &b);
-	if (n >= (size_t)s->max_trials || b.fail <= s->floor)
-		return 0;
-	hi = fmin(b.fail, s->top);
-	if (b.pass == -INFINITY) {
-		*config = rate_first_probe(s, &b, hi);
-		if (*config == 0.0)
-			*config = log[n - 1].config; /* every failure uncounted: again */
-		return 1;
-	}
-	if (hi - b.pass <= b.pass * res)
-		return 0; /* a pass and a failure within the resolution */
-	if (isfinite(b.near) && b.pass < b.near) {
-		/* Below what a near failure delivered: trust it, or check it
-		 * with one trial just above the pass (confirm). */
-		if (b.near - b.pass > b.pass * res)
-			*config = fmin(b.near / (1.0 + res / 2.0), b.pass + (hi - b.pass) / 2.0);
-		else if (s->confirm)
-			*config = b.pass * (1.0 + RATE_CHECK_SHARE * res);
-		else
-			return 0;
-		return 1;
-	}
-	/* No near bound above the pass: halve, stepping up from the pass by
-	 * steps that grow with each pass above what the failures delivered. */
-	step = b.above ? res * RATE_STEP * pow(RATE_WIDEN, b.above - 1) : INFINITY;
-	*config = fmin(b.pass + (hi - b.pass) / 2.0, b.pass * (1.0 + step));
-	return 1;
-}

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/cpu/mhz.h"

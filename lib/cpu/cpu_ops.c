@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 #include "lib/cpu/ops_chains.h"
 

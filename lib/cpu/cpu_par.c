@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/cpu/ops_chains.h"

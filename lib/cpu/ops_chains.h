@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 
 #define CPU_MAX_CHAINS 16                 /* par_ops tries 1 to 16 chains */
 #define CPU_NVALS (CPU_MAX_CHAINS + 2)    /* chain values, then two operands */

@@ -11,7 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/sysinfo.h"
+#include "lib/core/run.h"
 #include "lib/mem/buffer.h"
 
 #define MEMINFO_PATH "/proc/meminfo"

@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/core/core.h"
+#include "lib/core/sysinfo.h"
+#include "lib/core/run.h"
 #include "lib/core/kernel.h"
 
 /**
@@ -42,7 +43,7 @@ struct ep_mem_buf {
 	size_t map_bytes;
 };
 
-/* ep_mem_check_fits() and ep_mem_format_bytes(): lib/core (kernel.h, core.h). */
+/* ep_mem_check_fits(): lib/core/run.h; ep_mem_format_bytes(): lib/core/sysinfo.h. */
 
 /**
  * ep_mem_buf_alloc() - map a zero-filled buffer.

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 #include "lib/mem/buffer.h"
 

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/ctx.h"
+#include "lib/core/run.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/mem/buffer.h"

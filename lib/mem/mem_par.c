@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/mem/buffer.h"

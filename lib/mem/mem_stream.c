@@ -27,7 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/ctx.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 #include "lib/mem/buffer.h"
 #include "lib/mem/pool.h"

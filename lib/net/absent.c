@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "embperf.h"
-#include "lib/core/core.h"
+#include "lib/core/ctx.h"
 
 #define NET_ABSENT "the network area was left out of this build (-Dareas)"
 

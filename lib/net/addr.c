@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "addr.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 
 /* Split "host:port", "[v6]:port", "v6" or "host" into @host and @port. */
 static int split_host_port(const char *spec, char *host, size_t host_len, char *port,

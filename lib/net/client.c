@@ -15,7 +15,7 @@
 #include "addr.h"
 #include "client.h"
 #include "config.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "embperf.h"
 #include "peer.h"
 

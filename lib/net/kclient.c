@@ -17,7 +17,8 @@
 
 #include "addr.h"
 #include "kclient.h"
-#include "lib/core/core.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #include "client.h"
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 
 /*
  * EP_NET_DEFAULTS() - the network kernels' engine defaults, an initializer

@@ -32,7 +32,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
 #include "lazylib.h"
 
 /* The capture's buffer: 8 MiB, as the UDP receiver's socket buffer. */

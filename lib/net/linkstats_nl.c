@@ -22,7 +22,7 @@
 #include <netlink/route/qdisc.h>
 #include <netlink/route/tc.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/clock.h"
 #include "lib/net/lazylib.h"
 #include "lib/net/linkstats.h"
 

@@ -31,7 +31,9 @@
 #include <string.h>
 
 #include "kclient.h"
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
+#include "lib/core/search.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "linkspeed.h"

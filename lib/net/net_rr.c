@@ -30,7 +30,9 @@
 #include "addr.h"
 #include "client.h"
 #include "kclient.h"
-#include "lib/core/kernel.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/util.h"
 #include "udp_io.h"
 

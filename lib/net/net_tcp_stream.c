@@ -23,7 +23,9 @@
 
 #include "client.h"
 #include "kclient.h"
-#include "lib/core/kernel.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/util.h"
 
 

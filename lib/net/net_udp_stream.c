@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "kclient.h"
 #include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"

@@ -5,9 +5,8 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <time.h>
 
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "lib/core/util.h"
 #include "pace.h"
 
@@ -28,9 +27,11 @@
 /* Debt kept owing, in milliseconds' worth; beyond it is forgiven. */
 #define MAX_DEBT_MS 100.0
 
-EP_UNTIMED void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
-		   uint64_t wait_ns, uint32_t batch, uint64_t start_ns)
+EP_UNTIMED void ep_pacer_init(struct ep_pacer *p, const struct ep_clock *clk, enum ep_pacing mode,
+			      double pps, uint32_t burst, uint64_t wait_ns, uint32_t batch,
+			      uint64_t start_ns)
 {
+	p->clock = clk;
 	p->mode = mode;
 	p->interval_ns = pps > 0.0 ? 1e9 / pps : 0.0;
 	p->burst = burst ? burst : 1;
@@ -73,26 +74,6 @@ static uint64_t next_due_ns(const struct ep_pacer *p)
 	if (p->mode == EP_PACING_BURST)
 		return p->start_ns + p->scheduled / p->burst * p->wait_ns;
 	return p->start_ns + (uint64_t)ceil((double)p->scheduled * p->interval_ns);
-}
-
-/*
- * The schedule is in ep_now_ns() time, CLOCK_MONOTONIC_RAW, which
- * clock_nanosleep() cannot sleep on; CLOCK_MONOTONIC is slewed by NTP and
- * drifts away from it (212 ms ahead after 5.5 h of uptime on the VM of
- * doc/benchmarks-net.md: an absolute sleep on it returned at once, and the
- * sender spun through clock_nanosleep() calls). So the wait is relative.
- */
-static void sleep_until(uint64_t when_ns)
-{
-	uint64_t now = ep_now_ns();
-	struct timespec ts;
-
-	if (when_ns <= now)
-		return;
-	ts.tv_sec = (time_t)((when_ns - now) / 1000000000);
-	ts.tv_nsec = (long)((when_ns - now) % 1000000000);
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
 }
 
 /* Overdue datagrams now, after forgiving debt beyond what pacing allows. */
@@ -146,14 +127,14 @@ static uint64_t next_token_ns(const struct ep_pacer *p)
 
 uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 {
-	uint64_t limit = ep_now_ns() + PACE_MAX_SLEEP_NS;
+	uint64_t limit = ep_clock_now_ns(p->clock) + PACE_MAX_SLEEP_NS;
 
 	if (p->mode == EP_PACING_NONE)
 		return p->batch;
 	if (deadline_ns < limit)
 		limit = deadline_ns;
 	for (;;) {
-		uint64_t now = ep_now_ns();
+		uint64_t now = ep_clock_now_ns(p->clock);
 		uint64_t debt = overdue(p, now);
 		uint64_t n = debt ? allowed(p, debt, now) : 0;
 		uint64_t due;
@@ -161,10 +142,16 @@ uint32_t ep_pacer_next(struct ep_pacer *p, uint64_t deadline_ns)
 		if (n)
 			return n < p->batch ? (uint32_t)n : p->batch;
 		due = debt ? next_token_ns(p) : next_due_ns(p);
-		if (now >= limit || due >= limit + p->spin_ns)
+		if (now >= limit)
 			return 0;
+		if (due >= limit + p->spin_ns) {
+			/* Nothing due before the limit: wait there, not in the caller's loop. */
+			ep_clock_sleep_until_ns(p->clock, limit);
+			return 0;
+		}
 		if (due > now + p->spin_ns)
-			sleep_until(due - p->spin_ns < limit ? due - p->spin_ns : limit);
+			ep_clock_sleep_until_ns(p->clock,
+						due - p->spin_ns < limit ? due - p->spin_ns : limit);
 		/* else spin: read the clock again */
 	}
 }
@@ -193,7 +180,7 @@ void ep_pacer_sent(struct ep_pacer *p, uint32_t n)
 {
 	if (p->mode == EP_PACING_PRECISE && n) {
 		/* The gap since the last send, beyond the schedule's spacing of it. */
-		uint64_t now = ep_now_ns();
+		uint64_t now = ep_clock_now_ns(p->clock);
 		double gap_ns = (double)(now - p->last_sent_ns) - p->last_sent * p->interval_ns;
 
 		if (p->last_sent_ns && gap_ns > (double)p->max_stall_ns)

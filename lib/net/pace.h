@@ -21,10 +21,12 @@
 
 #include <stdint.h>
 
+#include "lib/core/clock.h"
 #include "proto.h"
 
 /**
  * struct ep_pacer - a sender's schedule.
+ * @clock:         the clock it reads and sleeps on (a simulated one in tests).
  * @mode:          precise, burst or none.
  * @interval_ns:   precise: time between datagrams.
  * @burst:         burst: datagrams per burst.
@@ -47,6 +49,7 @@
  * @last_sent:     precise: how many datagrams it held.
  */
 struct ep_pacer {
+	const struct ep_clock *clock;
 	enum ep_pacing mode;
 	double interval_ns;
 	uint32_t burst;
@@ -67,11 +70,15 @@ struct ep_pacer {
 };
 
 /**
- * ep_pacer_init() - a schedule starting at @start_ns.
+ * ep_pacer_init() - a schedule starting at @start_ns on @clk.
  * @pps: precise: datagrams per second (> 0).
+ *
+ * The schedule is in @clk's time. The real clock (CLOCK_MONOTONIC_RAW)
+ * cannot be slept on, so its sleeps are relative (clock.h). A clock whose
+ * time moves only on sleeps (a test's simulated one) needs @spin_ns 0.
  */
-void ep_pacer_init(struct ep_pacer *p, enum ep_pacing mode, double pps, uint32_t burst,
-		   uint64_t wait_ns, uint32_t batch, uint64_t start_ns);
+void ep_pacer_init(struct ep_pacer *p, const struct ep_clock *clk, enum ep_pacing mode,
+		   double pps, uint32_t burst, uint64_t wait_ns, uint32_t batch, uint64_t start_ns);
 
 /**
  * ep_pacer_next() - wait until datagrams are due.

@@ -26,7 +26,9 @@
 
 #include "addr.h"
 #include "config.h"
-#include "lib/core/core.h"
+#include "lib/core/ctx.h"
+#include "lib/core/clock.h"
+#include "lib/core/kernel.h"
 #include "embperf.h"
 #include "lib/core/params.h"
 #include "peer.h"

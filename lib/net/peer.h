@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "embperf.h"
 #include "l2.h"
 #include "proto.h"
 

@@ -29,8 +29,9 @@
 #include <unistd.h>
 
 #include "addr.h"
-#include "lib/core/core.h"
-#include "lib/core/measure.h"
+#include "lib/core/clock.h"
+#include "lib/core/cpuload.h"
+#include "lib/core/cpuload.h"
 #include "peer.h"
 #include "udp_io.h"
 
@@ -373,7 +374,7 @@ int ep_peer_tcp_run(struct ep_peer_trial *t)
 	struct ep_cpuload load;
 	int fd = -1, rc;
 
-	ep_cpuload_start(&load);
+	ep_cpuload_start(&load, ep_now_ns());
 	if (test == EP_TEST_TCP_SINK || test == EP_TEST_TCP_SOURCE || test == EP_TEST_TCP_RR) {
 		fd = accept_client(t, end);
 		if (fd < 0) {

@@ -16,8 +16,9 @@
 
 #include "addr.h"
 #include "flow_drops.h"
-#include "lib/core/core.h"
-#include "lib/core/measure.h"
+#include "lib/core/clock.h"
+#include "lib/core/cpuload.h"
+#include "lib/core/cpuload.h"
 #include "pace.h"
 #include "peer.h"
 #include "lib/core/result.h"
@@ -47,7 +48,7 @@ void ep_peer_trial_load_into(struct ep_report *r, const struct ep_cpuload *load)
 	double v[EP_CTR_COUNT] = { 0 };
 	unsigned char ok[EP_CTR_COUNT] = { 0 };
 
-	ep_cpuload_stop(load, v, ok);
+	ep_cpuload_stop(load, ep_now_ns(), v, ok);
 	r->cpu_process_pct = ok[EP_CTR_CPU_PROCESS_PCT] ? v[EP_CTR_CPU_PROCESS_PCT] : -1.0;
 	r->cpu_system_pct = ok[EP_CTR_CPU_SYSTEM_PCT] ? v[EP_CTR_CPU_SYSTEM_PCT] : -1.0;
 }
@@ -125,7 +126,7 @@ static int run_sink(struct ep_peer_trial *t)
 	if (rc)
 		return rc;
 	ep_flow_drops_start(&drops, &t->client);
-	ep_cpuload_start(&load);
+	ep_cpuload_start(&load, ep_now_ns());
 	while (!ep_peer_trial_stopping(t) && ep_now_ns() < end) {
 		rc = sink_poll(&k, 10);
 		if (rc < 0)
@@ -179,10 +180,10 @@ static int run_source(struct ep_peer_trial *t)
 		return rc;
 	/* A sleeping sender's wake-ups are late by the timer slack (50 us by default). */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	ep_pacer_init(&pacer, mode, source_pps(&t->req), t->req.burst, t->req.wait_ns,
-		      t->req.batch ? t->req.batch : 16, start);
+	ep_pacer_init(&pacer, &ep_real_clock, mode, source_pps(&t->req), t->req.burst,
+		      t->req.wait_ns, t->req.batch ? t->req.batch : 16, start);
 	ep_flow_drops_start(&drops, &t->client);
-	ep_cpuload_start(&load);
+	ep_cpuload_start(&load, ep_now_ns());
 	while (!ep_peer_trial_stopping(t) && (!t->req.count || source_sent(&o) < t->req.count)) {
 		uint64_t now = ep_now_ns();
 		uint32_t n;

@@ -20,7 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "proto.h"
 
 static const char *const type_names[EP_MSG_TYPE_COUNT] = {

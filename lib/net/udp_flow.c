@@ -20,7 +20,9 @@
 
 #include "addr.h"
 #include "kclient.h"
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/util.h"
 #include "linkspeed.h"
 #include "pace.h"
@@ -229,7 +231,8 @@ static int run_tx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outco
 
 	if (rc)
 		return rc;
-	ep_pacer_init(&pacer, f->pacing, f->pps, f->burst, f->wait_ns, f->batch, ep_now_ns());
+	ep_pacer_init(&pacer, ep_trial_clock(t), f->pacing, f->pps, f->burst, f->wait_ns, f->batch,
+		      ep_trial_now_ns(t));
 	ep_pacer_set_catch_up(&pacer, f->catch_up_ms);
 	while (ep_trial_running(t) && (!f->count || *s.sent < f->count) && !s.raw.count.last_errno) {
 		/* Read once: the batch is paced, capped and counted as one part. */

@@ -13,7 +13,8 @@
 #include "client.h"
 #include "flow_drops.h"
 #include "l2.h"
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "proto.h"
 
 /**

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/clock.h"
 #include "lib/core/util.h"
 #include "udp_io.h"
 

@@ -17,7 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
 #include "lib/os/child.h"
 
 #define CHILD_POLL_SLICE_MS 100 /* how often a wait looks at cancel and budget */

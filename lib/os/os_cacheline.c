@@ -30,9 +30,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/result.h"
-#include "lib/core/core.h"
 #include "lib/core/util.h"
 #include "lib/os/line_rule.h"
 

@@ -44,7 +44,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/core/core.h"
+#include "lib/core/run.h"
 #include "lib/core/kernel.h"
 #include "lib/core/util.h"
 #include "lib/os/child.h"

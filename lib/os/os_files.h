@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 
 #define EP_OS_PATH_MAX 4096
 

@@ -36,7 +36,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/result.h"
 #include "lib/core/params.h"
 #include "lib/core/util.h"

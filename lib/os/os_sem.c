@@ -19,7 +19,7 @@
 #include <sys/ipc.h>
 #include <sys/sem.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 #include "lib/os/partner.h"
 

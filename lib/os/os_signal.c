@@ -46,7 +46,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 
 #define SIG_LABEL_MAX 32

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 
 #define SLEEP_LABEL_MAX 64

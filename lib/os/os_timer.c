@@ -40,7 +40,10 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "lib/core/core.h"
+#include "lib/core/ctx.h"
+#include "lib/core/clock.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/kernel.h"
 #include "lib/core/sched_fifo.h"
 #include "lib/core/util.h"

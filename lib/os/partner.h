@@ -40,7 +40,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 
 #define EP_PARTNER_MAX_KEEP 4 /* descriptors a helper process may keep */
 

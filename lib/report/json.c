@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/core/ctx.h"
 #include "lib/report/report.h"
 
 /* A report file larger than this is refused before parsing. */

@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 #include "embperf.h"
-#include "lib/core/core.h"
+#include "lib/core/sysinfo.h"
+#include "lib/core/kernel.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * engine.c - measuring one case: calibration, overhead, warm-up, samples,
- * stop rule, statistics, counters and CPU load.
+ * cases.c - the driver of calibrated cases (cases.h): calibration,
+ * overhead, warm-up, samples, stop rule, statistics, counters and CPU load
+ * of one case, all timed on the run's clock.
  *
  * Calibration follows lmbench and Google Benchmark: grow the number of
  * units per sample until one sample lasts at least sample_time (and at
@@ -13,158 +14,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
-#include "core.h"
-#include "measure.h"
-
-/*
- * The engine's parameters. The first block is for every kernel; then the
- * calibration parameters (kernels of calibrated cases) and the trial
- * parameters (kernels of trial cases): a parameter that means nothing for a
- * kernel's kind is not offered for it (ep_engine_param()).
- */
-const struct ep_param_desc ep_engine_params[] = {
-	{ "repetitions", EP_PT_INT, "11", { { 1, 1000000 } }, NULL, "",
-	  "samples to take (calibrated kernels: at most, when 'spread' stops earlier), or trials (trial kernels)" },
-	{ "max_time", EP_PT_DURATION, "60s", { { 0, 86400000000000LL } }, NULL, "ns",
-	  "longest one case may take; it then keeps the samples it has (0: no limit)" },
-	{ "cpu", EP_PT_INT, "-1", { { -1, 4095 } }, NULL, "",
-	  "CPU to pin the run to (-1: the context's default)" },
-	{ "counters", EP_PT_BOOL, "1", { { 0, 1 } }, NULL, "",
-	  "record perf_event counters with each result (calibrated cases: over one extra sample after the timed ones; trials: over the trials)" },
-	{ "metrics", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
-	  "keep only the results of these metrics, comma-separated (empty: all)" },
-	/* Calibrated cases only. */
-	{ "min_repetitions", EP_PT_INT, "5", { { 1, 1000000 } }, NULL, "",
-	  "samples to take before 'spread' may stop the case" },
-	{ "warmup", EP_PT_INT, "1", { { 0, 1000 } }, NULL, "",
-	  "samples run and discarded before measuring" },
-	{ "warmup_max", EP_PT_INT, "100", { { 0, 1000000 } }, NULL, "",
-	  "most samples added to the warm-up while the samples still trend (0: only 'warmup')" },
-	{ "sample_time", EP_PT_DURATION, "5ms", { { 1000, 60000000000LL } }, NULL, "ns",
-	  "target duration of one sample; the engine calibrates the units per sample to it" },
-	{ "spread", EP_PT_DOUBLE, "0.01", { .dmin = 0.0, .dmax = 1.0 }, NULL, "",
-	  "stop a case early once the samples' spread (1.4826 x median absolute deviation / median) is below this (0: take all repetitions)" },
-	/* Trial cases only. */
-	{ "duration", EP_PT_DURATION, "1s", { { 1000000, 86400000000000LL } }, NULL, "ns",
-	  "measured length of one trial (after 'ramp')" },
-	{ "ramp", EP_PT_DURATION, "0", { { 0, 3600000000000LL } }, NULL, "ns",
-	  "time each trial runs before it counts (warm-up, excluded from every figure)" },
-	{ "settle", EP_PT_DURATION, "0", { { 0, 3600000000000LL } }, NULL, "ns",
-	  "pause between two trials" },
-	{ "percentiles", EP_PT_STRING, "50,90,99,99.9,99.99", { { 0, 0 } }, NULL, "",
-	  "percentiles of latency distributions, comma-separated, each in (0, 100], at most 32" },
-};
-const int ep_engine_n_params = (int)EP_ARRAY_SIZE(ep_engine_params);
-
-/* Index ranges in ep_engine_params of the three blocks. */
-#define ENGINE_COMMON_END 5
-#define ENGINE_CALIBRATED_END 10
-
-int ep_engine_param_count(const struct ep_kernel *k)
-{
-	return ENGINE_COMMON_END + (k->trials ? ep_engine_n_params - ENGINE_CALIBRATED_END
-					      : ENGINE_CALIBRATED_END - ENGINE_COMMON_END);
-}
-
-const struct ep_param_desc *ep_engine_param(const struct ep_kernel *k, int index)
-{
-	if (index < 0 || index >= ep_engine_param_count(k))
-		return NULL;
-	if (index < ENGINE_COMMON_END)
-		return &ep_engine_params[index];
-	return &ep_engine_params[index + (k->trials ? ENGINE_CALIBRATED_END - ENGINE_COMMON_END : 0)];
-}
-
-const struct ep_default ep_lmbench_defaults[] = {
-	{ "repetitions", "11" },
-	{ "spread", "0" },
-	{ NULL, NULL },
-};
-
-void ep_engine_read_cfg(struct ep_run *run)
-{
-	struct ep_engine_cfg *cfg = &run->cfg;
-
-	cfg->repetitions = ep_param_int(run, "repetitions");
-	cfg->min_repetitions = ep_param_int(run, "min_repetitions");
-	if (cfg->min_repetitions > cfg->repetitions)
-		cfg->min_repetitions = cfg->repetitions;
-	cfg->warmup = ep_param_int(run, "warmup");
-	cfg->sample_time_ns = ep_param_int(run, "sample_time");
-	cfg->max_time_ns = ep_param_int(run, "max_time");
-	cfg->spread = ep_param_double(run, "spread");
-	cfg->counters = (int)ep_param_int(run, "counters");
-	cfg->duration_ns = ep_param_int(run, "duration");
-	cfg->ramp_ns = ep_param_int(run, "ramp");
-	cfg->settle_ns = ep_param_int(run, "settle");
-	cfg->n_percentiles = 0;
-	if (run->kernel->trials) {
-		int n = ep_percentiles_parse(ep_param_text(run, "percentiles"), cfg->percentiles,
-					     NULL, 0);
-
-		cfg->n_percentiles = n > 0 ? n : 0;
-	}
-}
-
-/* Time @units units of the body. */
-static int time_body(ep_body_fn fn, void *arg, uint64_t units, uint64_t *elapsed_ns)
-{
-	uint64_t t0, t1;
-	int rc;
-
-	t0 = ep_now_ns();
-	rc = fn(arg, units);
-	t1 = ep_now_ns();
-	*elapsed_ns = t1 - t0;
-	return rc;
-}
-
-/* Deadline for this case: the context's budget or the case's max_time. */
-static uint64_t case_deadline(const struct ep_run *run, uint64_t start_ns, int *from_budget)
-{
-	uint64_t budget = ep_ctx_deadline_ns(run->ctx);
-	uint64_t own = run->cfg.max_time_ns ? start_ns + (uint64_t)run->cfg.max_time_ns : 0;
-
-	*from_budget = 0;
-	if (budget && (!own || budget <= own)) {
-		*from_budget = 1;
-		return budget;
-	}
-	return own;
-}
+#include "cases.h"
+#include "clock.h"
+#include "counters.h"
+#include "cpuload.h"
+#include "ctx.h"
+#include "result.h"
+#include "run.h"
 
 struct case_state {
 	struct ep_run *run;
+	const struct ep_clock *clock;
 	const struct ep_case *c;
-	uint64_t deadline_ns;
+	uint64_t deadline_ns;    /* UINT64_MAX: none */
 	int deadline_is_budget;
 	uint64_t units;          /* per sample, after calibration */
 	double overhead_ns;      /* per unit, subtracted */
 	double *samples;
 	double *scratch; /* room for the samples, for ep_robust_spread() */
 	size_t n;
-	int64_t warmup_max;    /* 'warmup_max': most samples trend_warmup() may discard */
-	int64_t extra_warmup;  /* samples it discarded */
+	int64_t extra_warmup;  /* samples trend_warmup() discarded */
 	int truncated;
 };
+
+/* Time @units units of @fn (the body, or an overhead loop) on the run's clock. */
+static int time_body(const struct case_state *cs, ep_body_fn fn, uint64_t units,
+		     uint64_t *elapsed_ns)
+{
+	uint64_t t0, t1;
+	int rc;
+
+	t0 = ep_clock_now_ns(cs->clock);
+	rc = fn(cs->c->arg, units);
+	t1 = ep_clock_now_ns(cs->clock);
+	*elapsed_ns = t1 - t0;
+	return rc;
+}
 
 /* 0 to go on; -ECANCELED; 1 when the deadline leaves no room for @next_ns. */
 static int may_continue(struct case_state *cs, uint64_t next_ns)
 {
-	uint64_t now;
+	int rc = ep_run_deadline_reached(cs->run, cs->deadline_ns, cs->deadline_is_budget, next_ns);
 
-	if (embperf_ctx_is_cancelled(cs->run->ctx))
-		return -ECANCELED;
-	if (!cs->deadline_ns)
-		return 0;
-	now = ep_now_ns();
-	if (now + next_ns <= cs->deadline_ns)
-		return 0;
-	if (cs->deadline_is_budget)
-		cs->run->budget_hit = 1;
-	cs->truncated = 1;
-	return 1;
+	if (rc > 0)
+		cs->truncated = 1;
+	return rc;
 }
 
 /*
@@ -186,7 +80,7 @@ static int is_suspect(uint64_t elapsed, uint64_t units, uint64_t below_elapsed,
 static int retime_min(struct case_state *cs, uint64_t units, uint64_t *elapsed)
 {
 	uint64_t again;
-	int rc = time_body(cs->c->body, cs->c->arg, units, &again);
+	int rc = time_body(cs, cs->c->body, units, &again);
 
 	if (!rc && again < *elapsed)
 		*elapsed = again;
@@ -235,7 +129,7 @@ static int calibrate(struct case_state *cs)
 	int rc;
 
 	for (;;) {
-		rc = time_body(cs->c->body, cs->c->arg, units, &elapsed);
+		rc = time_body(cs, cs->c->body, units, &elapsed);
 		if (!rc && elapsed >= target && units < cap &&
 		    is_suspect(elapsed, units, below_elapsed, below_units))
 			rc = retime_min(cs, units, &elapsed);
@@ -293,7 +187,7 @@ static int best_per_unit(struct case_state *cs, ep_body_fn fn, double *per_unit_
 	uint64_t units = cs->units / OVERHEAD_SHARE ? cs->units / OVERHEAD_SHARE : 1;
 
 	for (int i = 0; i < OVERHEAD_TIMINGS; i++) {
-		int rc = time_body(fn, cs->c->arg, units, &elapsed);
+		int rc = time_body(cs, fn, units, &elapsed);
 
 		if (rc)
 			return rc;
@@ -423,10 +317,12 @@ static int trend_warmup(struct case_state *cs)
 {
 	size_t drop = cs->n / 2;
 
-	if (cs->extra_warmup >= cs->warmup_max || !still_trending(cs))
+	int64_t warmup_max = cs->run->cfg.warmup_max;
+
+	if (cs->extra_warmup >= warmup_max || !still_trending(cs))
 		return 0;
-	if ((int64_t)drop > cs->warmup_max - cs->extra_warmup)
-		drop = (size_t)(cs->warmup_max - cs->extra_warmup);
+	if ((int64_t)drop > warmup_max - cs->extra_warmup)
+		drop = (size_t)(warmup_max - cs->extra_warmup);
 	memmove(cs->samples, cs->samples + drop, (cs->n - drop) * sizeof(*cs->samples));
 	cs->n -= drop;
 	cs->extra_warmup += (int64_t)drop;
@@ -445,7 +341,7 @@ static int take_samples(struct case_state *cs, int index)
 		rc = may_continue(cs, last);
 		if (rc)
 			return rc < 0 ? rc : 0;
-		rc = time_body(cs->c->body, cs->c->arg, cs->units, &last);
+		rc = time_body(cs, cs->c->body, cs->units, &last);
 		if (rc)
 			return rc;
 		last = rescale_short(cs, last);
@@ -454,15 +350,13 @@ static int take_samples(struct case_state *cs, int index)
 		rc = may_continue(cs, last);
 		if (rc)
 			return rc < 0 ? rc : 0;
-		rc = time_body(cs->c->body, cs->c->arg, cs->units, &elapsed);
+		rc = time_body(cs, cs->c->body, cs->units, &elapsed);
 		if (rc)
 			return rc;
 		last = elapsed;
 		cs->samples[cs->n++] =
 			convert(m, cs->c, (double)elapsed / (double)cs->units - cs->overhead_ns);
-		ep_ctx_progress(run->ctx, run->kernel->name, cs->c->labels,
-				((double)index + (double)cs->n / (double)cfg->repetitions) /
-					(double)run->n_cases);
+		ep_run_progress(run, index, cs->c->labels, (double)cs->n / (double)cfg->repetitions);
 		if (cfg->spread > 0.0 && (int64_t)cs->n >= cfg->min_repetitions &&
 		    ep_robust_spread(cs->samples, cs->n, cs->scratch) <= cfg->spread)
 			break;
@@ -476,14 +370,10 @@ static int make_result(struct case_state *cs, const double *counters, const unsi
 		       int cpu, int moved)
 {
 	struct ep_run *run = cs->run;
-	const struct ep_metric_desc *m = &run->kernel->metrics[cs->c->metric];
-	struct embperf_result *r;
+	struct embperf_result *r = ep_run_new_result(run, cs->c->metric, cs->c->labels);
 
-	r = ep_result_new(run->kernel->name, m->name, m->unit, cs->c->labels, run->params_text);
 	if (!r)
 		return -ENOMEM;
-	r->primary = m->primary;
-	r->higher_better = m->higher_better;
 	r->cpu = cpu;
 	r->truncated = cs->truncated;
 	memcpy(r->counters, counters, sizeof(r->counters));
@@ -501,22 +391,10 @@ static int make_result(struct case_state *cs, const double *counters, const unsi
 	return 0;
 }
 
-/*
- * The deadline came before the first sample. The budget's end is the run's
- * -ETIME; a case's own 'max_time' is an error that says so, never a case
- * that silently gives no result.
- */
+/* The deadline came before the first sample. */
 static int no_sample(struct case_state *cs)
 {
-	char text[32];
-
-	if (cs->deadline_is_budget)
-		return -ETIME;
-	ep_format_duration(cs->run->cfg.max_time_ns, text, sizeof(text));
-	return ep_run_fail(cs->run, -ETIMEDOUT,
-			   "kernel %s: case '%s': parameter 'max_time' (%s) ended before the "
-			   "first sample; accepted: a larger max_time, or 0 for no limit",
-			   cs->run->kernel->name, cs->c->labels, text);
+	return ep_run_nothing_measured(cs->run, cs->c->labels, cs->deadline_is_budget, "sample");
 }
 
 /*
@@ -539,11 +417,11 @@ static int count_one_sample(struct case_state *cs, uint64_t sample_ns, double *v
 
 	if (embperf_ctx_is_cancelled(cs->run->ctx))
 		return -ECANCELED;
-	if (cs->deadline_ns && ep_now_ns() + sample_ns > cs->deadline_ns)
+	if (ep_run_deadline_reached(cs->run, cs->deadline_ns, 0, sample_ns))
 		return 0; /* not a truncation: every sample was taken */
-	ep_counters_open(&ctr);
+	ep_clock_counters_open(cs->clock, &ctr);
 	ep_counters_start(&ctr);
-	rc = time_body(cs->c->body, cs->c->arg, cs->units, &elapsed);
+	rc = time_body(cs, cs->c->body, cs->units, &elapsed);
 	ep_counters_stop(&ctr, pass, pass_ok);
 	ep_counters_close(&ctr);
 	for (int i = 0; i < EP_CTR_COUNT && !rc; i++) {
@@ -571,17 +449,17 @@ static int measure(struct case_state *cs, int index)
 	if (rc)
 		return rc < 0 ? rc : no_sample(cs);
 	cpu_before = sched_getcpu();
-	ep_cpuload_start(&load);
-	start_ns = ep_now_ns();
+	ep_clock_load_start(cs->clock, &load);
+	start_ns = ep_clock_now_ns(cs->clock);
 	rc = take_samples(cs, index);
-	ep_cpuload_stop(&load, counters, ok);
+	ep_clock_load_stop(cs->clock, &load, counters, ok);
 	cpu_after = sched_getcpu();
 	if (rc)
 		return rc;
 	if (!cs->n)
 		return no_sample(cs);
 	if (run->cfg.counters) {
-		rc = count_one_sample(cs, (ep_now_ns() - start_ns) / cs->n, counters, ok);
+		rc = count_one_sample(cs, (ep_clock_now_ns(cs->clock) - start_ns) / cs->n, counters, ok);
 		if (rc)
 			return rc;
 	}
@@ -595,13 +473,12 @@ static int measure(struct case_state *cs, int index)
 			   run->cpu < 0 && cpu_before != cpu_after);
 }
 
-int ep_engine_measure(struct ep_run *run, struct ep_run_case *rc, int index)
+int ep_cases_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 {
-	struct case_state cs = { .run = run, .c = &rc->c };
+	struct case_state cs = { .run = run, .clock = run->clock, .c = &rc->c };
 	int err;
 
-	cs.deadline_ns = case_deadline(run, ep_now_ns(), &cs.deadline_is_budget);
-	cs.warmup_max = ep_param_int(run, "warmup_max");
+	cs.deadline_ns = ep_run_case_deadline(run, &cs.deadline_is_budget);
 	if (rc->c.metric < 0 || rc->c.metric >= run->kernel->n_metrics || !rc->c.body)
 		return ep_run_fail(run, -EINVAL, "kernel %s: case '%s' is malformed",
 				   run->kernel->name, rc->c.labels);

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runner.c - a run from setup to teardown (runner.h).
+ */
+#include <errno.h>
+#include <sched.h>
+
+#include "cases.h"
+#include "cfg.h"
+#include "result.h"
+#include "run.h"
+#include "runner.h"
+#include "trials.h"
+
+/* Pin the calling thread to the run's CPU; *saved receives the old mask. */
+static int pin(struct ep_run *run, cpu_set_t *saved, int *pinned)
+{
+	int cpu = run->cfg.cpu;
+	cpu_set_t one;
+
+	*pinned = 0;
+	if (cpu < 0)
+		cpu = embperf_ctx_get_cpu(run->ctx);
+	run->cpu = cpu;
+	if (cpu < 0)
+		return 0;
+	if (sched_getaffinity(0, sizeof(*saved), saved))
+		return ep_run_fail(run, -errno, "cpu: cannot read the CPU mask");
+	if (!CPU_ISSET(cpu, saved))
+		return ep_run_fail(run, -EINVAL,
+				   "parameter 'cpu': value '%d' is not a CPU this process may use", cpu);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return ep_run_fail(run, -errno, "parameter 'cpu': cannot pin to CPU %d", cpu);
+	*pinned = 1;
+	return 0;
+}
+
+/* A kernel read a parameter it does not declare: a bug, said loudly. */
+static int undeclared_param(struct ep_run *run)
+{
+	return ep_run_fail(run, -EINVAL,
+			   "kernel %s read parameter '%s', which it does not declare (a bug in "
+			   "the kernel: its parameter table and its setup disagree)",
+			   run->kernel->name, run->unknown_param);
+}
+
+static int run_cases(struct ep_run *run)
+{
+	int rc = 0;
+
+	for (int i = 0; i < run->n_cases && !rc; i++) {
+		rc = ep_run_check(run);
+		if (!rc && run->cases[i].is_trial)
+			rc = ep_trials_measure(run, &run->cases[i], i);
+		else if (!rc)
+			rc = ep_cases_measure(run, &run->cases[i], i);
+	}
+	return rc;
+}
+
+/*
+ * Drop the results of metrics the 'metrics' parameter leaves out. After the
+ * kernel's finish(), which may derive its metrics from the dropped ones (a
+ * parallelism from step times).
+ */
+static void keep_listed_metrics(struct ep_run *run)
+{
+	const char *list = run->cfg.metrics;
+	int kept = 0;
+
+	if (!list || !*list)
+		return;
+	for (int i = 0; i < run->n_results; i++) {
+		if (ep_list_has(list, run->results[i]->metric))
+			run->results[kept++] = run->results[i];
+		else
+			ep_result_free(run->results[i]);
+	}
+	run->n_results = kept;
+}
+
+/*
+ * Setup, the cases, finish; then teardown whenever setup succeeded or left
+ * a state behind, so that a kernel's setup unwinds its failures through
+ * its teardown alone.
+ */
+static int run_kernel(struct ep_run *run)
+{
+	void *state = NULL;
+	int rc, set_up;
+
+	rc = run->kernel->setup(run, &state);
+	set_up = !rc;
+	if (!rc && run->unknown_param)
+		rc = undeclared_param(run);
+	if (!rc)
+		rc = run_cases(run);
+	if (!rc && run->kernel->finish)
+		rc = run->kernel->finish(run, state);
+	if (!rc && run->unknown_param)
+		rc = undeclared_param(run);
+	if ((set_up || state) && run->kernel->teardown)
+		run->kernel->teardown(state);
+	return rc;
+}
+
+int ep_runner_run(struct ep_run *run)
+{
+	cpu_set_t saved;
+	int pinned = 0, rc;
+
+	rc = pin(run, &saved, &pinned);
+	if (!rc)
+		rc = run_kernel(run);
+	keep_listed_metrics(run);
+	if (pinned)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	if (!rc && run->budget_hit)
+		rc = -ETIME;
+	return rc;
+}
