@@ -23,7 +23,7 @@
  * timestamp=kernel (iputils' default) the reply's arrival is the kernel's
  * receive time stamp (SO_TIMESTAMPNS, on CLOCK_REALTIME, so the send time
  * is read on that clock too); timestamp=user (ping -U) takes both on the
- * engine's clock in this process.
+ * trial's clock in this process.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,7 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
+#include "lib/core/trial.h"
 #include "lib/core/util.h"
 
 #define PING_FLOOD_WAIT_NS 10000000ULL   /* iputils' MIN_INTERVAL_MS */
@@ -121,6 +122,7 @@ struct ping_stats {
  * struct ping - the kernel's state.
  * @fd:        the ICMP socket, or -1.
  * @raw:       @fd is a raw socket (IP headers in, identifier and checksum ours).
+ * @trial:     the running trial (its clock stamps timestamp=user and the waits).
  * @ident:     the raw socket's echo identifier.
  * @next_seq:  sequence number of the next request.
  * @seen:      a bit per sequence number: its reply came.
@@ -136,6 +138,7 @@ struct ping {
 	int stamp;
 	int fd;
 	int raw;
+	struct ep_trial *trial;
 	uint16_t ident;
 	uint16_t next_seq;
 	uint8_t *seen;
@@ -166,7 +169,7 @@ static uint64_t stamp_now_ns(const struct ping *st)
 	struct timespec ts;
 
 	if (st->stamp == STAMP_USER)
-		return ep_now_ns();
+		return ep_trial_now_ns(st->trial);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
@@ -309,10 +312,10 @@ static int may_send(const struct ping *st, const struct ping_stats *ps, uint64_t
 	return now_ns - last_ns >= st->interval_ns;
 }
 
-/* Wait until the socket is readable or @until_ns (engine clock). */
+/* Wait until the socket is readable or @until_ns (the trial's clock). */
 static void wait_reply(const struct ping *st, uint64_t until_ns)
 {
-	uint64_t now = ep_now_ns(), wait_ns = until_ns > now ? until_ns - now : 0;
+	uint64_t now = ep_trial_now_ns(st->trial), wait_ns = until_ns > now ? until_ns - now : 0;
 	struct timespec ts = { (time_t)(wait_ns / 1000000000ULL), (long)(wait_ns % 1000000000ULL) };
 	struct pollfd p = { .fd = st->fd, .events = POLLIN };
 
@@ -326,7 +329,7 @@ static int send_phase(struct ping *st, struct ping_stats *ps, struct ep_trial *t
 	struct ep_tally *ta = ep_trial_tally(t);
 
 	while (ep_trial_running(t) && (!st->count || ps->sent < st->count)) {
-		uint64_t now = ep_now_ns(), next;
+		uint64_t now = ep_trial_now_ns(t), next;
 		int rc = 0;
 
 		if (may_send(st, ps, *last_ns, now)) {
@@ -351,7 +354,7 @@ static int linger_phase(struct ping *st, struct ping_stats *ps, struct ep_trial 
 {
 	uint64_t until_ns = last_ns + st->timeout_ns;
 
-	while (ps->received < ps->sent && ep_now_ns() < until_ns) {
+	while (ps->received < ps->sent && ep_trial_now_ns(t) < until_ns) {
 		int rc = ep_run_check(st->run);
 
 		if (rc)
@@ -390,6 +393,7 @@ static int ping_body(void *arg, struct ep_trial *t)
 	uint64_t last_ns = 0;
 	int rc;
 
+	st->trial = t;
 	ep_trial_started(t);
 	rc = send_phase(st, &ps, t, &last_ns);
 	if (!rc && ps.sent)

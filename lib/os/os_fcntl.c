@@ -39,7 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/core/kernel.h"
+#include "lib/core/run.h"
 #include "lib/core/util.h"
 #include "lib/os/os_files.h"
 #include "lib/os/partner.h"
