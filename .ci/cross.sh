@@ -20,43 +20,18 @@ cd "$(dirname "$0")/.."
 root=${BUILD_ROOT:-build-ci}
 step() { printf '\n=== %s\n' "$*"; }
 
-# compare_only SELFTEST... - run a self-test comparison: exit 0 (pass) and 1
-# (regressed) both mean it ran; 2 is an error.
+# compare_only OUT SELFTEST... - run a self-test comparison, its output in
+# OUT: exit 0 (pass) and 1 (regressed) both mean it ran; 2 is an error.
 compare_only() {
-	local rc=0
-	"$@" >"$root/selftest.out" || rc=$?
-	tail -n 1 "$root/selftest.out"
-	[ "$rc" -le 1 ] || { cat "$root/selftest.out"; exit 1; }
-}
-
-# ensure_foreign_arch ARCH... - let dpkg install packages of ARCH.
-ensure_foreign_arch() {
-	local a added=0
-	for a in "$@"; do
-		dpkg --print-foreign-architectures | grep -qx "$a" && continue
-		if [ "$(id -u)" -ne 0 ]; then
-			echo "cross builds need: sudo dpkg --add-architecture $a && sudo apt-get update" >&2
-			exit 1
-		fi
-		dpkg --add-architecture "$a"
-		added=1
-	done
-	if [ "$added" = 1 ]; then
-		apt-get update -qq >/dev/null
-	fi
-}
-
-# target_packages ARCH - the -dev packages of ARCH the library builds with.
-target_packages() {
-	local p
-	for p in libc6-dev libjson-c-dev libasound2-dev libpcap-dev libnl-3-dev libnl-route-3-dev; do
-		printf '%s:%s\n' "$p" "$1"
-	done
+	local out=$1 rc=0
+	shift
+	"$@" >"$out" || rc=$?
+	tail -n 1 "$out"
+	[ "$rc" -le 1 ] || { cat "$out"; exit 1; }
 }
 
 ensure_foreign_arch arm64 armhf
-ensure_packages gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user-static binutils \
-	$(target_packages arm64) $(target_packages armhf)
+ensure_packages "${CROSS_PACKAGES[@]}"
 
 # cross_setup DIR INI [meson options...]
 cross_setup() {
@@ -82,7 +57,7 @@ smoke() {
 	grep -q "size.*12q" "$dir/err"
 	$q "$dir/examples/selftest" --budget=60 --write-baseline "$dir/baseline.json" >/dev/null
 	# A comparison under emulation only has to run: its verdict is noise.
-	compare_only $q "$dir/examples/selftest" --budget=60 --tolerance=1000 "$dir/baseline.json"
+	compare_only "$dir/selftest.out" $q "$dir/examples/selftest" --budget=60 --tolerance=1000 "$dir/baseline.json"
 }
 
 # unit_tests DIR - meson test under qemu-user; on failure, what each failed

@@ -25,3 +25,34 @@ BUILD_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libjson-c-dev
 	libasound2-dev libpcap-dev libnl-3-dev libnl-route-3-dev liburing-dev python3)
 TEST_PACKAGES=(libcriterion-dev abigail-tools clang libclang-rt-14-dev binutils iproute2
 	python3-yaml qemu-system-x86 busybox-static dosfstools mtd-utils)
+
+# ensure_foreign_arch ARCH... - let dpkg install packages of ARCH.
+ensure_foreign_arch() {
+	local a added=0
+	for a in "$@"; do
+		dpkg --print-foreign-architectures | grep -qx "$a" && continue
+		if [ "$(id -u)" -ne 0 ]; then
+			echo "cross builds need: sudo dpkg --add-architecture $a && sudo apt-get update" >&2
+			exit 1
+		fi
+		dpkg --add-architecture "$a"
+		added=1
+	done
+	if [ "$added" = 1 ]; then
+		apt-get update -qq >/dev/null
+	fi
+}
+
+# target_packages ARCH - the -dev packages of ARCH the library builds with.
+target_packages() {
+	local p
+	for p in libc6-dev libjson-c-dev libasound2-dev libpcap-dev libnl-3-dev libnl-route-3-dev; do
+		printf '%s:%s\n' "$p" "$1"
+	done
+}
+
+# The cross builds' (cross.sh) and the musl self-test's (musl.sh).
+CROSS_PACKAGES=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user-static binutils
+	$(target_packages arm64) $(target_packages armhf))
+MUSL_PACKAGES=(musl-tools musl-dev:arm64 musl-dev:armhf gcc-aarch64-linux-gnu
+	gcc-arm-linux-gnueabihf qemu-user-static cmake dpkg-dev binutils)

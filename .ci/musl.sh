@@ -17,17 +17,18 @@ root=${BUILD_ROOT:-build-ci}
 limit_bytes=262144
 step() { printf '\n=== %s\n' "$*"; }
 
-# compare_only SELFTEST... - run a self-test comparison: exit 0 (pass) and 1
-# (regressed) both mean it ran; 2 is an error.
+# compare_only OUT SELFTEST... - run a self-test comparison, its output in
+# OUT: exit 0 (pass) and 1 (regressed) both mean it ran; 2 is an error.
 compare_only() {
-	local rc=0
-	"$@" >"$root/selftest.out" || rc=$?
-	tail -n 1 "$root/selftest.out"
-	[ "$rc" -le 1 ] || { cat "$root/selftest.out"; exit 1; }
+	local out=$1 rc=0
+	shift
+	"$@" >"$out" || rc=$?
+	tail -n 1 "$out"
+	[ "$rc" -le 1 ] || { cat "$out"; exit 1; }
 }
 
-ensure_packages musl-tools musl-dev:arm64 musl-dev:armhf gcc-aarch64-linux-gnu \
-	gcc-arm-linux-gnueabihf qemu-user-static cmake dpkg-dev binutils
+ensure_foreign_arch arm64 armhf
+ensure_packages "${MUSL_PACKAGES[@]}"
 
 work=$(readlink -f "$root")/musl
 mkdir -p "$work"
@@ -118,7 +119,7 @@ run_selftest() {
 	local dir=$1
 	shift
 	"$@" "$dir/selftest.stripped" --budget=60 --write-baseline "$dir/baseline.json"
-	compare_only "$@" "$dir/selftest.stripped" --budget=60 --tolerance=1000 "$dir/baseline.json"
+	compare_only "$dir/selftest.out" "$@" "$dir/selftest.stripped" --budget=60 --tolerance=1000 "$dir/baseline.json"
 }
 
 jsonc_source

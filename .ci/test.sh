@@ -2,20 +2,33 @@
 # SPDX-License-Identifier: MIT
 # Every test: set up, build with -Werror (gcc, and clang for its warnings),
 # run the test suite, run it again under AddressSanitizer and
-# UndefinedBehaviorSanitizer, compare the ABI with the committed baseline;
-# the library without its optional dependencies, and with the memory and
-# CPU areas only; the VM tier (tests/vm/: Debian's kernel under qemu, for
-# the MTD, UBIFS, VFAT and ALSA drivers this machine lacks); the footprint
-# per area and its limit (footprint.sh); the aarch64 and armhf cross builds
-# under qemu-user (cross.sh); the musl static self-test and its limit
-# (musl.sh).
+# UndefinedBehaviorSanitizer, compare the ABI with the committed baseline,
+# check that lib/ has no call or include circle; the library without its
+# optional dependencies, and with the memory and CPU areas only; the VM tier
+# (tests/vm/: Debian's kernel under qemu, for the MTD, UBIFS, VFAT and ALSA
+# drivers this machine lacks); the aarch64 and armhf cross builds under
+# qemu-user (cross.sh); the musl static self-test and its limit (musl.sh);
+# the footprint per area and its limit (footprint.sh).
+#
+# The packages are installed once, first. Then the steps run as jobs, up to
+# $CI_JOBS (3) at a time, longest first: each job is a chain of steps that
+# depend on each other (the gcc build before its tests); the tests assert
+# nothing that load can break (doc/tests.md), so they may share the CPUs.
+# Each job's output is kept and printed whole, in the order of the list
+# below, as soon as it and the jobs before it have ended; the run fails when
+# any step failed, after every job has ended.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/deps.sh
-ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
-
 root=${BUILD_ROOT:-build-ci}
+export BUILD_ROOT=$root
+mkdir -p "$root"
+
 step() { printf '\n=== %s\n' "$*"; }
+
+ensure_foreign_arch arm64 armhf
+ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}" \
+	"${MUSL_PACKAGES[@]}"
 
 setup() { # setup DIR [meson options...]
 	local dir=$1
@@ -24,12 +37,13 @@ setup() { # setup DIR [meson options...]
 	meson setup "$dir" -Dwerror=true "$@" >/dev/null
 }
 
-# run_tests DIR: meson test; on failure also print what each failed TAP
-# subtest reported (meson's error log shows only stderr, criterion's
-# --tap messages go to stdout).
+# run_tests DIR [meson test options...]: meson test; on failure also print
+# what each failed TAP subtest reported (meson's error log shows only
+# stderr, criterion's --tap messages go to stdout).
 run_tests() {
 	local dir=$1
-	if meson test -C "$dir" --print-errorlogs; then
+	shift
+	if meson test -C "$dir" --print-errorlogs "$@"; then
 		return 0
 	fi
 	echo "--- failed subtests ($dir/meson-logs/testlog.txt)"
@@ -37,105 +51,169 @@ run_tests() {
 	return 1
 }
 
-step "gcc build, -Werror"
-setup "$root/gcc" -Dtests=enabled
-ninja -C "$root/gcc"
+# The jobs. Each is a function; a failing command ends it (errexit is on
+# in the job's own shell, set by run_job).
 
-step "tests"
-run_tests "$root/gcc"
-
-step "tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-setup "$root/asan" -Dtests=enabled -Dpython=false -Db_sanitize=address,undefined \
-	-Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
-ninja -C "$root/asan"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	run_tests "$root/asan"
-
-step "clang build, -Werror"
-CC=clang setup "$root/clang" -Dtests=enabled
-ninja -C "$root/clang"
-
-# The network peer's message parser gets what a hostile client could send:
-# libFuzzer, 30 s from the committed corpus (new inputs go to a temporary
-# folder, not the tree).
-step "fuzz the peer's message parser (libFuzzer, 30 s)"
-fuzz_dir=$(mktemp -d)
-"$root/clang/tests/fuzz_proto" -max_total_time=30 -max_len=4096 -print_final_stats=1 \
-	"$fuzz_dir" tests/fuzz/corpus-proto 2>&1 | grep -E "^(stat::number_of_executed_units|Done)|ERROR|SUMMARY" ||
-	true
-status=${PIPESTATUS[0]}
-rm -rf "$fuzz_dir"
-if [ "$status" -ne 0 ]; then
-	echo "the fuzzer found a crash (above); see tests/fuzz/fuzz_proto.c" >&2
-	exit 1
-fi
-
-step "ABI against lib/libembperf.abi (additions pass; removals and changes fail)"
-lib=$(readlink -f "$root/gcc/lib/libembperf.so")
-# --hd2: only types defined in the public header count; the library's
-# private structs (opaque to callers) may change freely.
-if ! abidiff --no-added-syms --hd2 include lib/libembperf.abi "$lib"; then
-	echo "ABI changed or lost symbols (abidiff above); see doc/api.md, 'ABI rules'" >&2
-	exit 1
-fi
-echo "abidiff: no removed or changed symbols"
-
-# timed STEP-NAME COMMAND... - run a step and print its wall time.
-timed() {
-	local name=$1 start=$SECONDS rc=0
-	shift
-	"$@" || rc=$?
-	echo "($name: $((SECONDS - start)) s)"
-	return "$rc"
-}
-
-no_optional_deps() {
-	step "library without optional dependencies (alsa, pcap, libnl, perf, io_uring disabled)"
-	# && chains: errexit does not reach into a function that timed runs.
-	setup "$root/nodeps" -Dtests=enabled -Dpython=false -Dalsa=disabled -Dpcap=disabled \
-		-Dlibnl=disabled -Dperf=disabled -Dio_uring=disabled &&
-		ninja -C "$root/nodeps" >/dev/null &&
-		run_tests "$root/nodeps"
-}
-timed "no optional dependencies" no_optional_deps
-
-# A firmware's areas (the musl self-test's): the tests of the left-out
-# areas skip and say so; the others pass.
-areas_subset() {
-	step "library with the memory and CPU areas only (-Dareas=mem,cpu)"
-	setup "$root/areas" -Dtests=enabled -Dareas=mem,cpu &&
-		ninja -C "$root/areas" >/dev/null &&
-		run_tests "$root/areas"
-}
-timed "-Dareas=mem,cpu" areas_subset
-
-# The VM tier: each script boots Debian's kernel (its package fetched once
-# with apt-get download) under qemu TCG, bounded by EMBPERF_VM_TIMEOUT,
-# and prints TAP; it skips, saying why, where qemu or the package is
-# missing, and fails the step when a check fails.
-vm_tier() {
+job_gcc() {
+	step "gcc build, -Werror"
+	setup "$root/gcc" -Dtests=enabled
+	ninja -C "$root/gcc" >/dev/null
+	step "tests"
+	run_tests "$root/gcc"
+	step "ABI against lib/libembperf.abi (additions pass; removals and changes fail)"
+	local lib
+	lib=$(readlink -f "$root/gcc/lib/libembperf.so")
+	# --hd2: only types defined in the public header count; the library's
+	# private structs (opaque to callers) may change freely.
+	if ! abidiff --no-added-syms --hd2 include lib/libembperf.abi "$lib"; then
+		echo "ABI changed or lost symbols (abidiff above); see doc/api.md, 'ABI rules'" >&2
+		return 1
+	fi
+	echo "abidiff: no removed or changed symbols"
+	step "layering: no call or include circle among the files of lib/"
+	python3 .ci/layering.py "$root/gcc"
+	# The VM tier: each script boots Debian's kernel (its package fetched
+	# once with apt-get download) under qemu TCG, bounded by
+	# EMBPERF_VM_TIMEOUT, and prints TAP; it skips, saying why, where qemu
+	# or the package is missing, and fails the step when a check fails.
+	step "VM tier: blk.mtd on mtdram and nandsim, blk.fs on UBIFS and VFAT, ALSA's snd-dummy and snd-aloop, AF_ALG"
 	local s
-	for s in tests/vm/blk-mtd.sh tests/vm/audio-alsa.sh; do
+	for s in tests/vm/blk-mtd.sh tests/vm/audio-alsa.sh tests/vm/crypto-afalg.sh; do
 		echo "--- $s"
-		bash "$s" "$root/gcc" || return 1
+		bash "$s" "$root/gcc"
 	done
 }
-step "VM tier: blk.mtd on mtdram and nandsim, blk.fs on UBIFS and VFAT, ALSA's snd-dummy and snd-aloop"
-timed "VM tier" vm_tier
 
-step "cross builds: aarch64, armhf"
-timed "cross builds" bash .ci/cross.sh
+job_asan() {
+	step "tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	setup "$root/asan" -Dtests=enabled -Dpython=false -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all \
+		-Dc_link_args=-fno-sanitize-recover=all
+	ninja -C "$root/asan" >/dev/null
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		run_tests "$root/asan"
+}
 
-# The two size limits come last, and both report before either fails.
-size_failed=0
-step "musl static self-test (limit 256 KiB)"
-timed "musl self-test" bash .ci/musl.sh || size_failed=1
+job_clang() {
+	step "clang build, -Werror"
+	CC=clang setup "$root/clang" -Dtests=enabled
+	ninja -C "$root/clang" >/dev/null
+	echo "clang: built"
+	# The network peer's message parser gets what a hostile client could
+	# send: libFuzzer, 30 s from the committed corpus (new inputs go to a
+	# temporary folder, not the tree).
+	step "fuzz the peer's message parser (libFuzzer, 30 s)"
+	local fuzz_dir status
+	fuzz_dir=$(mktemp -d)
+	status=0
+	"$root/clang/tests/fuzz_proto" -max_total_time=30 -max_len=4096 -print_final_stats=1 \
+		"$fuzz_dir" tests/fuzz/corpus-proto >"$root/fuzz.log" 2>&1 || status=$?
+	grep -E "^(stat::number_of_executed_units|Done)|ERROR|SUMMARY" "$root/fuzz.log" || true
+	rm -rf "$fuzz_dir"
+	if [ "$status" -ne 0 ]; then
+		echo "the fuzzer found a crash (above); see tests/fuzz/fuzz_proto.c" >&2
+		return 1
+	fi
+}
 
-step "footprint: stripped library per build type and area (limit: release, every area, <= 400 KiB)"
-timed footprint bash .ci/footprint.sh || size_failed=1
-if [ "$size_failed" = 1 ]; then
-	echo "a size limit was exceeded (above)" >&2
+# The library without its optional dependencies, and a firmware's areas
+# (the musl self-test's): the tests of the left-out parts skip and say so;
+# the others pass.
+job_variants() {
+	step "library without optional dependencies (alsa, pcap, libnl, perf, io_uring disabled)"
+	setup "$root/nodeps" -Dtests=enabled -Dpython=false -Dalsa=disabled -Dpcap=disabled \
+		-Dlibnl=disabled -Dperf=disabled -Dio_uring=disabled
+	ninja -C "$root/nodeps" >/dev/null
+	run_tests "$root/nodeps"
+	step "library with the memory and CPU areas only (-Dareas=mem,cpu)"
+	setup "$root/areas" -Dtests=enabled -Dareas=mem,cpu
+	ninja -C "$root/areas" >/dev/null
+	run_tests "$root/areas"
+}
+
+job_cross() { bash .ci/cross.sh; }
+job_musl() { bash .ci/musl.sh; }
+job_footprint() { bash .ci/footprint.sh; }
+
+# The order output is printed in; jobs start in the order of $start_order.
+jobs=(gcc asan clang variants cross musl footprint)
+start_order=(asan cross gcc variants clang footprint musl)
+max_jobs=${CI_JOBS:-3}
+
+declare -A pid_of rc_of
+log_of() { echo "$root/job-$1.log"; }
+
+# run_job NAME - the job in a shell of its own, its output to its log, its
+# wall time at the end.
+run_job() {
+	local name=$1
+	(
+		set -euo pipefail
+		start=$SECONDS
+		rc=0
+		"job_$name" || rc=$?
+		echo "($name: $((SECONDS - start)) s)"
+		exit "$rc"
+	) >"$(log_of "$name")" 2>&1 &
+	pid_of[$name]=$!
+}
+
+running() {
+	local n=0 name
+	for name in "${!pid_of[@]}"; do
+		[ -z "${rc_of[$name]+x}" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# reap - wait for one running job to end and record its status.
+reap() {
+	local name rc
+	wait -n || true
+	for name in "${!pid_of[@]}"; do
+		[ -n "${rc_of[$name]+x}" ] && continue
+		if ! kill -0 "${pid_of[$name]}" 2>/dev/null; then
+			rc=0
+			wait "${pid_of[$name]}" || rc=$?
+			rc_of[$name]=$rc
+		fi
+	done
+}
+
+printed=0
+# print_ready - print, in list order, the logs of the jobs that have ended.
+print_ready() {
+	while [ "$printed" -lt "${#jobs[@]}" ]; do
+		local name=${jobs[$printed]}
+		[ -n "${rc_of[$name]+x}" ] || return 0
+		cat "$(log_of "$name")"
+		[ "${rc_of[$name]}" -eq 0 ] || echo "*** job $name failed (status ${rc_of[$name]})"
+		printed=$((printed + 1))
+	done
+}
+
+ci_start=$SECONDS
+for name in "${start_order[@]}"; do
+	while [ "$(running)" -ge "$max_jobs" ]; do
+		reap
+		print_ready
+	done
+	run_job "$name"
+done
+while [ "$(running)" -gt 0 ]; do
+	reap
+	print_ready
+done
+print_ready
+
+failed=()
+for name in "${jobs[@]}"; do
+	[ "${rc_of[$name]}" -eq 0 ] || failed+=("$name")
+done
+echo
+echo "(all jobs: $((SECONDS - ci_start)) s)"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "=== FAILED: ${failed[*]}" >&2
 	exit 1
 fi
-
 step "all tests passed"

@@ -3,9 +3,10 @@
 # The public API is listed four times: the header (EMBPERF_API), the version
 # script, tests/test_symbols.c and the shared library's dynamic exports.
 # They must agree, so no symbol is exported by accident or left unversioned.
-# And the library does not link libpcap or libnl: lib/net/lazylib.h loads
-# them when a network path first needs them (test_net_netns runs layer=l2,
-# test_net_linkstats the link counters through them).
+# And the library does not link libpcap, libnl or libcrypto: lib/core/lazylib.h
+# loads them when a network path or a crypto run first needs them
+# (test_net_netns runs layer=l2, test_net_linkstats the link counters,
+# test_crypto the EVP back end through them).
 # usage: check_symbols.sh SRCDIR LIBRARY.so
 set -u
 src=$1 lib=$2
@@ -33,7 +34,7 @@ if nm -D --defined-only "$lib" | grep -q ' T ' && ! nm -D --defined-only "$lib" 
 	echo "FAIL: exports carry no LIBEMBPERF version node"
 	fail=1
 fi
-if readelf -d "$lib" | grep -E 'NEEDED.*(libpcap|libnl)'; then
+if readelf -d "$lib" | grep -E 'NEEDED.*(libpcap|libnl|libcrypto)'; then
 	echo "FAIL: the library links the above, which every process would then load at start-up"
 	fail=1
 fi

@@ -22,6 +22,7 @@ static const struct area areas[] = {
 	{ "mem", EMBPERF_AREA_MEM, "mem.lat" },	      { "cpu", EMBPERF_AREA_CPU, "cpu.ops" },
 	{ "os", EMBPERF_AREA_OS, "os.syscall" },      { "blk", EMBPERF_AREA_BLK, "blk.io" },
 	{ "audio", EMBPERF_AREA_AUDIO, "audio.playback" }, { "net", EMBPERF_AREA_NET, "net.udp.stream" },
+	{ "crypto", EMBPERF_AREA_CRYPTO, "crypto.speed" },
 };
 
 static const struct area *area_of(const char *kernel)

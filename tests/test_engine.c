@@ -299,6 +299,31 @@ Test(engine, samples_that_disagree_take_every_repetition)
 	cr_assert_eq(embperf_result_sample_count(run_ok()), 40);
 }
 
+/*
+ * The interval rule ('precision'): samples that agree stop as soon as the
+ * median's 95 % interval exists (6 samples); samples that disagree (1.0 to
+ * 1.4 times the unit in turn: the interval stays about 8 % wide) take
+ * every repetition at a precision of 5 %, and stop at 25 %.
+ */
+Test(engine, the_median_interval_rule_takes_more_samples_when_they_disagree)
+{
+	synth_cfg.max_units = 1;
+	tp_set(b, "spread", "0");
+	tp_set(b, "warmup_max", "0");
+	tp_set(b, "repetitions", "60");
+	tp_set(b, "min_repetitions", "3");
+	tp_set(b, "precision", "0.01");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 6, "identical samples");
+
+	synth_cfg.jitter = 1;
+	tp_set(b, "precision", "0.05");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 60, "disagreeing samples");
+	tp_set(b, "precision", "0.25");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 6);
+	tp_set(b, "precision", "0");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 60, "0: off");
+}
+
 /* One sample stretched 100x (a preemption) must not keep the stop rule
  * from stopping: its spread is robust (median absolute deviation). */
 Test(engine, one_outlier_does_not_defeat_the_stop_rule)

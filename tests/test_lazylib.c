@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_lazylib.c - lib/net/lazylib.h, the loader of libpcap and
- * libnl-route-3: the first library name that opens fills the table, once;
- * a library or a function that is not there is refused with the dynamic
+ * test_lazylib.c - lib/core/lazylib.h, the loader of libpcap,
+ * libnl-route-3 and libcrypto: the first library name that opens fills the
+ * table, once; a library or a function that is not there is refused with the dynamic
  * loader's reason, the same on every call, and leaves the table empty;
  * threads that ask at once all get a filled table. libm stands in for the
  * optional libraries: it is there wherever the tests run.
@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "lib/net/lazylib.h"
+#include "lib/core/lazylib.h"
 
 /* Declared for its type only: no library defines it. */
 double ep_test_no_such_function(double x);

@@ -329,6 +329,22 @@ static int trend_warmup(struct case_state *cs)
 	return 1;
 }
 
+/*
+ * The stop rules, once min_repetitions were taken: the samples' robust
+ * spread within 'spread', or the 95 % interval of their median within
+ * 'precision' of it. Samples that disagree so take more, up to
+ * 'repetitions'.
+ */
+static int precise_enough(struct case_state *cs)
+{
+	const struct ep_engine_cfg *cfg = &cs->run->cfg;
+
+	if (cfg->spread > 0.0 && ep_robust_spread(cs->samples, cs->n, cs->scratch) <= cfg->spread)
+		return 1;
+	return cfg->precision > 0.0 &&
+	       ep_median_ci_halfwidth(cs->samples, cs->n, cs->scratch) <= cfg->precision;
+}
+
 static int take_samples(struct case_state *cs, int index)
 {
 	struct ep_run *run = cs->run;
@@ -357,8 +373,7 @@ static int take_samples(struct case_state *cs, int index)
 		cs->samples[cs->n++] =
 			convert(m, cs->c, (double)elapsed / (double)cs->units - cs->overhead_ns);
 		ep_run_progress(run, index, cs->c->labels, (double)cs->n / (double)cfg->repetitions);
-		if (cfg->spread > 0.0 && (int64_t)cs->n >= cfg->min_repetitions &&
-		    ep_robust_spread(cs->samples, cs->n, cs->scratch) <= cfg->spread)
+		if ((int64_t)cs->n >= cfg->min_repetitions && precise_enough(cs))
 			break;
 		if ((int64_t)cs->n == cfg->repetitions)
 			trend_warmup(cs);

@@ -40,6 +40,8 @@ const struct ep_param_desc ep_engine_params[] = {
 	  "target duration of one sample; the engine calibrates the units per sample to it" },
 	{ "spread", EP_PT_DOUBLE, "0.01", { .dmin = 0.0, .dmax = 1.0 }, NULL, "",
 	  "stop a case early once the samples' spread (1.4826 x median absolute deviation / median) is below this (0: take all repetitions)" },
+	{ "precision", EP_PT_DOUBLE, "0", { .dmin = 0.0, .dmax = 1.0 }, NULL, "",
+	  "stop a case once the 95 % interval of the samples' median is within this share of it, after min_repetitions; samples that disagree take more, up to 'repetitions' (0: off)" },
 	/* Trial cases only. */
 	{ "duration", EP_PT_DURATION, "1s", { { 1000000, 86400000000000LL } }, NULL, "ns",
 	  "measured length of one trial (after 'ramp')" },
@@ -54,7 +56,7 @@ const int ep_engine_n_params = (int)EP_ARRAY_SIZE(ep_engine_params);
 
 /* Index ranges in ep_engine_params of the three blocks. */
 #define ENGINE_COMMON_END 5
-#define ENGINE_CALIBRATED_END 10
+#define ENGINE_CALIBRATED_END 11
 
 int ep_engine_param_count(const struct ep_kernel *k)
 {
@@ -225,6 +227,8 @@ void ep_cfg_read(struct ep_engine_cfg *cfg, const struct ep_kernel *k, const str
 	cfg->sample_time_ns = engine_int(k, values, "sample_time", 0);
 	v = engine_value(k, values, "spread");
 	cfg->spread = v ? v->d : 0.0;
+	v = engine_value(k, values, "precision");
+	cfg->precision = v ? v->d : 0.0;
 	/* Trial cases. */
 	cfg->duration_ns = engine_int(k, values, "duration", 0);
 	cfg->ramp_ns = engine_int(k, values, "ramp", 0);

@@ -62,6 +62,7 @@ struct ep_engine_cfg {
 	int64_t warmup_max;
 	int64_t sample_time_ns;
 	double spread;
+	double precision;
 	/* Trial cases. */
 	int64_t duration_ns;
 	int64_t ramp_ns;

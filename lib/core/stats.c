@@ -58,6 +58,34 @@ void ep_stats_compute(const double *values, size_t n, struct ep_stats *out)
 	}
 }
 
+/* The largest rank j with P(Binomial(n, 1/2) < j) <= 0.025 (0: none). */
+static size_t median_ci_rank(size_t n)
+{
+	double term = pow(0.5, (double)n), below = term;
+	size_t j;
+
+	for (j = 1; j <= n && below <= 0.025; j++) {
+		term = term * (double)(n - j + 1) / (double)j;
+		below += term;
+	}
+	return j - 1;
+}
+
+double ep_median_ci_halfwidth(const double *v, size_t n, double *tmp)
+{
+	size_t j;
+	double median;
+
+	if (n < 6)
+		return INFINITY;
+	memcpy(tmp, v, n * sizeof(*tmp));
+	median = ep_median_inplace(tmp, n); /* sorts tmp */
+	j = median_ci_rank(n);
+	if (!j || median == 0.0)
+		return INFINITY;
+	return fmax(median - tmp[j - 1], tmp[n - j] - median) / fabs(median);
+}
+
 /*
  * 1.4826 x the median absolute deviation over the median's magnitude, which
  * equals stddev / mean for normally spread samples. A plain relative

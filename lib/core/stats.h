@@ -37,4 +37,14 @@ double ep_median_inplace(double *v, size_t n);
  */
 double ep_robust_spread(const double *v, size_t n, double *tmp);
 
+/**
+ * ep_median_ci_halfwidth() - how far the distribution-free 95 % interval of
+ * the median of @v[0..@n-1] reaches from it, relative to it: the interval
+ * is the values of ranks j and n + 1 - j of the sorted samples, j the
+ * largest with P(Binomial(n, 1/2) < j) <= 0.025. @tmp has room for @n
+ * values. Return: the larger side over |median|; INFINITY below 6 samples
+ * (no such interval) or for a median of 0.
+ */
+double ep_median_ci_halfwidth(const double *v, size_t n, double *tmp);
+
 #endif /* EMBPERF_CORE_STATS_H */

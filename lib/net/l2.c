@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "lib/core/clock.h"
+#include "lib/core/lazylib.h"
 #include "lib/core/run.h"
-#include "lazylib.h"
 
 /* The capture's buffer: 8 MiB, as the UDP receiver's socket buffer. */
 #define CAPTURE_BUFFER_BYTES (8 << 20)

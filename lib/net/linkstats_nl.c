@@ -23,7 +23,7 @@
 #include <netlink/route/tc.h>
 
 #include "lib/core/clock.h"
-#include "lib/net/lazylib.h"
+#include "lib/core/lazylib.h"
 #include "lib/net/linkstats.h"
 
 /* A kernel that does not answer within this long is reported, not waited for. */

@@ -21,6 +21,11 @@
  *   cpus       -a CPUSET: thread i is pinned to the i-th CPU of the list,
  *              round-robin; "all" is every CPU the run may use
  *   mlock      -m: mlockall(MCL_CURRENT | MCL_FUTURE) for the run
+ *   dma_latency cyclictest's default (--latency=0 unless --laptop): hold
+ *              /dev/cpu_dma_latency at this many us while the run lasts,
+ *              which keeps the CPUs out of deep idle states; -1 leaves it
+ *              (--laptop). Without the permission the run goes on and its
+ *              label says dma_latency=refused
  *   work       no counterpart: busy time after each wake-up (a control
  *              loop's work); longer than 'interval' forces overruns
  *   duration   -D / -l (engine parameter, like cpu, repetitions, ...)
@@ -32,6 +37,7 @@
  * still owns the trial: its deadline, cancel, CPU load and statistics.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -39,6 +45,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/core/ctx.h"
 #include "lib/core/clock.h"
@@ -87,6 +94,9 @@ struct timer_worker {
  * @cpus:        per thread, the CPU it is pinned to, or -1.
  * @workers:     @n_threads workers, reused by every trial.
  * @mlocked:     mlockall() succeeded: undo it in teardown.
+ * @dma_fd:      /dev/cpu_dma_latency held open (-1: not held); closing it
+ *               lets the system's own setting back.
+ * @dma_state:   what the label says: the value held, "off" or "refused".
  * @label:       "interval=1ms clock=monotonic policy=fifo priority=80 threads=1".
  */
 struct timer_state {
@@ -99,6 +109,8 @@ struct timer_state {
 	int cpus[TIMER_MAX_THREADS];
 	struct timer_worker workers[TIMER_MAX_THREADS];
 	int mlocked;
+	int dma_fd;
+	char dma_state[16];
 	char label[TIMER_LABEL_MAX];
 };
 
@@ -118,6 +130,9 @@ static const struct ep_param_desc timer_params[] = {
 	  "every CPU the run may use; empty: no pinning of its own (cyclictest -a)" },
 	{ "mlock", EP_PT_BOOL, "0", { { 0, 1 } }, NULL, "",
 	  "lock the process's memory with mlockall() for the run (cyclictest -m)" },
+	{ "dma_latency", EP_PT_INT, "0", { { -1, 2000000000 } }, NULL, "us",
+	  "hold /dev/cpu_dma_latency at this many us for the run, as cyclictest does by "
+	  "default (0: no deep idle states); -1: leave it (cyclictest --laptop)" },
 	{ "work", EP_PT_DURATION, "0", { { 0, TIMER_MAX_WORK_NS } }, NULL, "ns",
 	  "busy CPU time after each wake-up (a control loop's work); longer than 'interval' "
 	  "makes overruns" },
@@ -462,7 +477,38 @@ static int lock_memory(struct ep_run *run, struct timer_state *st)
 	return 0;
 }
 
-/** timer_teardown() - undo mlockall() and free the state. */
+/**
+ * hold_dma_latency() - as cyclictest: write the target to
+ * /dev/cpu_dma_latency and keep it open for the run (the PM QoS request
+ * lasts as long as the descriptor). A refusal (not root) is no error: the
+ * label says so, and the log.
+ */
+static void hold_dma_latency(struct ep_run *run, struct timer_state *st)
+{
+	int32_t target_us = (int32_t)ep_param_int(run, "dma_latency");
+
+	st->dma_fd = -1;
+	if (target_us < 0) {
+		snprintf(st->dma_state, sizeof(st->dma_state), "off");
+		return;
+	}
+	st->dma_fd = open("/dev/cpu_dma_latency", O_RDWR | O_CLOEXEC);
+	if (st->dma_fd >= 0 && write(st->dma_fd, &target_us, sizeof(target_us)) ==
+				       (ssize_t)sizeof(target_us)) {
+		snprintf(st->dma_state, sizeof(st->dma_state), "%d", (int)target_us);
+		return;
+	}
+	ep_run_log(run, EMBPERF_LOG_WARNING,
+		   "os.timer: parameter 'dma_latency': cannot hold /dev/cpu_dma_latency at %d us "
+		   "(%s): measured with the system's idle states, unlike cyclictest; run as root, "
+		   "or dma_latency=-1 to say so", (int)target_us, strerror(errno));
+	if (st->dma_fd >= 0)
+		close(st->dma_fd);
+	st->dma_fd = -1;
+	snprintf(st->dma_state, sizeof(st->dma_state), "refused");
+}
+
+/** timer_teardown() - undo mlockall(), let cpu_dma_latency go, free the state. */
 static void timer_teardown(void *state)
 {
 	struct timer_state *st = state;
@@ -471,6 +517,8 @@ static void timer_teardown(void *state)
 		return;
 	if (st->mlocked)
 		munlockall();
+	if (st->dma_fd >= 0)
+		close(st->dma_fd);
 	free(st);
 }
 
@@ -479,9 +527,10 @@ static void make_label(struct ep_run *run, struct timer_state *st)
 {
 	const char *cpus = ep_param_text(run, "cpus");
 	int n = snprintf(st->label, sizeof(st->label),
-			 "interval=%s clock=%s policy=%s priority=%d threads=%d",
+			 "interval=%s clock=%s policy=%s priority=%d threads=%d dma_latency=%s",
 			 ep_param_text(run, "interval"), ep_param_text(run, "clock"),
-			 st->priority ? "fifo" : "other", st->priority, st->n_threads);
+			 st->priority ? "fifo" : "other", st->priority, st->n_threads,
+			 st->dma_state);
 
 	if (*cpus && n > 0 && (size_t)n < sizeof(st->label))
 		snprintf(st->label + n, sizeof(st->label) - (size_t)n, " cpus=%s", cpus);
@@ -517,10 +566,12 @@ static int timer_setup(struct ep_run *run, void **state)
 
 	if (!st)
 		return -ENOMEM;
+	st->dma_fd = -1;
 	rc = read_params(run, st);
 	if (!rc)
 		rc = lock_memory(run, st);
 	if (!rc) {
+		hold_dma_latency(run, st);
 		make_label(run, st);
 		tc.labels = st->label;
 		tc.arg = st;

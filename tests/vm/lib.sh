@@ -176,7 +176,7 @@ vm_boot() {
 	echo "# $(basename "$deb"), qemu exit $qrc after $(($(date +%s) - start)) s"
 }
 
-# vm_boot_runs: for the benchmarks (bench/compare-*-vm.sh): vm_boot, the
+# vm_boot_runs: for the benchmarks (bench/fidelity/compare-*-vm.sh): vm_boot, the
 # console kept in $LOG when it is set, exit 1 unless the guest said
 # "@@ done"; then each run's output, which the guest printed between
 # "@@ run FIELDS..." and "@@ end STATUS", in a file of its own, listed in

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+# fam-fio.sh - blk.io beside fio on one file, the same engine and flags
+# (fidelity.sh family). fio as its users run a job: --name --filename
+# --size --rw --bs --direct=1, its default engine (psync) and iodepth (1)
+# unless the case names io_uring, --time_based --runtime=S, JSON output;
+# --norandommap (blk.io draws random blocks uniformly, with repeats). Both
+# run pinned alike (PIN_CPU) in a session of their own (setsid -w: with
+# autogroups a busy shell session's share would count). The file
+# (FIO_DIR/fidelity-fio.dat, FIO_SIZE, default 512M in /var/tmp: a disk,
+# not tmpfs) is written once by fio itself, as a user's first job would.
+# Rows per case: MB/s (10^6), IOPS, p50 and p99 completion latency (us).
+# Cases: FIO_CASES (seqread seqwrite randread); more in fio_tables.sh.
+
+FIO_DIR=${FIO_DIR:-/var/tmp}
+FIO_SIZE=${FIO_SIZE:-512M}
+FIO_SECS=${FIO_SECS:-5}
+FIO_CASES=${FIO_CASES:-seqread seqwrite randread}
+
+fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run"; }
+fam_bands() { echo "-p99=0.90:1.10;.*=0.95:1.05"; }
+fam_refs() {
+	command -v fio >/dev/null || { echo "fio: not found (apt-get install fio)"; return 1; }
+	command -v python3 >/dev/null || { echo "python3: not found (reads the JSON reports)"; return 1; }
+	echo "fio=$(command -v fio) ($(fio --version))"
+}
+fam_setup() {
+	. "$here/fio_tables.sh"
+	fio_file=$FIO_DIR/fidelity-fio.dat
+	fio_tmp=$(mktemp -d)
+	fio --name=lay-out --filename="$fio_file" --size="$FIO_SIZE" --rw=write --bs=1M --direct=1 \
+		--end_fsync=1 >/dev/null
+}
+fam_cleanup() { rm -rf "${fio_tmp:-/nonexistent}" "${fio_file:-/nonexistent}"; }
+
+session() { setsid -w taskset -c "$PIN_CPU" "$@"; }
+fio_side() { # uses name rw bs engine depth
+	session fio --name="$name" --filename="$fio_file" --size="$FIO_SIZE" --rw="$rw" --bs="$bs" \
+		--direct=1 --ioengine="$engine" --iodepth="$depth" --time_based --runtime="$FIO_SECS" \
+		--norandommap --output-format=json >"$fio_tmp/out.json" &&
+		fio_emit reference fio
+}
+blk_side() {
+	session "$EMBPERF" run blk.io target="$fio_file" size="$FIO_SIZE" rw="$rw" bs="$bs" direct=1 \
+		engine="$engine" iodepth="$depth" time_based=1 duration="${FIO_SECS}s" repetitions=1 \
+		--format=json >"$fio_tmp/out.json" && fio_emit embperf blk
+}
+fio_emit() { # TOOL SUMMARY-TOOL
+	local s
+	s=$(summary "$2" "$fio_tmp/out.json") || { echo "fio family: $name: no $1 figures" >&2; return 0; }
+	set -- "$1" $s
+	emit "$name-MB/s" "$1" "$2"
+	emit "$name-IOPS" "$1" "$3"
+	emit "$name-p50" "$1" "$4"
+	emit "$name-p99" "$1" "$5"
+}
+fam_round() {
+	local c oifs round=$1
+	for c in $(CASES="$FIO_CASES" fio_cases); do
+		oifs=$IFS
+		IFS=:
+		set -- $c
+		IFS=$oifs
+		name=$1 rw=$2 bs=$3 engine=$4 depth=$5
+		in_turn "$round" fio_side blk_side
+	done
+}

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: MIT
+# fam-lat_mem_rd.sh - mem.lat beside lmbench3's lat_mem_rd (fidelity.sh
+# family): stride 128, sizes in L1, L2 and DRAM, ns per load; lat_mem_rd's
+# own run (its default stride 128, its size sweep up to 256 MB) against
+# mem.lat's sweep with the same stride, the nearest size taken.
+
+LAT_SIZES=${LAT_SIZES:-16384 262144 4194304 134217728}
+
+fam_describe() { echo "mem.lat vs lmbench3 lat_mem_rd, stride 128, sizes $LAT_SIZES bytes, ns"; }
+fam_bands() { echo ".*=0.90:1.10"; }
+fam_refs() {
+	[ -x "${LMBENCH_BIN:-}/lat_mem_rd" ] || { echo "LMBENCH_BIN: no lat_mem_rd in '${LMBENCH_BIN:-}'"; return 1; }
+	echo "LMBENCH_BIN=$LMBENCH_BIN (lat_mem_rd 256 128)"
+}
+fam_setup() { :; }
+# pick: "BYTES NS" lines on stdin; the row of each of LAT_SIZES (within 1 %).
+pick() { # TOOL
+	awk -v tool="$1" -v sizes="$LAT_SIZES" '
+		{ b[NR] = $1; v[NR] = $2 }
+		END { n = split(sizes, s, " ")
+		      for (i = 1; i <= n; i++) { best = ""; for (j = 1; j <= NR; j++) {
+			d = b[j] - s[i]; if (d < 0) d = -d
+			if (best == "" || d < best) { best = d; w = v[j] } }
+			if (best != "" && best <= s[i] / 100) print "lat-" s[i] / 1024 "k", tool, w } }'
+}
+lat_ref() {
+	pinned "$LMBENCH_BIN/lat_mem_rd" 256 128 2>&1 |
+		awk 'NF == 2 && $1 + 0 > 0 { printf "%.0f %s\n", $1 * 1048576, $2 }' | pick reference
+}
+lat_ep() {
+	pinned_ep_csv run mem.lat size=512..256M stride=128 |
+		awk '$1 == "latency" { split($2, a, "_"); sub(/^size=/, "", a[1]); print a[1], $3 }' |
+		awk '{ n = $1 + 0; s = substr($1, length($1))
+		       if (s == "k") n *= 1024; else if (s == "M") n *= 1048576
+		       print n, $2 }' | pick embperf
+}
+fam_round() { in_turn "$1" lat_ref lat_ep; }

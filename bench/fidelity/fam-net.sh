@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+# fam-net.sh - the network kernels beside the tools people use for them, on
+# loopback (fidelity.sh family). Servers, each in a session of its own,
+# started once: embperf serve (15301), iperf3 -s (15201), sockperf server
+# TCP (15401) and UDP (15402). Per round, each row's two runs in turn:
+#   tcp_tx, tcp_rx  iperf3 -c 127.0.0.1 [-R] -O 1 -t S -J (its defaults: 128 KiB
+#                   writes and reads; the receiver's Mbit/s) beside
+#                   net.tcp.stream direction=tx|rx size=128k rsize=128k ramp=1s
+#   tcp_rr, udp_rr  sockperf ping-pong [--tcp] -m 64 -t S --mps=max
+#                   (transactions/s; p50 round trip = 2 x its half) beside
+#                   net.tcp.rr / net.udp.rr request=64 response=64
+#   udp64           iperf3 -c 127.0.0.1 -u -b 0 -l 64 -t S -J (datagrams/s
+#                   sent) beside net.udp.stream size=64 unpaced; a generator
+#                   is meant to be at least as fast: its band is open above
+# Neither side is pinned (both tools' defaults); each run in its own session.
+
+NET_SECS=${NET_SECS:-5}
+
+fam_describe() { echo "net.* vs iperf3 $(iperf3 --version 2>/dev/null | head -1 | cut -d' ' -f2) and sockperf on loopback, ${NET_SECS} s a run"; }
+fam_bands() { echo "udp64=0.95:100;_rr=0.90:1.10;.*=0.95:1.05"; }
+fam_refs() {
+	local t
+	for t in iperf3 sockperf python3; do
+		command -v "$t" >/dev/null || { echo "$t: not found (apt-get install $t)"; return 1; }
+	done
+	echo "iperf3=$(command -v iperf3) ($(iperf3 --version | head -1)); sockperf=$(command -v sockperf) ($(sockperf --version 2>&1 | head -1))"
+}
+fam_setup() {
+	net_tmp=$(mktemp -d)
+	net_pids=()
+	setsid "$EMBPERF" serve -q --listen 127.0.0.1:15301 & net_pids+=($!)
+	setsid iperf3 -s -B 127.0.0.1 -p 15201 >/dev/null 2>&1 & net_pids+=($!)
+	setsid sockperf server --tcp -i 127.0.0.1 -p 15401 >/dev/null 2>&1 & net_pids+=($!)
+	setsid sockperf server -i 127.0.0.1 -p 15402 >/dev/null 2>&1 & net_pids+=($!)
+	sleep 1
+}
+fam_cleanup() {
+	local p
+	for p in "${net_pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "${net_tmp:-/nonexistent}"
+}
+
+json_value() { # FILE PYTHON-EXPRESSION (d: the JSON)
+	python3 -c "import json,sys; d = json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null
+}
+ep_value() { # FILE METRIC
+	json_value "$1" "[r for r in d['results'] if r['metric'] == '$2'][0]['value']"
+}
+ep_p50() { # FILE METRIC
+	json_value "$1" "{p['pct']: p['value'] for p in [r for r in d['results'] if r['metric'] == '$2'][0]['percentiles']}[50]"
+}
+
+tcp_ref() { # uses dir
+	local rev=()
+	[ "$dir" = rx ] && rev=(-R)
+	setsid -w iperf3 -c 127.0.0.1 -p 15201 -O 1 -t "$NET_SECS" "${rev[@]}" -J >"$net_tmp/o" 2>&1
+	emit "tcp_$dir-Mbit/s" reference "$(json_value "$net_tmp/o" "d['end']['sum_received']['bits_per_second'] / 1e6")"
+}
+tcp_ep() {
+	setsid -w "$EMBPERF" run net.tcp.stream peer=127.0.0.1:15301 direction="$dir" size=128k \
+		rsize=128k ramp=1s duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
+	emit "tcp_$dir-Mbit/s" embperf "$(ep_value "$net_tmp/o" throughput)"
+}
+rr_ref() { # uses proto
+	local opt=() port=15402
+	[ "$proto" = tcp ] && opt=(--tcp) port=15401
+	setsid -w sockperf ping-pong "${opt[@]}" -i 127.0.0.1 -p "$port" -m 64 -t "$NET_SECS" \
+		--mps=max >"$net_tmp/o" 2>&1
+	set -- $(sed 's/\x1b\[[0-9;]*m//g' "$net_tmp/o" | awk '
+		/\[Valid Duration\]/ { for (i = 1; i <= NF; i++) {
+			if ($i ~ /^RunTime=/) { sub("RunTime=", "", $i); t = $i }
+			if ($i ~ /^ReceivedMessages=/) { sub("ReceivedMessages=", "", $i); n = $i } } }
+		/percentile 50.000/ { p50 = $NF }
+		END { if (t > 0) printf "%.0f %.2f\n", n / t, 2 * p50 }')
+	emit "${proto}_rr-trans/s" reference "${1:-}"
+	emit "${proto}_rr-p50_us" reference "${2:-}"
+}
+rr_ep() {
+	setsid -w "$EMBPERF" run "net.$proto.rr" peer=127.0.0.1:15301 request=64 response=64 \
+		duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
+	emit "${proto}_rr-trans/s" embperf "$(ep_value "$net_tmp/o" transactions)"
+	emit "${proto}_rr-p50_us" embperf "$(ep_p50 "$net_tmp/o" latency)"
+}
+udp_ref() {
+	setsid -w iperf3 -c 127.0.0.1 -p 15201 -u -b 0 -l 64 -t "$NET_SECS" -J >"$net_tmp/o" 2>&1
+	emit udp64-sent/s reference "$(json_value "$net_tmp/o" "(lambda s: s['packets'] / s['seconds'])(d['end'].get('sum_sent', d['end']['sum']))")"
+}
+udp_ep() {
+	setsid -w "$EMBPERF" run net.udp.stream peer=127.0.0.1:15301 size=64 ramp=200ms \
+		duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
+	emit udp64-sent/s embperf "$(json_value "$net_tmp/o" "[r for r in d['results'] if r['metric'] == 'offered'][0]['value'] * 1e6 / (8 * 64)")"
+}
+fam_round() {
+	for dir in tx rx; do in_turn "$1" tcp_ref tcp_ep; done
+	for proto in tcp udp; do in_turn "$1" rr_ref rr_ep; done
+	in_turn "$1" udp_ref udp_ep
+}

@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench/fidelity/fidelity.sh - every kernel family beside its reference
+# tool, with one protocol, and the page of this CPU model in doc/fidelity/.
+#
+#   bench/fidelity/fidelity.sh [-b BUILD] [-r ROUNDS] [-o DIR] [FAMILY...]
+#   bench/fidelity/fidelity.sh --list
+#   bench/fidelity/fidelity.sh --page [-o DIR]      (rewrite the page only)
+#
+# The protocol (doc/fidelity/README.md):
+#   - the reference runs as its users run it: its default options, built as
+#     its users build it (outside the tree; paths in the environment, never
+#     downloaded or vendored; --list names them);
+#   - both tools pinned alike (PIN_CPU, default 1, for one-process rows);
+#   - interleaved: every round runs each row's reference and embperf once,
+#     the reference first in odd rounds and embperf first in even ones;
+#   - at least 5 rounds (ROUNDS, -r);
+#   - before each round the machine must be quiet (quiet.sh: 1-minute load
+#     below 1, the CPUs under 5 % busy for 2 s); the harness waits, or stops
+#     saying who is busy; the load is written beside every round;
+#   - per row: the paired ratio's median (embperf / reference, round by
+#     round) with its distribution-free 95 % interval, each tool's median
+#     and spread ((max - min) / median over the rounds), and a verdict
+#     against the row's band.
+# A family whose reference is missing is named and skipped; a reference
+# that fails prints its own error beside the row. Each family's rounds go
+# to DIR/data/CPU/FAMILY.tsv (the raw figures, kept); DIR/CPU.md is made
+# again from all of that CPU's data files, summary table first.
+#
+# Families: the fam-*.sh files beside this script.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=$src/build
+rounds=${ROUNDS:-5}
+out=$src/doc/fidelity
+list=0 page_only=0
+fams=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-b) build=$(cd "$2" && pwd); shift ;;
+	-r) rounds=$2; shift ;;
+	-o) out=$2; shift ;;
+	--list) list=1 ;;
+	--page) page_only=1 ;;
+	-h | --help) sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "fidelity.sh: unknown option '$1'; accepted: -b BUILD, -r ROUNDS, -o DIR, --list, --page" >&2
+	    exit 2 ;;
+	*) fams+=("$1") ;;
+	esac
+	shift
+done
+case $rounds in
+'' | *[!0-9]*) echo "fidelity.sh: -r '$rounds': accepted: a whole number of rounds, at least 5 for a verdict" >&2; exit 2 ;;
+esac
+
+all_fams=()
+for f in "$here"/fam-*.sh; do
+	n=${f##*/fam-}
+	all_fams+=("${n%.sh}")
+done
+[ ${#fams[@]} -gt 0 ] || fams=("${all_fams[@]}")
+for f in "${fams[@]}"; do
+	[ -f "$here/fam-$f.sh" ] || {
+		echo "fidelity.sh: no family '$f'; accepted: ${all_fams[*]}" >&2
+		exit 2
+	}
+done
+
+. "$here/quiet.sh"
+cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu_slug=$(echo "$cpu_model" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
+data=$out/data/$cpu_slug
+export EMBPERF=${EMBPERF:-$build/bench/embperf}
+export PIN_CPU=${PIN_CPU:-1}
+
+# Helpers for the families.
+
+# pinned COMMAND... - run it on PIN_CPU (both tools alike), stderr kept.
+pinned() {
+	if [ -n "$PIN_CPU" ]; then
+		taskset -c "$PIN_CPU" "$@"
+	else
+		"$@"
+	fi
+}
+
+# ep_csv ARGS... - embperf with CSV output: "METRIC LABELS VALUE" lines,
+# labels joined by '_' (so that a line splits on blanks), '-' when none.
+ep_csv() {
+	local pin=()
+	[ -n "${EMBPERF_PIN:-}" ] && pin=(taskset -c "$PIN_CPU")
+	"${pin[@]}" "$EMBPERF" -q --format=csv "$@" | awk -F, '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ lab = $col["labels"]; gsub(/ /, "_", lab); if (lab == "") lab = "-"
+		  print $col["metric"], lab, $col["value"] }'
+}
+
+# pinned_ep_csv ARGS... - ep_csv on PIN_CPU (taskset, as the reference).
+pinned_ep_csv() {
+	if [ -n "$PIN_CPU" ]; then
+		EMBPERF_PIN=1 ep_csv "$@"
+	else
+		ep_csv "$@"
+	fi
+}
+
+# emit KEY TOOL VALUE - one figure; a missing or non-numeric value is
+# named on stderr (the reference's own error is above it).
+emit() {
+	case ${3:-} in
+	'' | *[!0-9.eE+-]*) echo "fidelity: $1 $2: no figure (got '${3:-}')" >&2 ;;
+	*) echo "$1 $2 $3" ;;
+	esac
+}
+
+# in_turn R REF_FN EP_FN [ARGS...] - the two sides of a row in the round's order.
+in_turn() {
+	local r=$1 a=$2 b=$3
+	shift 3
+	if [ $((r % 2)) = 1 ]; then
+		"$a" "$@"
+		"$b" "$@"
+	else
+		"$b" "$@"
+		"$a" "$@"
+	fi
+}
+
+run_family() { # NAME
+	local name=$1 tsv r tmp
+	(
+		. "$here/fam-$name.sh"
+		if ! refs=$(fam_refs 2>&1); then
+			echo "== $name: skipped: $refs" >&2
+			exit 4
+		fi
+		mkdir -p "$data"
+		tmp=$(mktemp -d)
+		trap 'fam_cleanup 2>/dev/null || true; rm -rf "$tmp"' EXIT
+		fam_setup
+		{
+			echo "# family: $name"
+			echo "# cpu: $cpu_model; kernel $(uname -r); $(nproc) CPUs"
+			echo "# embperf: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown), $EMBPERF"
+			echo "$refs" | sed 's/^/# reference: /'
+			echo "# protocol: $rounds rounds interleaved (odd: reference first), PIN_CPU=${PIN_CPU:-none}; $(date -u '+%Y-%m-%d %H:%M UTC')"
+			echo "# what: $(fam_describe)"
+		} >"$tmp/head"
+		echo "== $name: $rounds rounds"
+		for r in $(seq "$rounds"); do
+			quiet_wait
+			echo "# round $r: $(quiet_state)" | tee -a "$tmp/head" >&2
+			fam_round "$r" | awk -v r="$r" '{ print r, $0 }' >>"$tmp/rows"
+		done
+		echo "# ended: $(date -u '+%Y-%m-%d %H:%M UTC'), $(quiet_state)" >>"$tmp/head"
+		cat "$tmp/head" "$tmp/rows" >"$data/$name.tsv"
+		awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" "$data/$name.tsv"
+	)
+}
+
+write_page() {
+	local page=$out/$cpu_slug.md f
+	[ -d "$data" ] || { echo "fidelity.sh: no data in $data" >&2; return 1; }
+	{
+		echo "<!-- SPDX-License-Identifier: MIT -->"
+		echo "# Fidelity on $cpu_model"
+		echo
+		echo "Made by \`bench/fidelity/fidelity.sh\` from the data files in \`data/$cpu_slug/\`;"
+		echo "the protocol is in [README.md](README.md). Ratio: embperf / reference, the median of"
+		echo "the round-by-round ratios with its 95 % interval; spread: (max - min) / median over the"
+		echo "rounds, reference / embperf; verdict: the median within the row's band (and, after a"
+		echo "slash, 'spread' when embperf's spread is above the reference's)."
+		echo
+		echo "| family | row | reference | embperf | ratio [95 % interval] | spread ref / emb | band | verdict |"
+		echo "|---|---|---|---|---|---|---|---|"
+		for f in "$data"/*.tsv; do
+			local name=${f##*/}
+			name=${name%.tsv}
+			(
+				. "$here/fam-$name.sh"
+				awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" -v md=1 "$f"
+			)
+		done
+		echo
+		echo "## The rounds"
+		for f in "$data"/*.tsv; do
+			echo
+			echo "### ${f##*/}"
+			echo
+			echo '```'
+			grep '^#' "$f" | sed 's/^# //'
+			echo '```'
+		done
+	} >"$page"
+	echo "wrote $page"
+}
+
+if [ "$list" = 1 ]; then
+	for f in "${all_fams[@]}"; do
+		(
+			. "$here/fam-$f.sh"
+			printf '%-12s %s\n' "$f" "$(fam_describe)"
+			fam_refs 2>&1 | sed 's/^/             /' || true
+		)
+	done
+	exit 0
+fi
+if [ "$page_only" = 0 ]; then
+	[ -x "$EMBPERF" ] || { echo "fidelity.sh: $EMBPERF is not built (-b BUILD)" >&2; exit 2; }
+	for f in "${fams[@]}"; do
+		rc=0
+		run_family "$f" || rc=$?
+		[ "$rc" = 0 ] || [ "$rc" = 4 ] || { echo "fidelity.sh: family $f stopped ($rc)" >&2; exit "$rc"; }
+	done
+fi
+write_page

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: MIT
+#
+# table.awk - the fidelity harness's summary of one family's rounds.
+# Input: a data file of fidelity.sh: '#' lines (skipped), then "ROUND KEY
+# TOOL VALUE" lines, TOOL "reference" or "embperf". Per KEY, in the order
+# first seen: each tool's median and spread ((max - min) / median, %), the
+# paired ratio embperf / reference round by round, its median and a
+# distribution-free interval of at least 95 % (ranks j and n + 1 - j of the
+# sorted ratios, j the largest with P(Binomial(n, 1/2) < j) <= 0.025; none
+# below 6 pairs), and the verdict against the row's band.
+#
+# Variables (awk -v): fam (the family's name), bands ("REGEX=LO:HI;..."),
+# the first REGEX matching the KEY gives its band, default 0.95:1.05), md
+# (1: markdown table rows; else a text table with a header).
+
+function ci_rank(n,   j, term, below) {
+	term = 0.5 ^ n
+	below = term
+	for (j = 1; below <= 0.025; j++) {
+		term = term * (n - j + 1) / j
+		below += term
+	}
+	return j - 1
+}
+
+function sort_arr(a, n,   i, k, x) {
+	for (i = 2; i <= n; i++) {
+		x = a[i]
+		for (k = i - 1; k >= 1 && a[k] > x; k--)
+			a[k + 1] = a[k]
+		a[k + 1] = x
+	}
+}
+
+function median(a, n) {
+	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+# The band of KEY into blo, bhi.
+function band(key,   i, n, parts, kv, lh) {
+	blo = 0.95
+	bhi = 1.05
+	n = split(bands, parts, ";")
+	for (i = 1; i <= n; i++) {
+		if (split(parts[i], kv, "=") != 2)
+			continue
+		if (key ~ kv[1]) {
+			split(kv[2], lh, ":")
+			blo = lh[1] + 0
+			bhi = lh[2] + 0
+			return
+		}
+	}
+}
+
+function summary(key, tool,   n, i, a) {
+	n = 0
+	for (i = 1; i <= cnt[key, tool]; i++)
+		a[++n] = val[key, tool, i]
+	if (!n) {
+		med_s = "-"
+		spr = -1
+		return
+	}
+	sort_arr(a, n)
+	m = median(a, n)
+	med_s = sprintf("%.4g", m)
+	spr = m > 0 ? 100 * (a[n] - a[1]) / m : 0
+}
+
+function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verdict, ci) {
+	summary(key, "reference")
+	ref_m = med_s
+	ref_spr = spr
+	summary(key, "embperf")
+	emb_m = med_s
+	emb_spr = spr
+	n = 0
+	for (i = 1; i <= nround; i++)
+		if ((key, "reference", i) in byround && (key, "embperf", i) in byround &&
+		    byround[key, "reference", i] > 0)
+			r[++n] = byround[key, "embperf", i] / byround[key, "reference", i]
+	band(key)
+	if (n) {
+		sort_arr(r, n)
+		rm = median(r, n)
+		j = ci_rank(n)
+		ci = j >= 1 ? sprintf(" [%.3f, %.3f]", r[j], r[n + 1 - j]) : " [-]"
+		verdict = rm >= blo && rm <= bhi ? "met" : "NOT met"
+		if (n < 5)
+			verdict = "too few rounds"
+		if (emb_spr > ref_spr && emb_spr > 2)
+			verdict = verdict " / spread"
+		rs = sprintf("%.3f%s", rm, ci)
+	} else {
+		rs = "-"
+		verdict = "no pairs"
+	}
+	sp = sprintf("%s / %s", ref_spr < 0 ? "-" : sprintf("%.1f %%", ref_spr),
+		     emb_spr < 0 ? "-" : sprintf("%.1f %%", emb_spr))
+	bs = sprintf("%.2f-%.2f", blo, bhi)
+	if (md)
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", fam, key, ref_m, emb_m, rs, sp, bs,
+			verdict
+	else
+		printf "%-28s %11s %11s  %-24s %-17s %-9s %s\n", key, ref_m, emb_m, rs, sp, bs, verdict
+}
+
+/^#/ { next }
+NF >= 4 {
+	k = $2
+	t = $3
+	if (!(k in seen)) {
+		seen[k] = 1
+		order[++nk] = k
+	}
+	cnt[k, t]++
+	val[k, t, cnt[k, t]] = $4
+	byround[k, t, $1 + 0] = $4
+	if ($1 + 0 > nround)
+		nround = $1 + 0
+}
+END {
+	if (!md)
+		printf "%-28s %11s %11s  %-24s %-17s %-9s %s\n", "row", "reference", "embperf",
+			"ratio [95% interval]", "spread ref/emb", "band", "verdict"
+	for (i = 1; i <= nk; i++)
+		row(order[i])
+}
