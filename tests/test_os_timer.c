@@ -219,7 +219,6 @@ Test(os_timer, work_longer_than_the_interval_makes_overruns)
 	const embperf_result *lat;
 	double n, missed;
 
-	tp_skip_if_emulated("wake-ups and overruns counted against the wall clock");
 	set("work", "3ms");
 	run_ok();
 	n = wakeups();
