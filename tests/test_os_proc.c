@@ -347,6 +347,92 @@ Test(os_proc, processes_are_plausible_and_labelled)
 	}
 }
 
+/* op=cmd (lat_cmd): /bin/true runs, found in PATH by its name too. */
+Test(os_proc, cmd_runs_a_command_line)
+{
+	static const char *const cmds[] = { "/bin/true", "true" };
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct snapshot before = take_snapshot();
+		embperf_bench *b = new_bench("os.proc");
+		const embperf_result *r;
+		double us;
+
+		tp_set(b, "op", "cmd");
+		tp_set(b, "cmd", cmds[i]);
+		r = run_one(b);
+		cr_assert_str_eq(embperf_result_labels(r), "op=cmd");
+		cr_assert_str_eq(embperf_result_unit(r), "us");
+		us = embperf_result_stat(r, EMBPERF_STAT_MIN);
+		cr_assert(us > 0.0 && us < SPAWN_MAX_US, "cmd=%s: shortest sample %g us", cmds[i],
+			  us);
+		cr_log_info("os.proc op=cmd cmd=%s: median %.1f us", cmds[i],
+			    embperf_result_value(r));
+		embperf_bench_free(b);
+		assert_nothing_left(&before, "op=cmd");
+	}
+}
+
+/* Every unit runs the command with its arguments: a script logs each run. */
+Test(os_proc, cmd_passes_the_words_and_runs_every_time)
+{
+	static const char *const names[] = { "logger.sh", "log" };
+	char dir[PATH_MAX - 64], script[PATH_MAX], log_path[PATH_MAX], text[PATH_MAX + 64];
+	char cmd[2 * PATH_MAX + 32], line[64];
+	struct snapshot before = take_snapshot();
+	embperf_bench *b;
+	FILE *f;
+	int runs = 0;
+
+	make_dir(dir, sizeof(dir));
+	snprintf(log_path, sizeof(log_path), "%s/log", dir);
+	snprintf(text, sizeof(text), "#!/bin/sh\necho \"$1+$2\" >> '%s'\n", log_path);
+	write_script(dir, "logger.sh", text, script, sizeof(script));
+	snprintf(cmd, sizeof(cmd), "%s  first\tsecond", script);
+	b = new_bench("os.proc");
+	tp_set(b, "op", "cmd");
+	tp_set(b, "cmd", cmd);
+	run_one(b);
+	f = fopen(log_path, "r");
+	cr_assert(f, "the command never ran: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		cr_assert_str_eq(line, "first+second\n", "the words arrived as '%s'", line);
+		runs++;
+	}
+	fclose(f);
+	/* 3 samples of at least one unit each, after the engine's warm-up */
+	cr_assert_geq(runs, 3, "%d runs logged", runs);
+	embperf_bench_free(b);
+	remove_dir(dir, names, 2);
+	assert_nothing_left(&before, "op=cmd");
+}
+
+static void assert_cmd_refused(const char *cmd, int err, const char *words)
+{
+	embperf_bench *b = new_bench("os.proc");
+
+	tp_set(b, "op", "cmd");
+	if (cmd)
+		tp_set(b, "cmd", cmd);
+	cr_assert_eq(embperf_bench_run(b), err, "cmd='%s': %s", cmd ? cmd : "",
+		     embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "parameter 'cmd'") &&
+		  strstr(embperf_bench_errmsg(b), words), "%s", embperf_bench_errmsg(b));
+	embperf_bench_free(b);
+}
+
+Test(os_proc, cmd_bad_command_lines_are_named)
+{
+	struct snapshot before = take_snapshot();
+
+	assert_cmd_refused(NULL, -EINVAL, "empty");
+	assert_cmd_refused("   ", -EINVAL, "empty");
+	assert_cmd_refused("/nonexistent/embperf-cmd", -ENOENT, "/nonexistent/embperf-cmd");
+	assert_cmd_refused("embperf-no-such-command -x", -ENOENT, "in PATH");
+	assert_cmd_refused("/bin/false", -ECHILD, "status 1");
+	assert_nothing_left(&before, "op=cmd refusals");
+}
+
 /* Every way of sleeping lasts at least the interval asked, and not absurdly more. */
 Test(os_proc, sleeps_last_at_least_the_interval)
 {
