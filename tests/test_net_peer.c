@@ -646,7 +646,14 @@ Test(udp_stream, priority_runs_the_sender_sched_fifo)
 	run_beside_hog(&h);
 	cr_assert(h.seen_fifo, "the sender never ran SCHED_FIFO");
 	cr_assert_eq(sched_getscheduler(0), SCHED_OTHER, "given back after the run");
-	cr_assert_eq(value_of("forgiven"), 0);
+	/*
+	 * Whether a FIFO-2 sender keeps its pace is a figure: a real-time task
+	 * of higher priority (another test's, at FIFO 80) or an emulator can
+	 * hold it past the pacer's 100 ms of debt (seen once natively under
+	 * load, once under qemu-user). The forgiving itself is checked exactly
+	 * on the simulated clock (test_net_proto.c, pace::...forgiven...).
+	 */
+	tp_figure("udp_stream priority=2 at 2000/s: %.0f forgiven", value_of("forgiven"));
 }
 
 Test(udp_stream, priority_without_permission_is_refused_by_name)
