@@ -70,6 +70,8 @@ job_gcc() {
 		return 1
 	fi
 	echo "abidiff: no removed or changed symbols"
+	step "install: a user's program built against an installed tree with pkg-config alone"
+	bash .ci/install-check.sh "$root/gcc"
 	step "layering: no call or include circle among the files of lib/"
 	python3 .ci/layering.py "$root/gcc"
 	# The VM tier: each script boots Debian's kernel (its package fetched
