@@ -517,6 +517,35 @@ static void to_port(int fd, uint16_t port)
 	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
 }
 
+/* A connection from another host (127.0.0.2) to the peer's @port is closed unread. */
+static void another_host_is_closed_out(uint16_t port)
+{
+	int other = from(SOCK_STREAM, 2, ANSWER_WAIT_MS);
+	char byte;
+
+	to_port(other, port);
+	cr_assert_leq(recv(other, &byte, 1, 0), 0, "port %u: another host's connection is closed",
+		      port);
+	cr_assert(errno != EAGAIN, "closed, not left waiting");
+	close(other);
+}
+
+#define STREAM_TEST_BYTES 100000
+
+/* The client's connection to a sink at @port: STREAM_TEST_BYTES, the end, the peer's end. */
+static void write_to_the_end(uint16_t port)
+{
+	static char data[STREAM_TEST_BYTES];
+	int mine = from(SOCK_STREAM, 1, ANSWER_WAIT_MS);
+	char byte;
+
+	to_port(mine, port);
+	cr_assert_eq(send(mine, data, sizeof(data), 0), (ssize_t)sizeof(data));
+	shutdown(mine, SHUT_WR);
+	cr_assert_eq(recv(mine, &byte, 1, 0), 0, "the peer confirms the end of the data");
+	close(mine);
+}
+
 /*
  * tcp.sink: a connection from another address is closed unread; the
  * client's own is taken, and the peer counts its bytes exactly.
@@ -525,30 +554,52 @@ Test(net_tcp, tcp_sink_takes_only_the_clients_connection)
 {
 	struct ep_start st = { .test = EP_TEST_TCP_SINK, .size_bytes = 1000,
 			       .duration_ns = 3000000000 };
-	static char data[100000];
+	struct ep_peer_conn c;
+	struct ep_report r;
+	char err[320];
+	uint16_t port;
+
+	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
+	another_host_is_closed_out(port);
+	write_to_the_end(port);
+	cr_assert_eq(ep_peer_stop_marks(&c, st.flow, 1000, STREAM_TEST_BYTES - 1000, &r, err,
+					sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.received, STREAM_TEST_BYTES, "every byte counted");
+	cr_assert_leq(r.bytes, STREAM_TEST_BYTES - 1000 + 128 * 1024);
+	ep_peer_close(&c);
+}
+
+/*
+ * tcp.both: two listeners; a connection from another address to either is
+ * closed unread; on the client's own, the peer counts the client's 100000
+ * bytes exactly and writes to it at the same time.
+ */
+Test(net_tcp, tcp_both_takes_only_the_clients_connections)
+{
+	struct ep_start st = { .test = EP_TEST_TCP_BOTH, .size_bytes = 1000,
+			       .duration_ns = 3000000000 };
 	struct ep_peer_conn c;
 	struct ep_report r;
 	char err[320], byte;
 	uint16_t port;
-	int other, mine;
+	int from_peer;
 
 	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.welcome.proto_minor, EP_PROTO_MINOR);
 	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
-	other = from(SOCK_STREAM, 2, ANSWER_WAIT_MS);
-	to_port(other, port);
-	cr_assert_leq(recv(other, &byte, 1, 0), 0, "another host's connection is closed");
-	cr_assert(errno != EAGAIN, "closed, not left waiting");
-	close(other);
-	mine = from(SOCK_STREAM, 1, ANSWER_WAIT_MS);
-	to_port(mine, port);
-	cr_assert_eq(send(mine, data, sizeof(data), 0), (ssize_t)sizeof(data));
-	shutdown(mine, SHUT_WR);
-	cr_assert_eq(recv(mine, &byte, 1, 0), 0, "the peer confirms the end of the data");
-	close(mine);
-	cr_assert_eq(ep_peer_stop_marks(&c, st.flow, 1000, sizeof(data) - 1000, &r, err,
+	cr_assert(c.source_port && c.source_port != port, "ports %u and %u", port, c.source_port);
+	another_host_is_closed_out(c.source_port);
+	another_host_is_closed_out(port);
+	from_peer = from(SOCK_STREAM, 1, ANSWER_WAIT_MS);
+	to_port(from_peer, c.source_port);
+	cr_assert_eq(recv(from_peer, &byte, 1, MSG_WAITALL), 1, "the peer writes to the client");
+	write_to_the_end(port);
+	close(from_peer);
+	cr_assert_eq(ep_peer_stop_marks(&c, st.flow, 1000, STREAM_TEST_BYTES - 1000, &r, err,
 					sizeof(err)), 0, "%s", err);
-	cr_assert_eq(r.received, sizeof(data), "every byte counted");
-	cr_assert_leq(r.bytes, sizeof(data) - 1000 + 128 * 1024);
+	cr_assert_eq(r.received, STREAM_TEST_BYTES, "every byte counted");
+	cr_assert_geq(r.sent, 1, "the peer's writes are reported");
 	ep_peer_close(&c);
 }
 
