@@ -3,10 +3,13 @@
  * test_ctx.c - versions, errors, features, context settings, system info.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/core/sysinfo.h"
 #include "synth.h"
 
 Test(ctx, version_matches_header)
@@ -126,4 +129,51 @@ Test(ctx, unknown_kernel)
 	cr_assert_eq(embperf_kernel_param_count("mem.nothing"), -ENOENT);
 	cr_assert_eq(embperf_kernel_metric_count("mem.nothing"), -ENOENT);
 	embperf_ctx_free(ctx);
+}
+
+/* Write @text to a new temporary file; its path in @path (unlink it). */
+static void temp_file_with(const char *text, char *path, size_t size)
+{
+	int fd;
+
+	snprintf(path, size, "/tmp/test_ctx.XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+Test(ctx, read_first_line_strips_newline_and_reports_empty_or_missing)
+{
+	char path[64], buf[8];
+
+	temp_file_with("4096\nsecond line\n", path, sizeof(path));
+	cr_assert_eq(ep_read_first_line(path, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "4096");
+	unlink(path);
+	temp_file_with("", path, sizeof(path));
+	strcpy(buf, "stale");
+	cr_assert_eq(ep_read_first_line(path, buf, sizeof(buf)), -ENODATA);
+	cr_assert_str_eq(buf, "");
+	unlink(path);
+	strcpy(buf, "stale");
+	cr_assert_eq(ep_read_first_line(path, buf, sizeof(buf)), -ENOENT);
+	cr_assert_str_eq(buf, "");
+}
+
+Test(ctx, meminfo_value_reads_a_key_exactly)
+{
+	uint64_t total_kib = ep_meminfo_value("MemTotal");
+
+	if (access("/proc/meminfo", R_OK))
+		cr_skip_test("no /proc/meminfo");
+	/* KiB: more than 16 MiB and less than 64 TiB (a unit mistake is 1024x). */
+	cr_assert_gt(total_kib, 16 * 1024);
+	cr_assert_lt(total_kib, (uint64_t)64 << 30);
+	/* The key is matched with the colon that follows it: neither a prefix
+	 * ("MemTota") nor the key with its colon ("MemTotal:", whose number
+	 * would be read after one blank) is a key. */
+	cr_assert_eq(ep_meminfo_value("MemTota"), 0);
+	cr_assert_eq(ep_meminfo_value("MemTotal:"), 0);
+	cr_assert_eq(ep_meminfo_value("NoSuchKey"), 0);
 }

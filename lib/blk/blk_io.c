@@ -27,6 +27,7 @@
 
 #include "lib/blk/job.h"
 #include "lib/blk/mounts.h"
+#include "lib/core/sysinfo.h"
 #include "lib/core/util.h"
 
 #define BLK_MAX_BS (64LL << 20)
@@ -272,17 +273,9 @@ static int sysfs_line(const char *dir, const char *name, const char *attr, char 
 		      size_t size)
 {
 	char path[600];
-	FILE *f;
-	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s/%s", dir, name, attr);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	rc = fgets(buf, (int)size, f) ? 0 : -1;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return rc;
+	return ep_read_first_line(path, buf, size) ? -1 : 0;
 }
 
 /** swap_on() - /dev/@name is an active swap area (/proc/swaps). */

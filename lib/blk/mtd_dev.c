@@ -24,6 +24,7 @@
 
 #include "lib/blk/mounts.h"
 #include "lib/blk/mtd_dev.h"
+#include "lib/core/sysinfo.h"
 
 #define MTD_SYSFS "/sys/class/mtd"
 
@@ -41,18 +42,9 @@ struct mtd_kdev {
 static int sysfs_text(int index, const char *attr, char *buf, size_t size)
 {
 	char path[128];
-	FILE *f;
-	int rc = 0;
 
 	snprintf(path, sizeof(path), MTD_SYSFS "/mtd%d/%s", index, attr);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)size, f))
-		rc = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return rc;
+	return ep_read_first_line(path, buf, size);
 }
 
 /** sysfs_u64() - a number from /sys/class/mtd/mtdN/@attr (0 when unreadable). */

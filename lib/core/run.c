@@ -14,6 +14,7 @@
 #include "result.h"
 #include "run.h"
 #include "sysinfo.h"
+#include "trials.h"
 #include "util.h"
 
 /**
@@ -159,7 +160,7 @@ int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc)
 	rc = new_case(run, tc->labels);
 	if (!rc)
 		return -ENOMEM;
-	rc->is_trial = 1;
+	rc->measure_trials = ep_trials_measure;
 	rc->c.labels = rc->labels;
 	rc->tc = *tc;
 	rc->tc.labels = rc->labels;

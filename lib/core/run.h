@@ -28,15 +28,29 @@
 
 struct ep_value;
 
+struct ep_run;
+struct ep_run_case;
+
+/**
+ * typedef ep_trials_fn - how the runner measures a trial case
+ * (ep_trials_measure()).
+ */
+typedef int (*ep_trials_fn)(struct ep_run *run, struct ep_run_case *rc, int index);
+
 /**
  * struct ep_run_case - a case as the run keeps it: calibrated (@c) or a
  * trial case (@tc, with its own copy of the search in @search).
+ * @measure_trials: NULL for a calibrated case; for a trial case the trial
+ *                  driver, set by ep_run_add_trial(). The runner calls it
+ *                  through this pointer, so that a static program whose
+ *                  kernels add no trial case (a memory and CPU self-test)
+ *                  links without the trial driver (--gc-sections).
  */
 struct ep_run_case {
 	struct ep_case c;
 	struct ep_trial_case tc;
 	struct ep_search search;
-	int is_trial;
+	ep_trials_fn measure_trials;
 	char *labels;
 };
 

@@ -10,7 +10,6 @@
 #include "result.h"
 #include "run.h"
 #include "runner.h"
-#include "trials.h"
 
 /* Pin the calling thread to the run's CPU; *saved receives the old mask. */
 static int pin(struct ep_run *run, cpu_set_t *saved, int *pinned)
@@ -52,8 +51,8 @@ static int run_cases(struct ep_run *run)
 
 	for (int i = 0; i < run->n_cases && !rc; i++) {
 		rc = ep_run_check(run);
-		if (!rc && run->cases[i].is_trial)
-			rc = ep_trials_measure(run, &run->cases[i], i);
+		if (!rc && run->cases[i].measure_trials)
+			rc = run->cases[i].measure_trials(run, &run->cases[i], i);
 		else if (!rc)
 			rc = ep_cases_measure(run, &run->cases[i], i);
 	}

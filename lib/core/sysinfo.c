@@ -61,18 +61,20 @@ static void kv_add_u64(struct kv_list *l, const char *key, uint64_t value)
 	kv_add(l, key, text);
 }
 
-/* Read the first line of a small file, without its newline. */
-static int read_line(const char *path, char *buf, size_t size)
+int ep_read_first_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
 	int ok;
 
+	buf[0] = '\0';
 	if (!f)
 		return -errno;
 	ok = fgets(buf, (int)size, f) != NULL;
 	fclose(f);
-	if (!ok)
+	if (!ok) {
+		buf[0] = '\0';
 		return -ENODATA;
+	}
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
@@ -99,13 +101,13 @@ static void add_caches(struct kv_list *l)
 		char path[128], level[16], type[32], size[32], line[32], key[32];
 
 		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/level", i);
-		if (read_line(path, level, sizeof(level)))
+		if (ep_read_first_line(path, level, sizeof(level)))
 			break;
 		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/type", i);
-		if (read_line(path, type, sizeof(type)))
+		if (ep_read_first_line(path, type, sizeof(type)))
 			continue;
 		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/size", i);
-		if (read_line(path, size, sizeof(size)))
+		if (ep_read_first_line(path, size, sizeof(size)))
 			continue;
 		if (!strcmp(type, "Instruction"))
 			snprintf(key, sizeof(key), "cache_l%si_bytes", level);
@@ -115,7 +117,7 @@ static void add_caches(struct kv_list *l)
 			snprintf(key, sizeof(key), "cache_l%s_bytes", level);
 		kv_add_u64(l, key, parse_sysfs_size(size));
 		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/coherency_line_size", i);
-		if (!line_bytes && !read_line(path, line, sizeof(line)))
+		if (!line_bytes && !ep_read_first_line(path, line, sizeof(line)))
 			line_bytes = strtoull(line, NULL, 10);
 	}
 	kv_add_u64(l, "cache_line_bytes", line_bytes);
@@ -152,7 +154,7 @@ static void add_cpuinfo(struct kv_list *l, const char *name, const char *const *
 	fclose(f);
 }
 
-static uint64_t meminfo_kib(const char *key)
+uint64_t ep_meminfo_value(const char *key)
 {
 	char line[256];
 	size_t klen = strlen(key);
@@ -184,15 +186,15 @@ uint64_t ep_mem_available(const char **source)
 		"MemFree + Buffers + Cached in /proc/meminfo",
 		"freeram + bufferram of sysinfo()",
 	};
-	uint64_t kib = meminfo_kib("MemAvailable");
+	uint64_t kib = ep_meminfo_value("MemAvailable");
 	int from = 0;
 	struct sysinfo si;
 
 	if (!kib) {
 		from = 1;
-		kib = meminfo_kib("MemFree");
+		kib = ep_meminfo_value("MemFree");
 		if (kib)
-			kib += meminfo_kib("Buffers") + meminfo_kib("Cached");
+			kib += ep_meminfo_value("Buffers") + ep_meminfo_value("Cached");
 	}
 	if (!kib && !sysinfo(&si) && si.mem_unit) {
 		from = 2;
@@ -229,7 +231,7 @@ static void add_bracketed(struct kv_list *l, const char *key, const char *path)
 {
 	char text[256], *open, *close;
 
-	if (read_line(path, text, sizeof(text)))
+	if (ep_read_first_line(path, text, sizeof(text)))
 		return;
 	open = strchr(text, '[');
 	close = open ? strchr(open, ']') : NULL;
@@ -275,12 +277,12 @@ int ep_sysinfo_collect(uint64_t clock_res_ns, struct ep_kv **out)
 	add_cpuinfo(&l, "cpu_model", model_keys);
 	kv_add_u64(&l, "cpus_online", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
 	kv_add_u64(&l, "cpus_configured", (uint64_t)sysconf(_SC_NPROCESSORS_CONF));
-	if (!read_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", text, sizeof(text)))
+	if (!ep_read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", text, sizeof(text)))
 		kv_add_u64(&l, "cpu_max_mhz", strtoull(text, NULL, 10) / 1000);
 	add_bracketed(&l, "cpufreq_governor",
 		      "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
 	add_caches(&l);
-	kv_add_u64(&l, "mem_total_bytes", meminfo_kib("MemTotal") * 1024);
+	kv_add_u64(&l, "mem_total_bytes", ep_meminfo_value("MemTotal") * 1024);
 	kv_add_u64(&l, "page_size_bytes", (uint64_t)sysconf(_SC_PAGESIZE));
 	add_bracketed(&l, "transparent_hugepage", "/sys/kernel/mm/transparent_hugepage/enabled");
 	if (!uname(&uts)) {

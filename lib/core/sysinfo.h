@@ -39,6 +39,26 @@ void ep_kv_free(struct ep_kv *kv, int n);
  */
 uint64_t ep_mem_available(const char **source);
 
+/**
+ * ep_read_first_line() - the first line of a small file (sysfs, procfs),
+ * without its newline.
+ * @path: the file.
+ * @buf:  receives the line; "" when the file cannot be read or is empty.
+ * @size: size of @buf (a longer line is cut).
+ *
+ * Return: 0, -errno when the file cannot be opened, -ENODATA when it is empty.
+ */
+int ep_read_first_line(const char *path, char *buf, size_t size);
+
+/**
+ * ep_meminfo_value() - the number of a "Key: N" line of /proc/meminfo.
+ * @key: the key without its colon ("MemAvailable", "HugePages_Free").
+ *
+ * Return: N as written (the kB lines in KiB); 0 when the line or the file is
+ * missing.
+ */
+uint64_t ep_meminfo_value(const char *key);
+
 /** ep_mem_available_bytes() - ep_mem_available(NULL). */
 uint64_t ep_mem_available_bytes(void);
 

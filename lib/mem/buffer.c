@@ -15,28 +15,7 @@
 #include "lib/core/run.h"
 #include "lib/mem/buffer.h"
 
-#define MEMINFO_PATH "/proc/meminfo"
 #define THP_ALIGN_BYTES ((size_t)2 << 20) /* PMD size of the common 4k-page MMUs */
-
-/* Value of a "Key: N" line of /proc/meminfo (kB lines in kB); 0 when absent. */
-static uint64_t meminfo_value(const char *key)
-{
-	size_t key_len = strlen(key);
-	uint64_t value = 0;
-	char line[256];
-	FILE *f = fopen(MEMINFO_PATH, "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, key_len) && line[key_len] == ':') {
-			value = strtoull(line + key_len + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return value;
-}
 
 /* Round @bytes up to a multiple of @align (a power of two); 0 on overflow. */
 static size_t round_up(size_t bytes, size_t align)
@@ -49,8 +28,8 @@ static size_t round_up(size_t bytes, size_t align)
 /* Map reserved huge pages, after checking that enough are free. */
 static int alloc_hugetlb(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes)
 {
-	uint64_t huge_bytes = meminfo_value("Hugepagesize") * 1024;
-	uint64_t free_pages = meminfo_value("HugePages_Free");
+	uint64_t huge_bytes = ep_meminfo_value("Hugepagesize") * 1024;
+	uint64_t free_pages = ep_meminfo_value("HugePages_Free");
 	size_t map_bytes;
 	uint64_t pages;
 	void *p;

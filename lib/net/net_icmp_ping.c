@@ -42,6 +42,7 @@
 
 #include "lib/core/run.h"
 #include "lib/core/trial.h"
+#include "lib/core/sysinfo.h"
 #include "lib/core/util.h"
 
 #define PING_FLOOD_WAIT_NS 10000000ULL   /* iputils' MIN_INTERVAL_MS */
@@ -421,14 +422,8 @@ static void ping_teardown(void *state)
 /* net.ipv4.ping_group_range as text ("1 0"), for messages. */
 static void group_range(char *buf, size_t len)
 {
-	FILE *f = fopen(PING_GROUP_RANGE, "re");
-
-	snprintf(buf, len, "unknown");
-	if (f) {
-		if (fgets(buf, (int)len, f))
-			buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-	}
+	if (ep_read_first_line(PING_GROUP_RANGE, buf, len))
+		snprintf(buf, len, "unknown");
 	for (char *p = buf; *p; p++)
 		if (*p == '\t')
 			*p = ' ';
