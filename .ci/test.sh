@@ -133,6 +133,27 @@ job_variants() {
 	setup "$root/areas" -Dtests=enabled -Dareas=mem,cpu
 	ninja -C "$root/areas" >/dev/null
 	run_tests "$root/areas" --no-suite slow
+	step "library registering chosen kernels only (-Dkernels=mem_lat,cpu_ops)"
+	setup "$root/kernels" -Dareas=mem,cpu -Dkernels=mem_lat,cpu_ops -Dtests=disabled \
+		-Dpython=false -Dexamples=false
+	ninja -C "$root/kernels" bench/embperf >/dev/null
+	local list
+	list=$("$root/kernels/bench/embperf" list | awk '{print $1}' | paste -sd ' ')
+	if [ "$list" != "mem.lat cpu.ops" ]; then
+		echo "-Dkernels=mem_lat,cpu_ops registers: $list" >&2
+		return 1
+	fi
+	if "$root/kernels/bench/embperf" run mem.bw 2>"$root/kernels/err"; then
+		echo "mem.bw ran in a build of -Dkernels=mem_lat,cpu_ops" >&2
+		return 1
+	fi
+	grep "Dkernels=mem_lat,cpu_ops" "$root/kernels/err"
+	rm -rf "$root/kernels-bad"
+	if meson setup "$root/kernels-bad" -Dkernels=mem_lat,nosuch >"$root/kernels/bad" 2>&1; then
+		echo "-Dkernels=nosuch was accepted" >&2
+		return 1
+	fi
+	grep "'nosuch' is not a kernel; accepted: " "$root/kernels/bad" | cut -c1-160
 }
 
 # One job per board architecture, so that the two can share the CPUs.

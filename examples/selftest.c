@@ -28,6 +28,7 @@ static const struct check checks[] = {
 	{ "dram-latency", "mem.lat", { { "size", "64M" }, { "repetitions", "5" } } },
 	{ "bcopy-1mb", "mem.bw", { { "op", "bcopy" }, { "size", "1M" }, { "repetitions", "5" } } },
 	{ "stream-{metric}", "mem.stream", { { "size", "4M" }, { "repetitions", "5" } } },
+	{ "int-add", "cpu.ops", { { "type", "int" }, { "op", "add" }, { "repetitions", "5" } } },
 };
 
 static embperf_ctx *signal_ctx;

@@ -111,6 +111,13 @@ embperf_bench *embperf_bench_new(embperf_ctx *ctx, const char *kernel)
 		errno = ENOENT;
 		return NULL;
 	}
+	if (!k && ep_kernels_chosen()) {
+		ep_ctx_fail(ctx, -ENOENT,
+			    "kernel '%s' is not in this build, which registers only -Dkernels=%s",
+			    kernel, ep_kernels_chosen());
+		errno = ENOENT;
+		return NULL;
+	}
 	if (!k) {
 		ep_buf_init(&names);
 		for (int i = 0; i < embperf_kernel_count(); i++)

@@ -21,8 +21,19 @@
 #include "kernels.def"
 #undef EP_KERNEL
 
+/*
+ * EP_ENTRY_IF(EMBPERF_KERNEL_sym, x): "x," when config.h set the kernel's macro to 1
+ * (-Dkernels= chose it, or chose none), nothing when 0. A kernel left out
+ * is not referenced, so a static link drops its code.
+ */
+#define EP_PASTE_(a, b) a##b
+#define EP_PASTE(a, b) EP_PASTE_(a, b)
+#define EP_ENTRY_1(x) x,
+#define EP_ENTRY_0(x)
+#define EP_ENTRY_IF(flag, x) EP_PASTE(EP_ENTRY_, flag)(x)
+
 static const struct ep_kernel *const kernels[] = {
-#define EP_KERNEL(sym) &ep_kernel_##sym,
+#define EP_KERNEL(sym) EP_ENTRY_IF(EMBPERF_KERNEL_##sym, &ep_kernel_##sym)
 #include "kernels.def"
 #undef EP_KERNEL
 };
@@ -68,6 +79,11 @@ const char *ep_area_left_out(const char *name)
 const char *ep_areas_built(void)
 {
 	return EMBPERF_AREAS;
+}
+
+const char *ep_kernels_chosen(void)
+{
+	return EMBPERF_KERNELS[0] ? EMBPERF_KERNELS : NULL;
 }
 
 /* Look a kernel up for the describe functions; errno ENOENT when absent. */

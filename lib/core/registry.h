@@ -24,6 +24,9 @@ const char *ep_area_left_out(const char *name);
 /** ep_areas_built() - the areas of this build, comma-separated ("core,mem,cpu"). */
 const char *ep_areas_built(void);
 
+/** ep_kernels_chosen() - -Dkernels= as given ("mem_lat,cpu_ops"), or NULL when every kernel of the areas is in. */
+const char *ep_kernels_chosen(void);
+
 /** ep_kernel_param_total() - kernel parameters plus engine parameters. */
 int ep_kernel_param_total(const struct ep_kernel *k);
 
