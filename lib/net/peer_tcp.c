@@ -31,7 +31,6 @@
 #include "addr.h"
 #include "lib/core/clock.h"
 #include "lib/core/cpuload.h"
-#include "lib/core/cpuload.h"
 #include "peer.h"
 #include "udp_io.h"
 
