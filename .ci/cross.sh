@@ -6,7 +6,8 @@
 # runs of a memory, a CPU and an OS kernel, a bad parameter's message, and
 # the self-test example writing a baseline and comparing with it; then the
 # unit tests under qemu-user (meson test, through the cross file's
-# exe_wrapper). Called by test.sh; alone: bash .ci/cross.sh.
+# exe_wrapper). Called by test.sh, once per architecture; alone:
+# bash .ci/cross.sh [aarch64-linux-gnu|arm-linux-gnueabihf]...
 #
 # The unit tests link the lite runner (tests/lite, -Dtest_runner=auto):
 # Debian has no armhf criterion, and its arm64 one cannot be installed
@@ -74,7 +75,11 @@ unit_tests() {
 	echo "(unit tests under qemu: $((SECONDS - start)) s)"
 }
 
-for arch in aarch64-linux-gnu arm-linux-gnueabihf; do
+# The architectures named on the command line, or both.
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(aarch64-linux-gnu arm-linux-gnueabihf)
+for arch in "${arches[@]}"; do
+	[ -f ".ci/cross/$arch.ini" ] || { echo "cross.sh: no .ci/cross/$arch.ini" >&2; exit 2; }
 	step "$arch cross build, -Werror; programs and unit tests under qemu-user"
 	cross_setup "$root/$arch" ".ci/cross/$arch.ini" -Dtests=enabled
 	ninja -C "$root/$arch" >/dev/null

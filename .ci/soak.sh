@@ -65,7 +65,7 @@ printf 'soak: %s runs of .ci/test.sh on %s (%s), %s, %s\n' "$runs" "$branch" "$c
 # failures LOG - the failed jobs and tests a run's log names.
 failures() {
 	{
-		grep -o '^\*\*\* job [a-z]* failed' "$1" | sed 's/^\*\*\* //; s/ failed$//'
+		grep -o '^\*\*\* job [a-z0-9_]* failed' "$1" | sed 's/^\*\*\* //; s/ failed$//'
 		grep -o '^not ok - [^ ]*' "$1" | sed 's/^not ok - //'
 		grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|ERROR|TIMEOUT) ' "$1" | awk '{print $4}'
 	} | sort -u | paste -sd ' '

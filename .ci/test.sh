@@ -70,6 +70,8 @@ job_gcc() {
 		return 1
 	fi
 	echo "abidiff: no removed or changed symbols"
+	step "install: a user's program built against an installed tree with pkg-config alone"
+	bash .ci/install-check.sh "$root/gcc"
 	step "layering: no call or include circle among the files of lib/"
 	python3 .ci/layering.py "$root/gcc"
 	# The VM tier: each script boots Debian's kernel (its package fetched
@@ -124,20 +126,24 @@ job_variants() {
 	setup "$root/nodeps" -Dtests=enabled -Dpython=false -Dalsa=disabled -Dpcap=disabled \
 		-Dlibnl=disabled -Dperf=disabled -Dio_uring=disabled
 	ninja -C "$root/nodeps" >/dev/null
-	run_tests "$root/nodeps"
+	# The slowest tests need no optional dependency and ran in the gcc
+	# job; a variant changes which parts are built (tests/meson.build).
+	run_tests "$root/nodeps" --no-suite slow
 	step "library with the memory and CPU areas only (-Dareas=mem,cpu)"
 	setup "$root/areas" -Dtests=enabled -Dareas=mem,cpu
 	ninja -C "$root/areas" >/dev/null
-	run_tests "$root/areas"
+	run_tests "$root/areas" --no-suite slow
 }
 
-job_cross() { bash .ci/cross.sh; }
+# One job per board architecture, so that the two can share the CPUs.
+job_cross_arm64() { bash .ci/cross.sh aarch64-linux-gnu; }
+job_cross_armhf() { bash .ci/cross.sh arm-linux-gnueabihf; }
 job_musl() { bash .ci/musl.sh; }
 job_footprint() { bash .ci/footprint.sh; }
 
 # The order output is printed in; jobs start in the order of $start_order.
-jobs=(gcc asan clang variants cross musl footprint)
-start_order=(asan cross gcc variants clang footprint musl)
+jobs=(gcc asan clang variants cross_arm64 cross_armhf musl footprint)
+start_order=(asan cross_arm64 gcc cross_armhf variants clang footprint musl)
 max_jobs=${CI_JOBS:-3}
 
 declare -A pid_of rc_of

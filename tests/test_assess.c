@@ -130,9 +130,9 @@ Test(assess, a_busy_process_on_the_pinned_cpu_marks_the_result_disturbed)
 	memset(&synth_cfg, 0, sizeof(synth_cfg));
 	synth_cfg.unit_ns = 1000;
 	embperf_bench_set_int(b, "cpu", cpu);
-	embperf_bench_set(b, "sample_time", "10ms");
-	embperf_bench_set(b, "repetitions", "20");
-	embperf_bench_set(b, "spread", "0");
+	cr_assert_eq(embperf_bench_set(b, "sample_time", "10ms"), 0);
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "20"), 0);
+	cr_assert_eq(embperf_bench_set(b, "spread", "0"), 0);
 	hog = spin_on(cpu);
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	kill(hog, SIGKILL);

@@ -808,8 +808,17 @@ static void check_latency(unsigned int delay_frames)
 	cr_assert(embperf_result_dist_stat(lat, EMBPERF_STAT_N) >= 1 &&
 			  embperf_result_dist_stat(lat, EMBPERF_STAT_N) <= 40,
 		  "%.0f markers", embperf_result_dist_stat(lat, EMBPERF_STAT_N));
-	if (!latency_xruns)
-		cr_assert_eq(value("lost"), 0);
+	/*
+	 * A marker not read back within an interval of wall time is lost
+	 * (expire() in lib/audio/audio_latency.c), so a body kept from its CPU
+	 * for interval - delay (10 ms for 1440 frames) loses one without an
+	 * xrun: seen under qemu-user on a loaded machine. Load cannot make
+	 * a marker count both as matched and as lost, nor make more markers
+	 * than were sent (10 a trial, one per 40 ms; 24 leaves a late end room).
+	 */
+	cr_assert_leq(embperf_result_dist_stat(lat, EMBPERF_STAT_N) + value("lost"), 24.0,
+		      "%.0f matched + %.0f lost: a marker counted twice",
+		      embperf_result_dist_stat(lat, EMBPERF_STAT_N), value("lost"));
 	/* Written to read back holds the playback queue too: never less than the wire. */
 	cr_assert_geq(value("roundtrip"), want_us - period_us, "roundtrip %.1f us", value("roundtrip"));
 }

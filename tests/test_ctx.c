@@ -100,7 +100,7 @@ Test(ctx, log_callback_receives_debug_lines)
 	memset(&synth_cfg, 0, sizeof(synth_cfg));
 	synth_cfg.unit_ns = 1000;
 	b = ep_bench_new_kernel(ctx, &synth_kernel);
-	embperf_bench_set(b, "repetitions", "2");
+	cr_assert_eq(embperf_bench_set(b, "repetitions", "2"), 0);
 	embperf_ctx_set_log_fn(ctx, count_log, NULL, EMBPERF_LOG_DEBUG);
 	cr_assert_eq(embperf_bench_run(b), 0);
 	cr_assert_gt(log_lines, 0);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "embperf.h"
@@ -183,10 +184,13 @@ Test(peer, welcome_carries_the_limits_and_another_version_is_refused)
 	cr_assert(closed_within(fd, 2000));
 	close(fd);
 	fd = raw_connect();
+	/* A hello of protocol 1.0 (no proto_minor): welcomed, told the peer's minor. */
 	m = (struct ep_msg){ .type = EP_MSG_HELLO, .proto = EP_PROTO_VERSION };
 	raw_send(fd, &m);
 	m = raw_recv(fd);
 	cr_assert_eq(m.type, EP_MSG_WELCOME);
+	cr_assert_eq(m.proto, EP_PROTO_VERSION);
+	cr_assert_eq(m.proto_minor, EP_PROTO_MINOR, "the welcome names what this peer serves");
 	cr_assert_float_eq(m.max_rate_bps, 100e6, 1.0);
 	cr_assert_eq(m.max_size_bytes, 1000);
 	close(fd);
@@ -292,6 +296,10 @@ Test(peer, requests_above_its_limits_are_refused_naming_the_limit)
 	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_UDP_SOURCE, .flow = 4, .size_bytes = 100,
 					     .port = 9, .duration_ns = 1000000000 });
 	cr_assert_str_eq(m.code, "limit", "an unpaced source when the rate is capped");
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_TCP_BOTH, .flow = 5, .size_bytes = 100,
+					     .duration_ns = 1000000000 });
+	cr_assert_str_eq(m.code, "limit", "tcp.both sends unpaced: refused when the rate is capped");
+	cr_assert(strstr(m.text, "TCP source"), "%s", m.text);
 	cr_assert_eq(stat_of(EMBPERF_SERVER_STAT_TRIALS), 0);
 	close(fd);
 }
@@ -361,6 +369,72 @@ Test(peer, l2_tests_on_loopback_are_refused_naming_the_layer)
 	raw_send(fd, &m);
 	cr_assert_eq(raw_recv(fd).type, EP_MSG_READY, "the session goes on");
 	close(fd);
+}
+
+/* A TCP connection from 127.0.0.1 to the test's peer at @port. */
+static int data_connect(uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[200];
+	int fd;
+	struct timeval tv = { .tv_sec = 5 };
+
+	cr_assert_eq(ep_addr_parse("127.0.0.1", port, &ss, &len, err, sizeof(err)), 0);
+	fd = ep_connect_timeout(&ss, len, 2000000000);
+	cr_assert_geq(fd, 0, "connect to port %u: %s", port, strerror(-fd));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* The peer ends the TCP connection @fd (its end of data) within @ms; what comes before is read. */
+static int ended_within(int fd, int ms)
+{
+	static char buf[65536];
+
+	for (uint64_t end = ep_now_ns() + (uint64_t)ms * 1000000; ep_now_ns() < end;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 10) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * tcp.both: two listeners (ready's port for the client's writes, source_port
+ * for the peer's), each way moves data, and a client that vanishes without
+ * stop or bye ends both: the source, in a thread of its own, closes its
+ * connection long before the flow's duration (60 s).
+ */
+Test(peer, tcp_both_runs_each_way_and_ends_when_its_client_vanishes)
+{
+	static char data[65536];
+	struct ep_msg m;
+	int fd, to_peer, from_peer;
+
+	start_peer(NULL);
+	fd = raw_session();
+	m = raw_start(fd, (struct ep_start){ .test = EP_TEST_TCP_BOTH, .flow = 9,
+					     .size_bytes = 16384, .duration_ns = 60000000000ULL });
+	cr_assert_eq(m.type, EP_MSG_READY, "%s %s", m.code, m.text);
+	cr_assert(m.port && m.source_port && m.port != m.source_port, "ports %u and %u", m.port,
+		  m.source_port);
+	to_peer = data_connect(m.port);
+	from_peer = data_connect(m.source_port);
+	cr_assert_eq(send(to_peer, data, sizeof(data), MSG_NOSIGNAL), (ssize_t)sizeof(data),
+		     "the peer reads what the client writes");
+	cr_assert_eq(recv(from_peer, data, sizeof(data), MSG_WAITALL), (ssize_t)sizeof(data),
+		     "the peer writes to the client meanwhile");
+	close(fd); /* vanish, mid-trial, without stop or bye */
+	cr_assert(ended_within(from_peer, 3000), "the peer's source stopped with the session");
+	close(to_peer);
+	close(from_peer);
 }
 
 /* Datagrams that reach @fd within @ms. */
@@ -646,7 +720,14 @@ Test(udp_stream, priority_runs_the_sender_sched_fifo)
 	run_beside_hog(&h);
 	cr_assert(h.seen_fifo, "the sender never ran SCHED_FIFO");
 	cr_assert_eq(sched_getscheduler(0), SCHED_OTHER, "given back after the run");
-	cr_assert_eq(value_of("forgiven"), 0);
+	/*
+	 * Whether a FIFO-2 sender keeps its pace is a figure: a real-time task
+	 * of higher priority (another test's, at FIFO 80) or an emulator can
+	 * hold it past the pacer's 100 ms of debt (seen once natively under
+	 * load, once under qemu-user). The forgiving itself is checked exactly
+	 * on the simulated clock (test_net_proto.c, pace::...forgiven...).
+	 */
+	tp_figure("udp_stream priority=2 at 2000/s: %.0f forgiven", value_of("forgiven"));
 }
 
 Test(udp_stream, priority_without_permission_is_refused_by_name)

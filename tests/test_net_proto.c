@@ -225,6 +225,58 @@ Test(proto, l2_tests_and_capture_drops_round_trip)
 	cr_assert_eq(out.report.capture_drops, 12345);
 }
 
+/* encode() then parse() of @in into @out; the JSON text into @json. */
+static void round_trip(const struct ep_msg *in, struct ep_msg *out, char *json, size_t json_len)
+{
+	unsigned char frame[4 + EP_MSG_MAX_BYTES];
+	char err[200];
+	int len = ep_msg_encode(in, frame, sizeof(frame));
+
+	cr_assert_gt(len, 4);
+	snprintf(json, json_len, "%.*s", len - 4, (char *)frame + 4);
+	cr_assert_eq(ep_msg_parse(json, strlen(json), out, err, sizeof(err)), 0, "%s: %s", json, err);
+}
+
+/*
+ * Protocol 1.1 (tcp.both): the minor version in hello and welcome, the test
+ * and the ready's source port cross intact; a side that has none of them
+ * (minor 0, no source port) sends the messages of 1.0, byte for byte
+ * without the new members, and a 1.0 message reads as minor 0.
+ */
+Test(proto, minor_version_tcp_both_and_source_port_round_trip)
+{
+	struct ep_msg in = { .type = EP_MSG_WELCOME, .proto = 1, .proto_minor = EP_PROTO_MINOR,
+			     .max_size_bytes = 9 }, out;
+	char json[EP_MSG_MAX_BYTES + 1], err[200];
+
+	cr_assert_geq(EP_PROTO_MINOR, EP_PROTO_MINOR_TCP_BOTH);
+	round_trip(&in, &out, json, sizeof(json));
+	cr_assert_eq(out.proto_minor, EP_PROTO_MINOR, "%s", json);
+	in.type = EP_MSG_HELLO;
+	round_trip(&in, &out, json, sizeof(json));
+	cr_assert_eq(out.proto_minor, EP_PROTO_MINOR, "%s", json);
+	in.proto_minor = 0;
+	round_trip(&in, &out, json, sizeof(json));
+	cr_assert(!strstr(json, "proto_minor"), "a 1.0 hello: %s", json);
+	in = (struct ep_msg){ .type = EP_MSG_READY, .port = 4000, .flow = 3, .source_port = 4001 };
+	round_trip(&in, &out, json, sizeof(json));
+	cr_assert_eq(out.port, 4000);
+	cr_assert_eq(out.source_port, 4001, "%s", json);
+	in.source_port = 0;
+	round_trip(&in, &out, json, sizeof(json));
+	cr_assert(!strstr(json, "source_port"), "a 1.0 ready: %s", json);
+	in = (struct ep_msg){ .type = EP_MSG_START };
+	in.start = (struct ep_start){ .test = EP_TEST_TCP_BOTH, .flow = 5, .size_bytes = 16384,
+				      .recv_bytes = 131072, .duration_ns = 1 };
+	round_trip(&in, &out, json, sizeof(json));
+	cr_assert_eq(out.start.test, EP_TEST_TCP_BOTH);
+	cr_assert(strstr(json, "\"test\":\"tcp.both\""), "%s", json);
+	cr_assert_eq(parse("{\"type\":\"welcome\",\"proto\":1,\"software\":\"libembperf 0.2.0\","
+			   "\"max_rate_bps\":1e10,\"max_duration_ns\":1,\"max_size\":1}", &out, err),
+		     0, "%s", err);
+	cr_assert_eq(out.proto_minor, 0, "a 1.0 welcome reads as minor 0");
+}
+
 Test(proto, invalid_messages_are_refused_with_a_reason)
 {
 	static const struct {
@@ -255,6 +307,12 @@ Test(proto, invalid_messages_are_refused_with_a_reason)
 		{ "{\"type\":\"error\",\"code\":\"01234567890123456789\"}", "too long" },
 		{ "{\"type\":\"hello\",\"proto\":1,\"x\":{\"y\":{\"z\":{\"w\":1}}}}",
 		  "not valid JSON" },
+		{ "{\"type\":\"welcome\",\"proto\":1,\"proto_minor\":1001,\"max_rate_bps\":1,"
+		  "\"max_duration_ns\":1,\"max_size\":1}", "member 'proto_minor': out of range" },
+		{ "{\"type\":\"hello\",\"proto\":1,\"proto_minor\":\"1\"}",
+		  "member 'proto_minor': not a number" },
+		{ "{\"type\":\"ready\",\"port\":1,\"flow\":1,\"source_port\":65536}",
+		  "member 'source_port': out of range" },
 	};
 	struct ep_msg m;
 	char err[200];

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "embperf.h"
+#include "lib/net/addr.h"
 #include "lib/net/client.h"
 #include "proc_state.h"
 
@@ -207,6 +209,45 @@ Test(net_tcp, stream_tx_gives_the_receivers_throughput)
 Test(net_tcp, stream_rx_gives_the_receivers_throughput)
 {
 	stream_runs("rx");
+}
+
+/*
+ * direction=both: in each trial both ways moved data (each way's Mbit/s of
+ * the same measured part above 0), and the sum is the two ways' sum, trial
+ * by trial; the two ways' results come with direction=both only.
+ */
+Test(net_tcp, stream_both_moves_data_each_way_at_once)
+{
+	const embperf_result *sum, *tx, *rx;
+	int fds;
+
+	bench("net.tcp.stream", "local");
+	tp_set(b, "direction", "both");
+	tp_set(b, "repetitions", "2");
+	fds = tp_count_fds();
+	run_ok();
+	sum = tp_find(b, "throughput");
+	tx = tp_find(b, "throughput_tx");
+	rx = tp_find(b, "throughput_rx");
+	cr_assert(sum && tx && rx, "the sum and each way are reported");
+	cr_assert(strstr(embperf_result_labels(sum), "direction=both"), "%s",
+		  embperf_result_labels(sum));
+	for (int i = 0; i < 2; i++) {
+		double s = embperf_result_sample(sum, i), t = embperf_result_sample(tx, i),
+		       r = embperf_result_sample(rx, i);
+
+		cr_log_info("trial %d: tx %.1f + rx %.1f = %.1f Mbit/s", i, t, r, s);
+		cr_assert(isfinite(t) && t > 0.0, "trial %d: tx %g Mbit/s", i, t);
+		cr_assert(isfinite(r) && r > 0.0, "trial %d: rx %g Mbit/s", i, r);
+		cr_assert_float_eq(s, t + r, 1e-9 * s, "trial %d: %g != %g + %g", i, s, t, r);
+	}
+	cr_assert(isnan(value("cpu_system")) || value("cpu_system") >= 0.0);
+	cr_assert(isnan(value("peer_cpu_system")) || value("peer_cpu_system") >= 0.0);
+	cr_assert_eq(tp_count_fds(), fds, "every socket of the run is closed");
+	embperf_bench_free(b);
+	bench("net.tcp.stream", "local");
+	run_ok();
+	cr_assert_null(tp_find(b, "throughput_tx"), "direction=tx reports no per-way results");
 }
 
 Test(net_tcp, stream_takes_nodelay_sockbuf_and_a_small_size)
@@ -432,6 +473,152 @@ Test(net_tcp, a_silent_peer_fails_within_the_timeout)
 	close(lfd);
 }
 
+/* ---- a peer of protocol 1.0: the real one behind a relay that hides 1.1 ---- */
+
+/**
+ * struct old_peer - a relay of control connections to a real peer that
+ * rewrites every message as a peer of protocol 1.0 sends it (no
+ * proto_minor, no source_port) and counts what clients ask for. The data
+ * connections go to the real peer directly (the ports are its own).
+ */
+struct old_peer {
+	int lfd;
+	char spec[64];
+	const char *target;
+	int quit;
+	int starts;
+	int both_asked;
+	pthread_t thread;
+};
+
+/* One message from @from to @to, rewritten; 0 while a frame is incomplete, < 0 to end. */
+static int relay_one(struct old_peer *o, int from, int to, struct ep_frame_reader *r)
+{
+	char err[200];
+	struct ep_msg m;
+	int len = ep_frame_read(from, r);
+
+	if (len <= 0)
+		return len;
+	len = ep_msg_parse((const char *)r->buf + 4, (size_t)len, &m, err, sizeof(err));
+	ep_frame_reset(r);
+	if (len)
+		return len;
+	if (m.type == EP_MSG_START) {
+		__atomic_add_fetch(&o->starts, 1, __ATOMIC_SEQ_CST);
+		if (m.start.test == EP_TEST_TCP_BOTH)
+			__atomic_add_fetch(&o->both_asked, 1, __ATOMIC_SEQ_CST);
+	}
+	m.proto_minor = 0;
+	m.source_port = 0;
+	return ep_msg_send(to, &m, 2000000000);
+}
+
+static void relay_session(struct old_peer *o, int client)
+{
+	struct ep_frame_reader from_client = { 0 }, from_peer = { 0 };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[200];
+	int peer;
+
+	if (ep_addr_parse(o->target, 1, &ss, &len, err, sizeof(err)) ||
+	    (peer = ep_connect_timeout(&ss, len, 2000000000)) < 0)
+		return;
+	while (!__atomic_load_n(&o->quit, __ATOMIC_SEQ_CST)) {
+		struct pollfd p[2] = { { .fd = client, .events = POLLIN },
+				       { .fd = peer, .events = POLLIN } };
+
+		if (poll(p, 2, 50) < 0 ||
+		    (p[0].revents && relay_one(o, client, peer, &from_client) < 0) ||
+		    (p[1].revents && relay_one(o, peer, client, &from_peer) < 0))
+			break;
+	}
+	close(peer);
+}
+
+static void *old_peer_main(void *arg)
+{
+	struct old_peer *o = arg;
+
+	while (!__atomic_load_n(&o->quit, __ATOMIC_SEQ_CST)) {
+		struct pollfd p = { .fd = o->lfd, .events = POLLIN };
+		int fd;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		fd = accept(o->lfd, NULL, NULL);
+		if (fd >= 0) {
+			relay_session(o, fd);
+			close(fd);
+		}
+	}
+	return NULL;
+}
+
+static void old_peer_start(struct old_peer *o, const char *target)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	*o = (struct old_peer){ .target = target, .lfd = socket(AF_INET, SOCK_STREAM, 0) };
+	cr_assert_geq(o->lfd, 0);
+	cr_assert_eq(bind(o->lfd, (struct sockaddr *)&a, len), 0);
+	cr_assert_eq(listen(o->lfd, 4), 0);
+	cr_assert_eq(getsockname(o->lfd, (struct sockaddr *)&a, &len), 0);
+	snprintf(o->spec, sizeof(o->spec), "127.0.0.1:%u", ntohs(a.sin_port));
+	cr_assert_eq(pthread_create(&o->thread, NULL, old_peer_main, o), 0);
+}
+
+static void old_peer_stop(struct old_peer *o)
+{
+	__atomic_store_n(&o->quit, 1, __ATOMIC_SEQ_CST);
+	pthread_join(o->thread, NULL);
+	close(o->lfd);
+}
+
+/*
+ * A peer of protocol 1.0 still serves tx and rx to this client; direction=both
+ * it cannot serve is refused before any trial (no start reaches the peer),
+ * naming the peer, its version and what to do.
+ */
+Test(net_tcp, stream_both_is_refused_before_any_trial_by_a_peer_of_protocol_1_0)
+{
+	static const char *const directions[] = { "tx", "rx" };
+	struct server s;
+	struct old_peer o;
+	int starts;
+
+	server_start(&s, NULL);
+	old_peer_start(&o, s.spec);
+	for (size_t i = 0; i < 2; i++) {
+		bench("net.tcp.stream", o.spec);
+		tp_set(b, "direction", directions[i]);
+		run_ok();
+		cr_assert_gt(value("throughput"), 0.0, "direction=%s through a 1.0 peer",
+			     directions[i]);
+		embperf_bench_free(b);
+	}
+	starts = __atomic_load_n(&o.starts, __ATOMIC_SEQ_CST);
+	cr_assert_geq(starts, 2, "the relay saw the trials");
+	bench("net.tcp.stream", o.spec);
+	tp_set(b, "direction", "both");
+	cr_assert_eq(embperf_bench_run(b), -EPROTO, "%s", embperf_bench_errmsg(b));
+	cr_log_info("%s", embperf_bench_errmsg(b));
+	{
+		const char *words[] = { o.spec, "does not serve direction=both",
+					"protocol version 1.0", "update", "'direction'", NULL };
+
+		for (const char *const *w = words; *w; w++)
+			cr_assert(strstr(embperf_bench_errmsg(b), *w), "message '%s' names '%s'",
+				  embperf_bench_errmsg(b), *w);
+	}
+	cr_assert_eq(__atomic_load_n(&o.starts, __ATOMIC_SEQ_CST), starts, "no trial was asked for");
+	cr_assert_eq(__atomic_load_n(&o.both_asked, __ATOMIC_SEQ_CST), 0);
+	old_peer_stop(&o);
+	server_stop(&s);
+}
+
 /* ---- a peer that dies mid-trial: an error naming it, no hang ---- */
 
 static void peer_dies_mid_trial(const char *kernel, const char *direction)
@@ -467,6 +654,11 @@ Test(net_tcp, stream_tx_peer_gone_mid_trial)
 Test(net_tcp, stream_rx_peer_gone_mid_trial)
 {
 	peer_dies_mid_trial("net.tcp.stream", "rx");
+}
+
+Test(net_tcp, stream_both_peer_gone_mid_trial)
+{
+	peer_dies_mid_trial("net.tcp.stream", "both");
 }
 
 Test(net_tcp, tcp_rr_peer_gone_mid_trial)
@@ -517,6 +709,35 @@ static void to_port(int fd, uint16_t port)
 	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
 }
 
+/* A connection from another host (127.0.0.2) to the peer's @port is closed unread. */
+static void another_host_is_closed_out(uint16_t port)
+{
+	int other = from(SOCK_STREAM, 2, ANSWER_WAIT_MS);
+	char byte;
+
+	to_port(other, port);
+	cr_assert_leq(recv(other, &byte, 1, 0), 0, "port %u: another host's connection is closed",
+		      port);
+	cr_assert(errno != EAGAIN, "closed, not left waiting");
+	close(other);
+}
+
+#define STREAM_TEST_BYTES 100000
+
+/* The client's connection to a sink at @port: STREAM_TEST_BYTES, the end, the peer's end. */
+static void write_to_the_end(uint16_t port)
+{
+	static char data[STREAM_TEST_BYTES];
+	int mine = from(SOCK_STREAM, 1, ANSWER_WAIT_MS);
+	char byte;
+
+	to_port(mine, port);
+	cr_assert_eq(send(mine, data, sizeof(data), 0), (ssize_t)sizeof(data));
+	shutdown(mine, SHUT_WR);
+	cr_assert_eq(recv(mine, &byte, 1, 0), 0, "the peer confirms the end of the data");
+	close(mine);
+}
+
 /*
  * tcp.sink: a connection from another address is closed unread; the
  * client's own is taken, and the peer counts its bytes exactly.
@@ -525,30 +746,52 @@ Test(net_tcp, tcp_sink_takes_only_the_clients_connection)
 {
 	struct ep_start st = { .test = EP_TEST_TCP_SINK, .size_bytes = 1000,
 			       .duration_ns = 3000000000 };
-	static char data[100000];
+	struct ep_peer_conn c;
+	struct ep_report r;
+	char err[320];
+	uint16_t port;
+
+	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
+	another_host_is_closed_out(port);
+	write_to_the_end(port);
+	cr_assert_eq(ep_peer_stop_marks(&c, st.flow, 1000, STREAM_TEST_BYTES - 1000, &r, err,
+					sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.received, STREAM_TEST_BYTES, "every byte counted");
+	cr_assert_leq(r.bytes, STREAM_TEST_BYTES - 1000 + 128 * 1024);
+	ep_peer_close(&c);
+}
+
+/*
+ * tcp.both: two listeners; a connection from another address to either is
+ * closed unread; on the client's own, the peer counts the client's 100000
+ * bytes exactly and writes to it at the same time.
+ */
+Test(net_tcp, tcp_both_takes_only_the_clients_connections)
+{
+	struct ep_start st = { .test = EP_TEST_TCP_BOTH, .size_bytes = 1000,
+			       .duration_ns = 3000000000 };
 	struct ep_peer_conn c;
 	struct ep_report r;
 	char err[320], byte;
 	uint16_t port;
-	int other, mine;
+	int from_peer;
 
 	cr_assert_eq(ep_peer_open(&c, "local", 2000000000, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.welcome.proto_minor, EP_PROTO_MINOR);
 	cr_assert_eq(ep_peer_start(&c, &st, &port, err, sizeof(err)), 0, "%s", err);
-	other = from(SOCK_STREAM, 2, ANSWER_WAIT_MS);
-	to_port(other, port);
-	cr_assert_leq(recv(other, &byte, 1, 0), 0, "another host's connection is closed");
-	cr_assert(errno != EAGAIN, "closed, not left waiting");
-	close(other);
-	mine = from(SOCK_STREAM, 1, ANSWER_WAIT_MS);
-	to_port(mine, port);
-	cr_assert_eq(send(mine, data, sizeof(data), 0), (ssize_t)sizeof(data));
-	shutdown(mine, SHUT_WR);
-	cr_assert_eq(recv(mine, &byte, 1, 0), 0, "the peer confirms the end of the data");
-	close(mine);
-	cr_assert_eq(ep_peer_stop_marks(&c, st.flow, 1000, sizeof(data) - 1000, &r, err,
+	cr_assert(c.source_port && c.source_port != port, "ports %u and %u", port, c.source_port);
+	another_host_is_closed_out(c.source_port);
+	another_host_is_closed_out(port);
+	from_peer = from(SOCK_STREAM, 1, ANSWER_WAIT_MS);
+	to_port(from_peer, c.source_port);
+	cr_assert_eq(recv(from_peer, &byte, 1, MSG_WAITALL), 1, "the peer writes to the client");
+	write_to_the_end(port);
+	close(from_peer);
+	cr_assert_eq(ep_peer_stop_marks(&c, st.flow, 1000, STREAM_TEST_BYTES - 1000, &r, err,
 					sizeof(err)), 0, "%s", err);
-	cr_assert_eq(r.received, sizeof(data), "every byte counted");
-	cr_assert_leq(r.bytes, sizeof(data) - 1000 + 128 * 1024);
+	cr_assert_eq(r.received, STREAM_TEST_BYTES, "every byte counted");
+	cr_assert_geq(r.sent, 1, "the peer's writes are reported");
 	ep_peer_close(&c);
 }
 

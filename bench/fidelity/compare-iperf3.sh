@@ -21,7 +21,8 @@
 # Servers, each its own process on the server's address (127.0.0.1, or
 # 198.18.0.2 in ep-nettcp-b; the clients then run in ep-nettcp-a), started once:
 #   embperf serve --listen ADDR:15301
-#   iperf3 -s -p 15201
+#   iperf3 -s -p 15201, and a second one on 15202 (tcp_both_pair: an iperf3
+#   server serves one test at a time)
 #   sockperf server --tcp -p 15401, and a UDP one on 15402
 # Cases, each run by both tools per round, the order alternating by round:
 #   tcp_tx   iperf3 -c 127.0.0.1 -l SIZE -O 1 -t S -J (receiver's bits/s)
@@ -30,6 +31,16 @@
 #            (both leave out their first second: slow start, buffer growth)
 #   tcp_rx   the same with iperf3 -R / direction=rx
 #            (SIZE=128k: iperf3's default -l; net.tcp.stream takes up to 1 MiB)
+#   tcp_both iperf3 -c 127.0.0.1 -l SIZE -O 1 -t S --bidir -J: one client,
+#            a connection each way in one test, as direction=both (the sum
+#            of end.sum_received and end.sum_received_bidir_reverse)
+#            embperf run net.tcp.stream direction=both size=SIZE rsize=SIZE
+#            ramp=1s duration=Ss (throughput: the sum of the two ways)
+#            Also printed: each way (tcp_both_tx, tcp_both_rx), to see
+#            where a difference in the sum comes from.
+#   tcp_both_pair  the same beside two iperf3 clients at once (issue 26's
+#            wording), iperf3 -c ... -p 15201 and iperf3 -c ... -p 15202 -R,
+#            each as tcp_tx/tcp_rx
 #   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max
 #            embperf run net.tcp.rr request=MSG response=MSG duration=Ss
 #   udp_rr   sockperf ping-pong -m MSG -t S --mps=max
@@ -42,6 +53,10 @@
 #                         128k = netperf's receive size here)
 #   np_tcp_rr, np_udp_rr  netperf -t TCP_RR / UDP_RR -l S -- -r MSG,MSG
 #                         next to net.tcp.rr / net.udp.rr
+#   np_tcp_both           netperf -t TCP_STREAM and -t TCP_MAERTS at the same
+#                         time, -l S -- -m SIZE (TI's bidirectional table,
+#                         seeds/000: two netperf processes), the sum next to
+#                         net.tcp.stream direction=both size=SIZE
 # are added, with netperf as their reference.
 # Figures: Mbit/s (10^6; iperf3's end.sum_received); transactions/s
 # (sockperf: ReceivedMessages / RunTime of its valid duration) and the
@@ -112,6 +127,7 @@ fi
 $on_server sh -c 'trap "kill \$c; exit 0" TERM; "$0" serve -q --listen "$1" & c=$!; wait $c
 	echo "# embperf serve ended: status $?" >&2' "$embperf" $srv:15301 & pids="$pids $!"
 $on_server iperf3 -s -B $srv -p 15201 >/dev/null 2>&1 & pids="$pids $!"
+$on_server iperf3 -s -B $srv -p 15202 >/dev/null 2>&1 & pids="$pids $!"
 $on_server sockperf server --tcp -i $srv -p 15401 >/dev/null 2>&1 & pids="$pids $!"
 $on_server sockperf server -i $srv -p 15402 >/dev/null 2>&1 & pids="$pids $!"
 if [ -n "${NETPERF_DIR:-}" ]; then
@@ -133,6 +149,19 @@ else:
 EOF
 }
 
+# iperf3_mbps JSON [_bidir_reverse]: the receiver's Mbit/s of an iperf3 -J
+# run (--bidir: of the way the server sends).
+iperf3_mbps() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received" + sys.argv[2]]["bits_per_second"] / 1e6)' "$1" "${2:-}"
+}
+
+# both_lines CASE TOOL TX RX: each way and their sum, as rows of CASE.
+both_lines() {
+	echo "$1_tx_Mbit/s $2 $3"
+	echo "$1_rx_Mbit/s $2 $4"
+	echo "$1_Mbit/s $2 $(awk -v a="$3" -v b="$4" 'BEGIN { print a + b }')"
+}
+
 # sockperf_summary LOG: "transactions/s p50_rtt_us" from sockperf's output.
 sockperf_summary() {
 	sed 's/\x1b\[[0-9;]*m//g' "$1" | awk '
@@ -149,8 +178,31 @@ run_case() { # CASE TOOL ROUND
 	tcp_tx.ref | tcp_rx.ref)
 		rev=""; [ "$1" = tcp_rx ] && rev="-R"
 		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$size" -O 1 -t "$secs" $rev -J >"$out"
-		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6)' "$out" |
-			sed "s/^/$1_Mbit\/s reference /" ;;
+		echo "$1_Mbit/s reference $(iperf3_mbps "$out")" ;;
+	tcp_both.ref)
+		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$size" -O 1 -t "$secs" --bidir -J >"$out"
+		both_lines "$1" reference "$(iperf3_mbps "$out")" "$(iperf3_mbps "$out" _bidir_reverse)" ;;
+	tcp_both_pair.ref)
+		# Two clients started together, as two netperf processes in TI's script.
+		$on_client setsid -w iperf3 -c $srv -p 15201 -l "$size" -O 1 -t "$secs" -J >"$out.tx" &
+		tx_pid=$!
+		$on_client setsid -w iperf3 -c $srv -p 15202 -l "$size" -O 1 -t "$secs" -R -J >"$out.rx"
+		wait $tx_pid
+		both_lines "$1" reference "$(iperf3_mbps "$out.tx")" "$(iperf3_mbps "$out.rx")" ;;
+	tcp_both.emb | tcp_both_pair.emb | np_tcp_both.emb)
+		rsize="rsize=$size ramp=1s"; [ "$1" = np_tcp_both ] && rsize=""
+		$on_client setsid -w "$embperf" run net.tcp.stream peer=$srv:15301 direction=both \
+			size="$size" $rsize duration="${secs}s" repetitions=1 --format=json >"$out"
+		both_lines "$1" embperf "$(embperf_value "$out" throughput_tx)" \
+			"$(embperf_value "$out" throughput_rx)" ;;
+	np_tcp_both.ref)
+		$on_client setsid -w "$NETPERF_DIR/netperf" -H $srv -p 15501 -t TCP_STREAM -l "$secs" -- \
+			-m "$size" -o THROUGHPUT >"$out.tx" &
+		tx_pid=$!
+		$on_client setsid -w "$NETPERF_DIR/netperf" -H $srv -p 15501 -t TCP_MAERTS -l "$secs" -- \
+			-m "$size" -o THROUGHPUT >"$out.rx"
+		wait $tx_pid
+		both_lines "$1" reference "$(tail -1 "$out.tx")" "$(tail -1 "$out.rx")" ;;
 	tcp_tx.emb | tcp_rx.emb)
 		dir=tx; [ "$1" = tcp_rx ] && dir=rx
 		$on_client setsid -w "$embperf" run net.tcp.stream peer=$srv:15301 direction=$dir \
@@ -191,8 +243,8 @@ run_case() { # CASE TOOL ROUND
 	esac
 }
 
-cases="tcp_tx tcp_rx tcp_rr udp_rr"
-[ -n "${NETPERF_DIR:-}" ] && cases="$cases np_tcp_tx np_tcp_rx np_tcp_rr np_udp_rr"
+cases="tcp_tx tcp_rx tcp_both tcp_both_pair tcp_rr udp_rr"
+[ -n "${NETPERF_DIR:-}" ] && cases="$cases np_tcp_tx np_tcp_rx np_tcp_both np_tcp_rr np_udp_rr"
 cases=${CASES:-$cases}
 echo "# $(uptime)"
 echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate"); pinned (client server): $pin"
@@ -207,9 +259,9 @@ for r in $(seq 1 "$rounds"); do
 	done
 done
 echo "# $(uptime)"
-echo "# median of $rounds rounds (reference: iperf3 for tcp_tx/tcp_rx, sockperf for tcp_rr/udp_rr, netperf for np_*)"
+echo "# median of $rounds rounds (reference: iperf3 for tcp_*, sockperf for tcp_rr/udp_rr, netperf for np_*)"
 sort -k1,1 -k2,2 -k3,3g "$tmp/all" |
-	awk -v keyname=case -v refname=reference -v keywidth=22 -v numfmt=%12.2f \
+	awk -v keyname=case -v refname=reference -v keywidth=24 -v numfmt=%12.2f \
 		-v spreadwidth=7 -f "$(dirname "$0")/median-table.awk"
 echo "# embperf / reference round by round: the median ratio and its 95 % confidence interval"
 awk -f "$(dirname "$0")/paired-ratios.awk" "$tmp/all" | { read -r head; echo "$head"; sort; }

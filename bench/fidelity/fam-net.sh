@@ -6,6 +6,9 @@
 #   tcp_tx, tcp_rx  iperf3 -c 127.0.0.1 [-R] -O 1 -t S -J (its defaults: 128 KiB
 #                   writes and reads; the receiver's Mbit/s) beside
 #                   net.tcp.stream direction=tx|rx size=128k rsize=128k ramp=1s
+#   tcp_both        iperf3 -c 127.0.0.1 --bidir -O 1 -t S -J (a connection each
+#                   way in one test; the sum of both receivers' Mbit/s) beside
+#                   net.tcp.stream direction=both size=128k rsize=128k ramp=1s
 #   tcp_rr, udp_rr  sockperf ping-pong [--tcp] -m 64 -t S --mps=max
 #                   (transactions/s; p50 round trip = 2 x its half) beside
 #                   net.tcp.rr / net.udp.rr request=64 response=64
@@ -52,10 +55,11 @@ ep_p50() { # FILE METRIC
 }
 
 tcp_ref() { # uses dir
-	local rev=()
-	[ "$dir" = rx ] && rev=(-R)
-	setsid -w iperf3 -c 127.0.0.1 -p 15201 -O 1 -t "$NET_SECS" "${rev[@]}" -J >"$net_tmp/o" 2>&1
-	emit "tcp_$dir-Mbit/s" reference "$(json_value "$net_tmp/o" "d['end']['sum_received']['bits_per_second'] / 1e6")"
+	local opt=() sum="d['end']['sum_received']['bits_per_second']"
+	[ "$dir" = rx ] && opt=(-R)
+	[ "$dir" = both ] && opt=(--bidir) sum="$sum + d['end']['sum_received_bidir_reverse']['bits_per_second']"
+	setsid -w iperf3 -c 127.0.0.1 -p 15201 -O 1 -t "$NET_SECS" "${opt[@]}" -J >"$net_tmp/o" 2>&1
+	emit "tcp_$dir-Mbit/s" reference "$(json_value "$net_tmp/o" "($sum) / 1e6")"
 }
 tcp_ep() {
 	setsid -w "$EMBPERF" run net.tcp.stream peer=127.0.0.1:15301 direction="$dir" size=128k \
@@ -92,7 +96,7 @@ udp_ep() {
 	emit udp64-sent/s embperf "$(json_value "$net_tmp/o" "[r for r in d['results'] if r['metric'] == 'offered'][0]['value'] * 1e6 / (8 * 64)")"
 }
 fam_round() {
-	for dir in tx rx; do in_turn "$1" tcp_ref tcp_ep; done
+	for dir in tx rx both; do in_turn "$1" tcp_ref tcp_ep; done
 	for proto in tcp udp; do in_turn "$1" rr_ref rr_ep; done
 	in_turn "$1" udp_ref udp_ep
 }

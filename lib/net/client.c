@@ -81,7 +81,8 @@ static int local_peer_start(struct ep_local_peer **out, char *spec, size_t spec_
 
 static int hello(struct ep_peer_conn *c, char *err, size_t err_len)
 {
-	struct ep_msg m = { .type = EP_MSG_HELLO, .proto = EP_PROTO_VERSION };
+	struct ep_msg m = { .type = EP_MSG_HELLO, .proto = EP_PROTO_VERSION,
+			    .proto_minor = EP_PROTO_MINOR };
 	char why[200];
 	int rc;
 
@@ -197,6 +198,7 @@ int ep_peer_start(struct ep_peer_conn *c, struct ep_start *s, uint16_t *port, ch
 		return -EPROTO;
 	}
 	*port = m.port;
+	c->source_port = m.source_port;
 	return 0;
 }
 

@@ -24,6 +24,7 @@ struct ep_local_peer;
  * @welcome:   the peer's welcome (its limits).
  * @timeout_ns: how long to wait for the peer at each step.
  * @next_flow: the next trial's flow id (random start: no two runs share one).
+ * @source_port: the last ready's source_port (tcp.both), 0 when it named none.
  * @local_peer: the in-process peer of peer=local, or NULL.
  */
 struct ep_peer_conn {
@@ -36,6 +37,7 @@ struct ep_peer_conn {
 	struct ep_msg welcome;
 	uint64_t timeout_ns;
 	uint32_t next_flow;
+	uint16_t source_port;
 	struct ep_local_peer *local_peer;
 };
 
@@ -50,8 +52,9 @@ int ep_peer_open(struct ep_peer_conn *c, const char *spec, uint64_t timeout_ns, 
 		 size_t err_len);
 
 /**
- * ep_peer_start() - ask for a trial; sets @s->flow, and *@port to the peer's
- * data port (sink tests). Return: 0 or a negative errno with @err.
+ * ep_peer_start() - ask for a trial; sets @s->flow, *@port to the peer's
+ * data port (sink tests) and @c->source_port (tcp.both).
+ * Return: 0 or a negative errno with @err.
  */
 int ep_peer_start(struct ep_peer_conn *c, struct ep_start *s, uint16_t *port, char *err,
 		  size_t err_len);

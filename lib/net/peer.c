@@ -108,6 +108,7 @@ embperf_server *embperf_server_new(embperf_ctx *ctx)
 	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->session = -1;
 	s->trial.data_fd = -1;
+	s->trial.source_fd = -1;
 	return s;
 }
 
@@ -337,7 +338,8 @@ static void accept_one(embperf_server *s)
 
 static void on_hello(embperf_server *s, int i, const struct ep_msg *in)
 {
-	struct ep_msg m = { .type = EP_MSG_WELCOME, .proto = EP_PROTO_VERSION };
+	struct ep_msg m = { .type = EP_MSG_WELCOME, .proto = EP_PROTO_VERSION,
+			    .proto_minor = EP_PROTO_MINOR };
 
 	if (in->proto != EP_PROTO_VERSION) {
 		char text[120];
@@ -370,7 +372,8 @@ static void on_hello(embperf_server *s, int i, const struct ep_msg *in)
 /* The request within this peer's limits, or the error text. */
 static int check_limits(const embperf_server *s, const struct ep_start *r, char *text, size_t len)
 {
-	int stream = r->test == EP_TEST_TCP_SINK || r->test == EP_TEST_TCP_SOURCE;
+	int stream = r->test == EP_TEST_TCP_SINK || r->test == EP_TEST_TCP_SOURCE ||
+		     r->test == EP_TEST_TCP_BOTH;
 
 	/* A stream's writes are capped by the parser (EP_PEER_MAX_STREAM_IO_BYTES). */
 	if (!stream && r->size_bytes > s->max_size_bytes)
@@ -392,7 +395,8 @@ static int check_limits(const embperf_server *s, const struct ep_start *r, char 
 	else if ((r->test == EP_TEST_UDP_SOURCE || r->test == EP_TEST_L2_SOURCE) && r->rate_bps <= 0.0 &&
 		 r->pacing != EP_PACING_BURST && s->max_rate_bps < EP_PEER_MAX_RATE_BPS)
 		snprintf(text, len, "an unpaced source is not allowed: this peer caps the rate");
-	else if (r->test == EP_TEST_TCP_SOURCE && s->max_rate_bps < EP_PEER_MAX_RATE_BPS)
+	else if ((r->test == EP_TEST_TCP_SOURCE || r->test == EP_TEST_TCP_BOTH) &&
+		 s->max_rate_bps < EP_PEER_MAX_RATE_BPS)
 		/* A TCP source sends as fast as the path allows: no rate to cap. */
 		snprintf(text, len, "a TCP source is not allowed: this peer caps the rate");
 	else
@@ -436,6 +440,7 @@ static void on_start(embperf_server *s, int i, const struct ep_msg *in)
 	/* The client is silent while data flows: its deadline is the trial's. */
 	s->conns[i].deadline_ns = ep_now_ns() + in->start.duration_ns + s->idle_ns;
 	m.port = t->port;
+	m.source_port = t->source_port;
 	m.flow = t->req.flow;
 	if (send_msg(s, i, &m))
 		close_conn(s, i, "could not answer");

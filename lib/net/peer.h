@@ -21,8 +21,11 @@
  * @client:     the client's address: the only one data goes to or counts from.
  * @local:      the control connection's local address (data binds to it).
  * @data_fd:    the trial's data socket (or listening socket for TCP).
+ * @source_fd:  tcp.both: the listening socket of the flow the peer sends
+ *              (@data_fd's is the flow it receives); -1 otherwise.
  * @l2:         l2.sink, l2.source: the interface opened for raw frames.
  * @port:       its port, for the ready reply.
+ * @source_port: @source_fd's port, for the ready reply (0: none).
  * @stop:       set by the server loop when the client says stop or leaves.
  * @sent_by_client: the client's count from its stop message.
  * @ramp_sent_by_client: tcp.sink: bytes the client wrote before its
@@ -39,8 +42,10 @@ struct ep_peer_trial {
 	struct sockaddr_storage local;
 	socklen_t local_len;
 	int data_fd;
+	int source_fd;
 	struct ep_l2_link l2;
 	uint16_t port;
+	uint16_t source_port;
 	int stop;
 	uint64_t stop_ns;
 	uint64_t sent_by_client;
@@ -92,7 +97,8 @@ void ep_peer_trial_load_into(struct ep_report *r, const struct ep_cpuload *load)
 /**
  * ep_peer_tcp_open() - the data socket of a TCP or request/response trial
  * (peer_tcp.c): a TCP listener, or for udp.rr a UDP socket, bound to
- * @t->local's address on a free port (@t->port).
+ * @t->local's address on a free port (@t->port); for tcp.both a second
+ * listener (@t->source_fd, @t->source_port).
  * Return: 0, -EOPNOTSUPP for a test it does not serve, or a negative errno.
  */
 int ep_peer_tcp_open(struct ep_peer_trial *t);

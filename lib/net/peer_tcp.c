@@ -6,6 +6,9 @@
  *   tcp.sink    accept one connection, read and discard; log when the bytes
  *               came so that the client's measured bytes can be timed here
  *   tcp.source  accept one connection, write until told to stop
+ *   tcp.both    both at once: a sink on one listener and, in a second
+ *               thread, a source on another (netperf's TCP_STREAM and
+ *               TCP_MAERTS run side by side)
  *   tcp.rr      accept one connection; per request of 'size' bytes, answer
  *               'response' bytes
  *   tcp.crr     accept a connection per transaction: request, answer, close
@@ -21,6 +24,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,17 +83,17 @@ static int done(const struct ep_peer_trial *t, uint64_t end_ns)
 }
 
 /**
- * accept_client() - the next connection from the client's address; others
- * are closed unanswered. Return: a blocking descriptor with SLICE_MS
+ * accept_client() - the next connection on @lfd from the client's address;
+ * others are closed unanswered. Return: a blocking descriptor with SLICE_MS
  * timeouts, -ECANCELED when told to stop (or past @end_ns), or a negative errno.
  */
-static int accept_client(struct ep_peer_trial *t, uint64_t end_ns)
+static int accept_client(struct ep_peer_trial *t, int lfd, uint64_t end_ns)
 {
 	for (;;) {
 		struct sockaddr_storage a;
 		socklen_t len = sizeof(a);
-		struct pollfd p = { .fd = t->data_fd, .events = POLLIN };
-		int fd = accept4(t->data_fd, (struct sockaddr *)&a, &len, SOCK_CLOEXEC);
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		int fd = accept4(lfd, (struct sockaddr *)&a, &len, SOCK_CLOEXEC);
 
 		if (fd >= 0 && ep_addr_same_host(&a, &t->client)) {
 			set_options(fd, &t->req);
@@ -236,9 +240,31 @@ static int run_source(struct ep_peer_trial *t, int fd, uint64_t end_ns)
 			return -errno;
 		}
 	}
-	t->report.bytes = t->report.sent;
 	free(buf);
 	return 0;
+}
+
+/* tcp.both: the source's side, in a thread of its own beside the sink. */
+struct both_source {
+	struct ep_peer_trial *t;
+	uint64_t end_ns;
+	int rc;
+};
+
+static void *both_source_main(void *arg)
+{
+	struct both_source *o = arg;
+	int fd = accept_client(o->t, o->t->source_fd, o->end_ns);
+
+	if (fd < 0) {
+		o->rc = fd == -ECANCELED ? 0 : fd;
+		return NULL;
+	}
+	close(o->t->source_fd); /* one connection: nobody else gets in after it */
+	o->t->source_fd = -1;
+	o->rc = run_source(o->t, fd, o->end_ns);
+	close(fd);
+	return NULL;
 }
 
 /**
@@ -296,7 +322,7 @@ static int run_rr(struct ep_peer_trial *t, int fd, char *req, char *resp, uint64
 static int run_crr(struct ep_peer_trial *t, char *req, char *resp, uint64_t end_ns)
 {
 	for (;;) {
-		int fd = accept_client(t, end_ns);
+		int fd = accept_client(t, t->data_fd, end_ns);
 		int rc;
 
 		if (fd < 0)
@@ -366,62 +392,105 @@ static int run_answers(struct ep_peer_trial *t, int fd, uint64_t end_ns)
 	return rc;
 }
 
+/* The tests of one connection: accept it, then sink, source or answers on it. */
+static int run_connected(struct ep_peer_trial *t, uint64_t end_ns)
+{
+	int fd = accept_client(t, t->data_fd, end_ns), rc;
+
+	if (fd < 0)
+		return fd == -ECANCELED ? 0 : fd;
+	/* One connection per trial: nobody else gets in after it. */
+	close(t->data_fd);
+	t->data_fd = -1;
+	if (t->req.test == EP_TEST_TCP_SOURCE)
+		rc = run_source(t, fd, end_ns);
+	else if (t->req.test == EP_TEST_TCP_RR)
+		rc = run_answers(t, fd, end_ns);
+	else
+		rc = run_sink(t, fd, end_ns); /* tcp.sink, and tcp.both's sink */
+	close(fd);
+	return rc;
+}
+
+/*
+ * tcp.both: the source in a thread of its own, the sink on this one, each
+ * on its own listener's connection, so that neither waits for the other
+ * (not even to be accepted). The report holds the sink's figures (received,
+ * bytes, elapsed_ns) and the source's bytes written (sent).
+ */
+static int run_both(struct ep_peer_trial *t, uint64_t end_ns)
+{
+	struct both_source o = { .t = t, .end_ns = end_ns };
+	pthread_t th;
+	int rc = -pthread_create(&th, NULL, both_source_main, &o);
+
+	if (rc)
+		return rc;
+	rc = run_connected(t, end_ns);
+	/* The client's stop, or the end of its connection, ends the source too. */
+	pthread_join(th, NULL);
+	return rc ? rc : o.rc;
+}
+
 int ep_peer_tcp_run(struct ep_peer_trial *t)
 {
 	uint64_t start = ep_now_ns(), end = ep_peer_trial_hard_end_ns(t, start);
 	enum ep_net_test test = t->req.test;
 	struct ep_cpuload load;
-	int fd = -1, rc;
+	int rc;
 
 	ep_cpuload_start(&load, ep_now_ns());
-	if (test == EP_TEST_TCP_SINK || test == EP_TEST_TCP_SOURCE || test == EP_TEST_TCP_RR) {
-		fd = accept_client(t, end);
-		if (fd < 0) {
-			rc = fd == -ECANCELED ? 0 : fd;
-			goto out;
-		}
-		/* One connection per trial: nobody else gets in after it. */
-		close(t->data_fd);
-		t->data_fd = -1;
-	}
-	if (test == EP_TEST_TCP_SINK)
-		rc = run_sink(t, fd, end);
-	else if (test == EP_TEST_TCP_SOURCE)
-		rc = run_source(t, fd, end);
+	if (test == EP_TEST_TCP_BOTH)
+		rc = run_both(t, end);
+	else if (test == EP_TEST_TCP_CRR || test == EP_TEST_UDP_RR)
+		rc = run_answers(t, -1, end);
 	else
-		rc = run_answers(t, fd, end);
-	if (fd >= 0)
-		close(fd);
-out:
+		rc = run_connected(t, end);
+	if (test == EP_TEST_TCP_SOURCE)
+		t->report.bytes = t->report.sent;
 	ep_peer_trial_load_into(&t->report, &load);
 	t->report.flow = t->req.flow;
-	if (test != EP_TEST_TCP_SINK)
+	if (test != EP_TEST_TCP_SINK && test != EP_TEST_TCP_BOTH)
 		t->report.elapsed_ns = ep_now_ns() - start;
 	return rc;
 }
 
-/* A TCP listener on the control connection's local address, any port. */
-static int open_listener(struct ep_peer_trial *t)
+/* A TCP listener on the control connection's local address, any port: *@fd, *@port. */
+static int open_listener(struct ep_peer_trial *t, int *fd, uint16_t *port)
 {
 	struct sockaddr_storage a = t->local;
 	socklen_t len = t->local_len;
-	int fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int lfd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
-	if (fd < 0)
+	if (lfd < 0)
 		return -errno;
 	/* Buffer sizes set before listen() shape the window the connection offers. */
-	set_options(fd, &t->req);
+	set_options(lfd, &t->req);
 	ep_addr_set_port(&a, 0);
-	if (bind(fd, (struct sockaddr *)&a, len) || listen(fd, LISTEN_BACKLOG) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len)) {
+	if (bind(lfd, (struct sockaddr *)&a, len) || listen(lfd, LISTEN_BACKLOG) ||
+	    getsockname(lfd, (struct sockaddr *)&a, &len)) {
 		int rc = -errno;
 
-		close(fd);
+		close(lfd);
 		return rc;
 	}
-	t->data_fd = fd;
-	t->port = ep_addr_port(&a);
+	*fd = lfd;
+	*port = ep_addr_port(&a);
 	return 0;
+}
+
+/* tcp.both: a listener for each way; neither is left open on a failure. */
+static int open_both(struct ep_peer_trial *t)
+{
+	int rc = open_listener(t, &t->data_fd, &t->port);
+
+	if (!rc)
+		rc = open_listener(t, &t->source_fd, &t->source_port);
+	if (rc && t->data_fd >= 0) {
+		close(t->data_fd);
+		t->data_fd = -1;
+	}
+	return rc;
 }
 
 /* udp.rr: a UDP socket on the control connection's local address, any port. */
@@ -453,7 +522,9 @@ int ep_peer_tcp_open(struct ep_peer_trial *t)
 	case EP_TEST_TCP_SOURCE:
 	case EP_TEST_TCP_RR:
 	case EP_TEST_TCP_CRR:
-		return open_listener(t);
+		return open_listener(t, &t->data_fd, &t->port);
+	case EP_TEST_TCP_BOTH:
+		return open_both(t);
 	case EP_TEST_UDP_RR:
 		return open_udp(t);
 	default:

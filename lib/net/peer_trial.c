@@ -260,6 +260,7 @@ int ep_peer_trial_open(struct ep_peer_trial *t)
 	int rc;
 
 	t->data_fd = -1;
+	t->source_fd = -1;
 	t->text[0] = '\0';
 	switch (t->req.test) {
 	case EP_TEST_UDP_SINK:
@@ -316,6 +317,10 @@ void ep_peer_trial_finish(struct ep_peer_trial *t)
 	if (t->data_fd >= 0) {
 		close(t->data_fd);
 		t->data_fd = -1;
+	}
+	if (t->source_fd >= 0) {
+		close(t->source_fd);
+		t->source_fd = -1;
 	}
 	ep_l2_close(&t->l2);
 }

@@ -29,7 +29,7 @@ static const char *const type_names[EP_MSG_TYPE_COUNT] = {
 
 static const char *const test_names[EP_TEST_COUNT] = {
 	"udp.sink", "udp.source", "tcp.sink", "tcp.source", "tcp.rr", "tcp.crr", "udp.rr",
-	"l2.sink", "l2.source",
+	"l2.sink", "l2.source", "tcp.both",
 };
 
 static const char *const pacing_names[] = { "precise", "burst", "none" };
@@ -64,12 +64,14 @@ struct field {
 
 static const struct field hello_fields[] = {
 	{ "proto", FK_INT, M(proto), 0, 0, 1000, 1 },
+	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, 0 },
 	{ "software", FK_TEXT, M(software), sizeof(((struct ep_msg *)0)->software), 0, 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field welcome_fields[] = {
 	{ "proto", FK_INT, M(proto), 0, 0, 1000, 1 },
+	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, 0 },
 	{ "software", FK_TEXT, M(software), sizeof(((struct ep_msg *)0)->software), 0, 0, 0 },
 	{ "max_rate_bps", FK_DOUBLE, M(max_rate_bps), 0, 0, 1e15, 1 },
 	{ "max_duration_ns", FK_U64, M(max_duration_ns), 0, 0, U64MAX, 1 },
@@ -107,6 +109,7 @@ static const struct field start_fields[] = {
 static const struct field ready_fields[] = {
 	{ "port", FK_U16, M(port), 0, 0, 65535, 1 },
 	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, 1 },
+	{ "source_port", FK_U16, M(source_port), 0, 0, 65535, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -401,6 +404,9 @@ static void encode_members(struct json_object *o, const struct ep_msg *m)
 	case EP_MSG_HELLO:
 	case EP_MSG_WELCOME:
 		add_u64(o, "proto", (uint64_t)m->proto);
+		/* Only when set: a 1.0 side's messages stay as they were. */
+		if (m->proto_minor)
+			add_u64(o, "proto_minor", (uint64_t)m->proto_minor);
 		add_text(o, "software", m->software);
 		if (m->type == EP_MSG_WELCOME) {
 			add_double(o, "max_rate_bps", m->max_rate_bps);
@@ -418,6 +424,8 @@ static void encode_members(struct json_object *o, const struct ep_msg *m)
 	case EP_MSG_READY:
 		add_u64(o, "port", m->port);
 		add_u64(o, "flow", m->flow);
+		if (m->source_port)
+			add_u64(o, "source_port", m->source_port);
 		break;
 	case EP_MSG_STOP:
 		add_u64(o, "flow", m->flow);

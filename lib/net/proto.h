@@ -18,6 +18,12 @@
 #include <stdint.h>
 
 #define EP_PROTO_VERSION 1
+/* Additions to version 1 that change the meaning of nothing an older side
+ * sends: hello and welcome say which one each side knows (absent: 0), a
+ * client asks only what the peer's welcome says it knows.
+ * 1: the test tcp.both and the ready's source_port. */
+#define EP_PROTO_MINOR 1
+#define EP_PROTO_MINOR_TCP_BOTH 1 /* the first that has tcp.both */
 #define EP_MSG_MAX_BYTES 4096
 #define EP_PEER_DEFAULT_PORT 5301
 
@@ -57,6 +63,7 @@ enum ep_net_test {
 	EP_TEST_UDP_RR,     /* answer each datagram request */
 	EP_TEST_L2_SINK,    /* count the client's raw Ethernet frames (layer=l2, l2.h) */
 	EP_TEST_L2_SOURCE,  /* send paced raw Ethernet frames to the client */
+	EP_TEST_TCP_BOTH,   /* tcp.sink and tcp.source at once, a listener each (minor 1) */
 	EP_TEST_COUNT
 };
 
@@ -82,7 +89,7 @@ struct ep_start {
 	uint32_t echo_every;     /* udp.sink: send back the header of every Nth datagram */
 	uint32_t nodelay;        /* tcp tests: 1 = TCP_NODELAY on the data socket */
 	uint32_t sockbuf_bytes;  /* tcp tests: SO_SNDBUF and SO_RCVBUF; 0 = the system's */
-	uint32_t recv_bytes;     /* tcp.sink: bytes per recv(); 0 = 128 KiB */
+	uint32_t recv_bytes;     /* tcp.sink, tcp.both: bytes per recv(); 0 = 128 KiB */
 };
 
 /** struct ep_report - what the peer counted in a trial (EP_MSG_REPORT). */
@@ -114,6 +121,7 @@ struct ep_report {
 struct ep_msg {
 	enum ep_msg_type type;
 	int proto;              /* hello, welcome */
+	int proto_minor;        /* hello, welcome: EP_PROTO_MINOR of the sender (absent: 0) */
 	char software[64];      /* hello, welcome: "libembperf 0.3.0" */
 	double max_rate_bps;    /* welcome: the peer's limits */
 	uint64_t max_duration_ns;
@@ -121,7 +129,8 @@ struct ep_msg {
 	char code[16];          /* error: "version", "busy", "refused", "invalid", "limit", "failed" */
 	char text[256];         /* error: what happened */
 	struct ep_start start;  /* start */
-	uint16_t port;          /* ready: the peer's data port */
+	uint16_t port;          /* ready: the peer's data port (tcp.both: of its sink) */
+	uint16_t source_port;   /* ready, tcp.both: the port of the peer's source */
 	uint32_t flow;          /* ready, stop */
 	uint64_t sent;          /* stop: counted datagrams the client sent, or tcp bytes */
 	uint64_t ramp_sent;     /* stop, tcp.sink: bytes the client wrote before the measured part */

@@ -134,6 +134,7 @@ cd /mod
 run() { # run NAME ARGS...: embperf's output and exit code between markers
 	name=$1; shift
 	echo "@@ begin $name"
+	echo "@@ cmd embperf -q $*"
 	embperf -q "$@" 2>&1
 	echo "@@ rc $name $?"
 }
@@ -219,7 +220,14 @@ vm_check_refused() {
 vm_ran_to_the_end() {
 	if ! grep -q '^@@ done' "$T/log"; then
 		cur=none
-		fail "the VM ran the checks to the end" "qemu exit $qrc; last lines:" "$(tail -5 "$T/log")"
+		# The run in progress (begun, no exit code) and the console from
+		# its start: a kernel's soft-lockup report carries its call trace.
+		local open_run
+		open_run=$(awk '/^@@ begin /{n=$3} /^@@ rc /{if ($3==n) n=""} END{print n}' "$T/log")
+		fail "the VM ran the checks to the end" \
+			"qemu exit $qrc; the run in progress: ${open_run:-none}; the console from its start:"
+		if [ -n "$open_run" ]; then sed -n "/^@@ begin $open_run\$/,\$p" "$T/log"; else cat "$T/log"; fi |
+			tail -80 | sed 's/^/#   /'
 		echo "1..$checks"
 		exit 1
 	fi
