@@ -447,6 +447,8 @@ Test(json_v2, malformed_members_are_named)
 		{ "results.0.trials.rows", "{}", "results[0].trials.rows", "an array" },
 		{ "results.0.trials.rows.0.pass", "1", "results[0].trials.rows[0].pass", "true or false" },
 		{ "results.0.trials.rows.2.duration_ns", "-5", "results[0].trials.rows[2].duration_ns", "an integer from 0" },
+		{ "results.0.trials.rows.0.duration_ns", NULL, "results[0].trials.rows[0].duration_ns", "an integer from 0" },
+		{ "results.0.trials.rows.1", "[]", "results[0].trials.rows[1]", "an object {\"config\", \"outcome\", \"pass\", \"duration_ns\"}" },
 		{ "results.0.trials.rows.1.outcome", NULL, "results[0].trials.rows[1].outcome", "a finite number or null" },
 		{ "results.0.trials", "[]", "results[0].trials", "an object" },
 	};

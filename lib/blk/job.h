@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * job.h - the parts of blk.io: the job (what the parameters asked for and
- * the open target) in blk_io.c, the I/O loop of its threads in job.c.
+ * the open target) in blk_io.c; the I/O loop of its threads in job.c (psync)
+ * and uring.c (io_uring), both on worker.c (offsets, pattern, short
+ * transfers, fsync, errors), which calls neither.
  */
 #ifndef EMBPERF_BLK_JOB_H
 #define EMBPERF_BLK_JOB_H

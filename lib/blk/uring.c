@@ -15,7 +15,7 @@
  * runs deferred completion work. An I/O's latency runs from the return of
  * the submission that carried it to the moment its completion is reaped
  * (fio's clat; the submission itself is fio's slat). The offsets, the
- * read/write mix, the verify pattern and the counts are job.c's, so a job
+ * read/write mix, the verify pattern and the counts are worker.c's, so a job
  * differs from its psync twin only in how the I/O is issued. Without
  * liburing in the build the engine answers -EOPNOTSUPP.
  */

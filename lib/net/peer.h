@@ -83,6 +83,8 @@ void ep_peer_trial_finish(struct ep_peer_trial *t);
 
 struct ep_cpuload;
 
+/* When a worker stops, and its CPU load (peer_stop.c, below the workers). */
+
 /** ep_peer_trial_stopping() - the server loop said stop (the worker's check). */
 int ep_peer_trial_stopping(const struct ep_peer_trial *t);
 

@@ -4,7 +4,8 @@
  * count the client's datagrams (udp.sink) or send paced ones to it
  * (udp.source). The worker stops when the server loop says so, or by
  * itself shortly after the duration the client asked for (a client that
- * vanished does not keep it sending).
+ * vanished does not keep it sending; peer_stop.c says when, for TCP's
+ * workers too).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -18,7 +19,6 @@
 #include "flow_drops.h"
 #include "lib/core/clock.h"
 #include "lib/core/cpuload.h"
-#include "lib/core/cpuload.h"
 #include "pace.h"
 #include "peer.h"
 #include "lib/core/result.h"
@@ -28,30 +28,6 @@
  * until the flow has been quiet this long, or at most DRAIN_MAX_NS. */
 #define DRAIN_QUIET_NS 20000000
 #define DRAIN_MAX_NS 250000000
-/* A worker stops by itself this long after the duration the client asked for. */
-#define OVERRUN_NS 1000000000
-
-int ep_peer_trial_stopping(const struct ep_peer_trial *t)
-{
-	return __atomic_load_n(&t->stop, __ATOMIC_ACQUIRE);
-}
-
-uint64_t ep_peer_trial_hard_end_ns(const struct ep_peer_trial *t, uint64_t start_ns)
-{
-	uint64_t d = t->req.duration_ns;
-
-	return d > UINT64_MAX - start_ns - OVERRUN_NS ? UINT64_MAX : start_ns + d + OVERRUN_NS;
-}
-
-void ep_peer_trial_load_into(struct ep_report *r, const struct ep_cpuload *load)
-{
-	double v[EP_CTR_COUNT] = { 0 };
-	unsigned char ok[EP_CTR_COUNT] = { 0 };
-
-	ep_cpuload_stop(load, ep_now_ns(), v, ok);
-	r->cpu_process_pct = ok[EP_CTR_CPU_PROCESS_PCT] ? v[EP_CTR_CPU_PROCESS_PCT] : -1.0;
-	r->cpu_system_pct = ok[EP_CTR_CPU_SYSTEM_PCT] ? v[EP_CTR_CPU_SYSTEM_PCT] : -1.0;
-}
 
 /* A sink's receiver: UDP datagrams, or raw frames (l2.sink). */
 struct sink {

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,149 @@
 #define EP_REPORT_MAX_BYTES (256u << 20)
 
 /* ------------------------------------------------------------------------ */
+/* The schema                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The fixed members of each object of the format, in the order they are
+ * written: the writer and the reader both walk these tables, so a member
+ * is named, typed and checked in one place. What is not a fixed member
+ * (labels, parameters, samples, counters, flags, the system entries, the
+ * comparison summary) has a function of its own on each side.
+ */
+
+/* What a member holds in its struct, and so how it is written and read. */
+enum jkind {
+	JK_STR,     /* char *: a string (NULL is written as "") */
+	JK_KEY,     /* the result's key: written, read only as a string */
+	JK_NUM,     /* double: a finite number, or null for NaN */
+	JK_PCT,     /* double: a percentile, above 0 and at most 100 */
+	JK_COUNT,   /* size_t: an integer 0..INT_MAX */
+	JK_NS,      /* uint64_t: an integer 0..INT64_MAX (more is written as INT64_MAX) */
+	JK_CPU,     /* int: an integer -1..INT_MAX */
+	JK_BOOL,    /* int: true or false */
+	JK_PRIMARY, /* enum ep_primary: "median", "min" or "max" */
+	JK_BETTER,  /* int, an enum ep_better: "lower", "higher" or "zero" */
+	JK_VERDICT, /* int, an enum embperf_verdict: "none", "pass", ... */
+};
+
+/* Flags of a member (and of a member lookup). */
+enum {
+	JP_REQUIRED = 1, /* absent is an error */
+	JP_NULLABLE = 2, /* null is accepted (as NaN, or as absent) */
+	JP_NONEMPTY = 4, /* a string must not be "" */
+};
+
+/**
+ * struct jfield - one member of an object.
+ * @name:   its JSON name.
+ * @kind:   an enum jkind.
+ * @flags:  JP_* flags of the reader.
+ * @offset: where its value is in the struct the object is made from.
+ */
+struct jfield {
+	const char *name;
+	unsigned char kind;
+	unsigned char flags;
+	unsigned short offset;
+};
+
+#define JF(type, member, name, kind, flags) { name, kind, flags, offsetof(type, member) }
+#define REQ JP_REQUIRED
+#define NUL JP_NULLABLE
+/* A table and its length, as the walkers take them. */
+#define TABLE(t) t, EP_ARRAY_SIZE(t)
+
+/* "stats" of a result. */
+static const struct jfield stats_fields[] = {
+	JF(struct ep_stats, n, "n", JK_COUNT, REQ),
+	JF(struct ep_stats, min, "min", JK_NUM, REQ | NUL),
+	JF(struct ep_stats, max, "max", JK_NUM, REQ | NUL),
+	JF(struct ep_stats, mean, "mean", JK_NUM, REQ | NUL),
+	JF(struct ep_stats, median, "median", JK_NUM, REQ | NUL),
+	JF(struct ep_stats, stddev, "stddev", JK_NUM, REQ | NUL),
+};
+
+/* A result's identity, before its labels and parameters. */
+static const struct jfield identity_fields[] = {
+	JF(struct embperf_result, title, "title", JK_STR, 0),
+	{ "key", JK_KEY, 0, 0 },
+	JF(struct embperf_result, kernel, "kernel", JK_STR, REQ | JP_NONEMPTY),
+	JF(struct embperf_result, metric, "metric", JK_STR, REQ | JP_NONEMPTY),
+	JF(struct embperf_result, unit, "unit", JK_STR, REQ),
+};
+
+/* A result's value and how to read it, after its parameters. */
+static const struct jfield value_fields[] = {
+	JF(struct embperf_result, primary, "primary", JK_PRIMARY, REQ),
+	JF(struct embperf_result, value, "value", JK_NUM, REQ | NUL),
+	JF(struct embperf_result, higher_better, "better", JK_BETTER, REQ),
+};
+
+/* A result's members after its counters. */
+static const struct jfield tail_fields[] = {
+	JF(struct embperf_result, cpu, "cpu", JK_CPU, 0),
+	JF(struct embperf_result, truncated, "truncated", JK_BOOL, 0),
+};
+
+/* "distribution" of a result (format version 2). */
+static const struct jfield dist_fields[] = {
+	JF(struct embperf_result, dist_n, "n", JK_NUM, REQ),
+	JF(struct embperf_result, dist_min, "min", JK_NUM, REQ | NUL),
+	JF(struct embperf_result, dist_max, "max", JK_NUM, REQ | NUL),
+	JF(struct embperf_result, dist_mean, "mean", JK_NUM, REQ | NUL),
+};
+
+/* An item of "percentiles". */
+static const struct jfield pct_fields[] = {
+	JF(struct ep_pct, pct, "pct", JK_PCT, REQ),
+	JF(struct ep_pct, value, "value", JK_NUM, REQ | NUL),
+};
+
+/* "trials": the names of its columns, before its "rows". */
+static const struct jfield trials_fields[] = {
+	JF(struct embperf_result, trial_config_name, "config", JK_STR, REQ | JP_NONEMPTY),
+	JF(struct embperf_result, trial_outcome_name, "outcome", JK_STR, REQ | JP_NONEMPTY),
+};
+
+/* An item of "trials.rows". */
+static const struct jfield row_fields[] = {
+	JF(struct ep_trial_row, config, "config", JK_NUM, REQ | NUL),
+	JF(struct ep_trial_row, outcome, "outcome", JK_NUM, REQ | NUL),
+	JF(struct ep_trial_row, pass, "pass", JK_BOOL, REQ),
+	JF(struct ep_trial_row, duration_ns, "duration_ns", JK_NS, REQ),
+};
+
+/* A result's comparison with its baseline metric (compared reports only). */
+static const struct jfield baseline_fields[] = {
+	JF(struct embperf_result, baseline, "baseline", JK_NUM, NUL),
+	JF(struct embperf_result, ratio, "ratio", JK_NUM, NUL),
+	JF(struct embperf_result, verdict, "verdict", JK_VERDICT, 0),
+};
+
+/* "comparison" of a compared report: what the reader takes of it. */
+static const struct jfield comparison_fields[] = {
+	JF(struct embperf_report, tolerance_pct, "tolerance_pct", JK_NUM, REQ),
+};
+
+/* An item of "missing". */
+static const struct jfield missing_fields[] = {
+	JF(struct ep_missing, key, "key", JK_STR, REQ),
+	JF(struct ep_missing, unit, "unit", JK_STR, 0),
+	JF(struct ep_missing, baseline, "baseline", JK_NUM, NUL),
+};
+
+/* The choices of @kind: the @i-th name, NULL past the last one. */
+static const char *choice_name(int kind, int i)
+{
+	if (kind == JK_VERDICT)
+		return ep_verdict_name(i);
+	if (i < 0 || i > EP_BETTER_ZERO)
+		return NULL;
+	return kind == JK_PRIMARY ? ep_primary_name((enum ep_primary)i) : ep_better_name(i);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Rendering                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -39,15 +183,19 @@ static void put(json_object *obj, const char *key, json_object *val, int *failed
 	}
 }
 
-static void put_null(json_object *obj, const char *key, int *failed)
-{
-	if (json_object_object_add(obj, key, NULL))
-		*failed = 1;
-}
-
 static void put_string(json_object *obj, const char *key, const char *s, int *failed)
 {
-	put(obj, key, json_object_new_string(s), failed);
+	put(obj, key, json_object_new_string(s ? s : ""), failed);
+}
+
+/* A new object, or NULL with *@failed set. */
+static json_object *new_object(int *failed)
+{
+	json_object *obj = json_object_new_object();
+
+	if (!obj)
+		*failed = 1;
+	return obj;
 }
 
 /* A double as exact JSON text; NULL (JSON null) for NaN and infinities. */
@@ -71,46 +219,108 @@ static json_object *new_number(double v, int *failed)
 
 static void put_number(json_object *obj, const char *key, double v, int *failed)
 {
-	if (!isfinite(v))
-		put_null(obj, key, failed);
-	else
+	if (!isfinite(v)) {
+		if (json_object_object_add(obj, key, NULL))
+			*failed = 1;
+	} else {
 		put(obj, key, new_number(v, failed), failed);
+	}
 }
 
-/**
- * pairs_object() - labels or parameters as a JSON object, name -> value.
- * @kv:     the pairs, as the result parsed them (values exact, unquoted).
- * @failed: set on a failed allocation.
- *
- * Return: the object, or NULL (with *@failed set).
- */
-static json_object *pairs_object(const struct ep_pairs *kv, int *failed)
+/* Member @f of the struct at @base into @obj. */
+static void put_field(json_object *obj, const struct jfield *f, const void *base, int *failed)
 {
-	json_object *obj = json_object_new_object();
+	const char *slot = (const char *)base + f->offset;
+	const char *name;
+	uint64_t ns;
+	char *key;
 
-	if (!obj) {
-		*failed = 1;
-		return NULL;
+	switch (f->kind) {
+	case JK_STR:
+		put_string(obj, f->name, *(char *const *)slot, failed);
+		break;
+	case JK_KEY:
+		key = ep_result_key_dup(base);
+		if (!key)
+			*failed = 1;
+		put_string(obj, f->name, key, failed);
+		free(key);
+		break;
+	case JK_NUM:
+	case JK_PCT:
+		put_number(obj, f->name, *(const double *)slot, failed);
+		break;
+	case JK_COUNT:
+		put(obj, f->name, json_object_new_int64((int64_t)*(const size_t *)slot), failed);
+		break;
+	case JK_NS:
+		ns = *(const uint64_t *)slot;
+		put(obj, f->name, json_object_new_int64(ns > INT64_MAX ? INT64_MAX : (int64_t)ns),
+		    failed);
+		break;
+	case JK_CPU:
+		put(obj, f->name, json_object_new_int(*(const int *)slot), failed);
+		break;
+	case JK_BOOL:
+		put(obj, f->name, json_object_new_boolean(*(const int *)slot), failed);
+		break;
+	default:
+		name = choice_name(f->kind, *(const int *)slot);
+		put_string(obj, f->name, name ? name : choice_name(f->kind, 0), failed);
 	}
-	for (size_t i = 0; i < kv->n; i++)
-		put_string(obj, kv->keys[i], kv->values[i], failed);
+}
+
+/* The @n members of table @f, from the struct at @base, into @obj. */
+static void put_fields(json_object *obj, const struct jfield *f, size_t n, const void *base,
+		       int *failed)
+{
+	for (size_t i = 0; i < n; i++)
+		put_field(obj, &f[i], base, failed);
+}
+
+/* An object of the members of table @f. Return: it, or NULL (with *@failed set). */
+static json_object *fields_object(const struct jfield *f, size_t n, const void *base,
+				  int *failed)
+{
+	json_object *obj = new_object(failed);
+
+	if (obj)
+		put_fields(obj, f, n, base, failed);
 	return obj;
 }
 
-static json_object *stats_object(const struct embperf_result *r, int *failed)
+/**
+ * records_array() - an array of @n objects of table @f, made from the
+ * structs of @size bytes at @items.
+ * Return: the array, or NULL (with *@failed set).
+ */
+static json_object *records_array(const void *items, size_t n, size_t size,
+				  const struct jfield *f, size_t nf, int *failed)
 {
-	json_object *obj = json_object_new_object();
+	json_object *arr = json_object_new_array_ext((int)n);
 
-	if (!obj) {
+	if (!arr) {
 		*failed = 1;
 		return NULL;
 	}
-	put(obj, "n", json_object_new_int64((int64_t)r->stats.n), failed);
-	put_number(obj, "min", r->stats.min, failed);
-	put_number(obj, "max", r->stats.max, failed);
-	put_number(obj, "mean", r->stats.mean, failed);
-	put_number(obj, "median", r->stats.median, failed);
-	put_number(obj, "stddev", r->stats.stddev, failed);
+	for (size_t i = 0; i < n; i++) {
+		json_object *obj = fields_object(f, nf, (const char *)items + i * size, failed);
+
+		if (!obj || json_object_array_add(arr, obj)) {
+			json_object_put(obj);
+			*failed = 1;
+		}
+	}
+	return arr;
+}
+
+/* Labels or parameters as a JSON object, name -> value (values exact, unquoted). */
+static json_object *pairs_object(const struct ep_pairs *kv, int *failed)
+{
+	json_object *obj = new_object(failed);
+
+	for (size_t i = 0; obj && i < kv->n; i++)
+		put_string(obj, kv->keys[i], kv->values[i], failed);
 	return obj;
 }
 
@@ -136,180 +346,42 @@ static json_object *samples_array(const struct embperf_result *r, int *failed)
 /**
  * counters_object() - the engine's counters (null when unavailable), then
  * the counters the kernel declared ("xruns"), under their names.
- * @r:      the result.
- * @failed: set on a failed allocation.
- *
  * Return: the object, or NULL (with *@failed set).
  */
 static json_object *counters_object(const struct embperf_result *r, int *failed)
 {
-	json_object *obj = json_object_new_object();
+	json_object *obj = new_object(failed);
 
-	if (!obj) {
-		*failed = 1;
-		return NULL;
-	}
-	for (int i = 0; i < EP_CTR_COUNT; i++) {
-		if (r->counter_ok[i])
-			put_number(obj, ep_counter_name(i), r->counters[i], failed);
-		else
-			put_null(obj, ep_counter_name(i), failed);
-	}
-	for (size_t i = 0; i < r->n_named; i++)
+	for (int i = 0; obj && i < EP_CTR_COUNT; i++)
+		put_number(obj, ep_counter_name(i), r->counter_ok[i] ? r->counters[i] : NAN, failed);
+	for (size_t i = 0; obj && i < r->n_named; i++)
 		put_number(obj, r->named[i].name, r->named[i].value, failed);
 	return obj;
 }
 
-/**
- * distribution_object() - "distribution": n, min, max, mean of every
- * recorded operation.
- * @r:      a result with a distribution.
- * @failed: set on a failed allocation.
- *
- * Return: the object, or NULL (with *@failed set).
- */
-static json_object *distribution_object(const struct embperf_result *r, int *failed)
-{
-	json_object *obj = json_object_new_object();
-
-	if (!obj) {
-		*failed = 1;
-		return NULL;
-	}
-	put_number(obj, "n", r->dist_n, failed);
-	put_number(obj, "min", r->dist_min, failed);
-	put_number(obj, "max", r->dist_max, failed);
-	put_number(obj, "mean", r->dist_mean, failed);
-	return obj;
-}
-
-/**
- * objects_array() - an array of @n objects, the i-th made by @item.
- * @r:      the result.
- * @n:      number of items.
- * @item:   makes item i (NULL on a failed allocation, with *@failed set).
- * @failed: set on a failed allocation.
- *
- * Return: the array, or NULL (with *@failed set).
- */
-static json_object *objects_array(const struct embperf_result *r, size_t n,
-				  json_object *(*item)(const struct embperf_result *r, size_t i,
-						       int *failed),
-				  int *failed)
-{
-	json_object *arr = json_object_new_array_ext((int)n);
-
-	if (!arr) {
-		*failed = 1;
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		json_object *obj = item(r, i, failed);
-
-		if (!obj || json_object_array_add(arr, obj)) {
-			json_object_put(obj);
-			*failed = 1;
-		}
-	}
-	return arr;
-}
-
-/**
- * percentile_object() - item @i of "percentiles": {"pct": 99.9, "value": ...}.
- * @r:      a result with a distribution (percentiles ascending).
- * @i:      the index.
- * @failed: set on a failed allocation.
- *
- * Return: the object, or NULL (with *@failed set).
- */
-static json_object *percentile_object(const struct embperf_result *r, size_t i, int *failed)
-{
-	json_object *obj = json_object_new_object();
-
-	if (!obj) {
-		*failed = 1;
-		return NULL;
-	}
-	put_number(obj, "pct", r->pcts[i].pct, failed);
-	put_number(obj, "value", r->pcts[i].value, failed);
-	return obj;
-}
-
-/**
- * trial_row_object() - row @i of a trial log.
- * @r:      a result with a trial log.
- * @i:      the index.
- * @failed: set on a failed allocation.
- *
- * Return: {"config", "outcome", "pass", "duration_ns"}, or NULL (with *@failed set).
- */
-static json_object *trial_row_object(const struct embperf_result *r, size_t i, int *failed)
-{
-	const struct ep_trial_row *row = &r->trials[i];
-	json_object *obj = json_object_new_object();
-	uint64_t ns = row->duration_ns > INT64_MAX ? INT64_MAX : row->duration_ns;
-
-	if (!obj) {
-		*failed = 1;
-		return NULL;
-	}
-	put_number(obj, "config", row->config, failed);
-	put_number(obj, "outcome", row->outcome, failed);
-	put(obj, "pass", json_object_new_boolean(row->pass), failed);
-	put(obj, "duration_ns", json_object_new_int64((int64_t)ns), failed);
-	return obj;
-}
-
-/**
- * trials_object() - "trials": the names of the configuration and outcome
- * columns, and the rows in the order the search ran them.
- * @r:      a result with a trial log.
- * @failed: set on a failed allocation.
- *
- * Return: the object, or NULL (with *@failed set).
- */
-static json_object *trials_object(const struct embperf_result *r, int *failed)
-{
-	json_object *obj = json_object_new_object();
-
-	if (!obj) {
-		*failed = 1;
-		return NULL;
-	}
-	put_string(obj, "config", r->trial_config_name ? r->trial_config_name : "", failed);
-	put_string(obj, "outcome", r->trial_outcome_name ? r->trial_outcome_name : "", failed);
-	put(obj, "rows", objects_array(r, r->n_trials, trial_row_object, failed), failed);
-	return obj;
-}
-
-/**
- * put_trial_parts() - the members of format version 2 that trial kernels
- * fill: "distribution" and "percentiles" when the result has a
- * distribution, "trials" when it has a trial log.
- * @obj:    the result object.
- * @r:      the result.
- * @failed: set on a failed allocation.
+/*
+ * The members of format version 2 that trial kernels fill: "distribution"
+ * and "percentiles" when the result has a distribution, "trials" (the
+ * names of its columns and the rows in the order the search ran them)
+ * when it has a trial log.
  */
 static void put_trial_parts(json_object *obj, const struct embperf_result *r, int *failed)
 {
+	json_object *trials;
+
 	if (r->has_dist) {
-		put(obj, "distribution", distribution_object(r, failed), failed);
-		put(obj, "percentiles", objects_array(r, r->n_pcts, percentile_object, failed),
+		put(obj, "distribution", fields_object(TABLE(dist_fields), r, failed), failed);
+		put(obj, "percentiles",
+		    records_array(r->pcts, r->n_pcts, sizeof(*r->pcts), TABLE(pct_fields), failed),
 		    failed);
 	}
-	if (r->n_trials)
-		put(obj, "trials", trials_object(r, failed), failed);
-}
-
-/* The comparison members of a result of a compared report. */
-static void put_comparison(json_object *obj, const struct embperf_result *r, int *failed)
-{
-	if (r->has_baseline) {
-		put_number(obj, "baseline", r->baseline, failed);
-		put_number(obj, "ratio", r->ratio, failed);
-	}
-	put_string(obj, "verdict", ep_verdict_name(r->verdict) ? ep_verdict_name(r->verdict)
-							       : "none", failed);
+	if (!r->n_trials)
+		return;
+	trials = fields_object(TABLE(trials_fields), r, failed);
+	if (trials)
+		put(trials, "rows", records_array(r->trials, r->n_trials, sizeof(*r->trials),
+						  TABLE(row_fields), failed), failed);
+	put(obj, "trials", trials, failed);
 }
 
 /* The marks of a result that set any: "flags": ["disturbed", ...], "note". */
@@ -340,47 +412,33 @@ static void put_flags(json_object *obj, const struct embperf_result *r, int *fai
 static json_object *result_object(const struct embperf_report *report,
 				  const struct embperf_result *r, int *failed)
 {
-	json_object *obj = json_object_new_object();
-	char *key = ep_result_key_dup(r);
+	json_object *obj = new_object(failed);
 
-	if (!obj || !key) {
-		json_object_put(obj);
-		free(key);
-		*failed = 1;
+	if (!obj)
 		return NULL;
-	}
-	put_string(obj, "title", r->title, failed);
-	put_string(obj, "key", key, failed);
-	free(key);
-	put_string(obj, "kernel", r->kernel, failed);
-	put_string(obj, "metric", r->metric, failed);
-	put_string(obj, "unit", r->unit, failed);
+	put_fields(obj, TABLE(identity_fields), r, failed);
 	put(obj, "labels", pairs_object(&r->label_kv, failed), failed);
 	put(obj, "params", pairs_object(&r->param_kv, failed), failed);
-	put_string(obj, "primary", ep_primary_name(r->primary), failed);
-	put_number(obj, "value", r->value, failed);
-	put_string(obj, "better", ep_better_name(r->higher_better), failed);
-	put(obj, "stats", stats_object(r, failed), failed);
+	put_fields(obj, TABLE(value_fields), r, failed);
+	put(obj, "stats", fields_object(TABLE(stats_fields), &r->stats, failed), failed);
 	put(obj, "samples", samples_array(r, failed), failed);
 	put_trial_parts(obj, r, failed);
 	put(obj, "counters", counters_object(r, failed), failed);
-	put(obj, "cpu", json_object_new_int(r->cpu), failed);
-	put(obj, "truncated", json_object_new_boolean(r->truncated), failed);
+	put_fields(obj, TABLE(tail_fields), r, failed);
 	put_flags(obj, r, failed);
-	if (report->compared)
-		put_comparison(obj, r, failed);
+	/* "baseline" and "ratio" only for a result that had a baseline metric. */
+	if (report->compared && r->has_baseline)
+		put_fields(obj, TABLE(baseline_fields), r, failed);
+	else if (report->compared)
+		put_field(obj, &baseline_fields[2], r, failed);
 	return obj;
 }
 
 static json_object *system_object(const struct embperf_report *report, int *failed)
 {
-	json_object *obj = json_object_new_object();
+	json_object *obj = new_object(failed);
 
-	if (!obj) {
-		*failed = 1;
-		return NULL;
-	}
-	for (int i = 0; i < report->n_sysinfo; i++)
+	for (int i = 0; obj && i < report->n_sysinfo; i++)
 		put_string(obj, report->sysinfo[i].key, report->sysinfo[i].value, failed);
 	return obj;
 }
@@ -404,50 +462,28 @@ static json_object *results_array(const struct embperf_report *report, int *fail
 	return arr;
 }
 
-/* "comparison" summary of a compared report. */
+/* "comparison" summary of a compared report: its tolerance, then the counts. */
 static json_object *comparison_object(const struct embperf_report *report, int *failed)
 {
-	json_object *obj = json_object_new_object();
-	int count[4] = { 0 };
+	static const char *const names[] = { "failures", "passed", "improved", "regressed",
+					     "missing" };
+	json_object *obj = fields_object(TABLE(comparison_fields), report, failed);
+	int count[5] = { 0 };
 
-	if (!obj) {
-		*failed = 1;
+	if (!obj)
 		return NULL;
+	/* count[0]: failures; count[1 + v - PASS]: verdict v; count[4]: missing. */
+	for (int i = 0; i < report->n_results; i++) {
+		int v = report->results[i]->verdict;
+
+		if (v >= EMBPERF_VERDICT_PASS && v <= EMBPERF_VERDICT_REGRESSED)
+			count[v]++;
 	}
-	for (int i = 0; i < report->n_results; i++)
-		if (report->results[i]->verdict >= 0 && report->results[i]->verdict < 4)
-			count[report->results[i]->verdict]++;
-	put_number(obj, "tolerance_pct", report->tolerance_pct, failed);
-	put(obj, "failures",
-	    json_object_new_int(count[EMBPERF_VERDICT_REGRESSED] + report->n_missing), failed);
-	put(obj, "passed", json_object_new_int(count[EMBPERF_VERDICT_PASS]), failed);
-	put(obj, "improved", json_object_new_int(count[EMBPERF_VERDICT_IMPROVED]), failed);
-	put(obj, "regressed", json_object_new_int(count[EMBPERF_VERDICT_REGRESSED]), failed);
-	put(obj, "missing", json_object_new_int(report->n_missing), failed);
+	count[4] = report->n_missing;
+	count[0] = count[EMBPERF_VERDICT_REGRESSED] + report->n_missing;
+	for (size_t i = 0; i < EP_ARRAY_SIZE(names); i++)
+		put(obj, names[i], json_object_new_int(count[i]), failed);
 	return obj;
-}
-
-static json_object *missing_array(const struct embperf_report *report, int *failed)
-{
-	json_object *arr = json_object_new_array_ext(report->n_missing);
-
-	if (!arr) {
-		*failed = 1;
-		return NULL;
-	}
-	for (int i = 0; i < report->n_missing; i++) {
-		json_object *m = json_object_new_object();
-
-		if (!m || json_object_array_add(arr, m)) {
-			json_object_put(m);
-			*failed = 1;
-			continue;
-		}
-		put_string(m, "key", report->missing[i].key, failed);
-		put_string(m, "unit", report->missing[i].unit, failed);
-		put_number(m, "baseline", report->missing[i].baseline, failed);
-	}
-	return arr;
 }
 
 char *ep_report_render_json(const struct embperf_report *report)
@@ -468,7 +504,9 @@ char *ep_report_render_json(const struct embperf_report *report)
 	put(root, "results", results_array(report, &failed), &failed);
 	if (report->compared) {
 		put(root, "comparison", comparison_object(report, &failed), &failed);
-		put(root, "missing", missing_array(report, &failed), &failed);
+		put(root, "missing", records_array(report->missing, (size_t)report->n_missing,
+						   sizeof(*report->missing), TABLE(missing_fields),
+						   &failed), &failed);
 	}
 	if (!failed) {
 		int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
@@ -549,13 +587,6 @@ static void place_of(char *buf, size_t size, const char *where, const char *key)
 {
 	snprintf(buf, size, "%s%s%s", where, where[0] ? "." : "", key);
 }
-
-/* Flags of a member lookup. */
-enum {
-	JP_REQUIRED = 1, /* absent is an error */
-	JP_NULLABLE = 2, /* null is accepted (as NaN, or as absent) */
-	JP_NONEMPTY = 4, /* a string must not be "" */
-};
 
 /*
  * Look @key up in @obj. Return: 1 when present (*@val may be JSON null),
@@ -688,30 +719,6 @@ static int get_container(struct jp *p, json_object *obj, const char *where, cons
 	return bad(p, place, expected, v, 1);
 }
 
-/* One of @choices (NULL-terminated); its index in *@out. */
-static int get_choice(struct jp *p, json_object *obj, const char *where, const char *key,
-		      const char *const *choices, const char *expected, int *out)
-{
-	char place[256];
-	const char *s = NULL;
-	json_object *v;
-	int found = member(p, obj, where, key, JP_REQUIRED, expected, &v);
-
-	if (found <= 0)
-		return found;
-	if (json_object_is_type(v, json_type_string)) {
-		s = json_object_get_string(v);
-		for (int i = 0; choices[i]; i++) {
-			if (!strcmp(choices[i], s)) {
-				*out = i;
-				return 1;
-			}
-		}
-	}
-	place_of(place, sizeof(place), where, key);
-	return bad(p, place, expected, v, 1);
-}
-
 /**
  * get_pairs() - an optional object of strings as one "k=v k=v" line.
  * @p:     parse state.
@@ -756,26 +763,6 @@ static int get_pairs(struct jp *p, json_object *obj, const char *where, const ch
 		ep_pairs_append_value(out, s);
 	}
 	return 1;
-}
-
-static int parse_stats(struct jp *p, json_object *res, const char *where, struct ep_stats *st)
-{
-	static const char *const names[] = { "min", "max", "mean", "median", "stddev" };
-	double *fields[] = { &st->min, &st->max, &st->mean, &st->median, &st->stddev };
-	char place[256];
-	json_object *obj = NULL;
-	int64_t n = 0;
-	int err;
-
-	err = get_container(p, res, where, "stats", JP_REQUIRED, json_type_object, &obj);
-	if (err < 0)
-		return err;
-	place_of(place, sizeof(place), where, "stats");
-	err = get_int(p, obj, place, "n", JP_REQUIRED, 0, INT_MAX, &n);
-	for (size_t i = 0; err >= 0 && i < EP_ARRAY_SIZE(names); i++)
-		err = get_number(p, obj, place, names[i], JP_REQUIRED | JP_NULLABLE, fields[i]);
-	st->n = (size_t)n;
-	return err < 0 ? err : 0;
 }
 
 /* The samples (optional), copied into @r; their count must be stats.n. */
@@ -883,198 +870,6 @@ static int parse_counters(struct jp *p, json_object *res, const char *where,
 	return parse_named_counters(p, obj, place, r);
 }
 
-/**
- * parse_items() - every item of an array, each by @item, into a new array.
- * @p:     parse state.
- * @arr:   the JSON array.
- * @place: its place ("results[0].percentiles").
- * @size:  size of one parsed item.
- * @item:  parses the item at a place ("...[2]") into its slot.
- * @out:   receives the malloc'd items (the caller frees them).
- * @n:     receives their count.
- *
- * Return: 0, -EBADMSG or -ENOMEM.
- */
-static int parse_items(struct jp *p, json_object *arr, const char *place, size_t size,
-		       int (*item)(struct jp *p, json_object *v, const char *place, void *out),
-		       void **out, size_t *n)
-{
-	char where[320];
-	size_t len = json_object_array_length(arr);
-	char *items = calloc(len ? len : 1, size);
-	int err = 0;
-
-	if (!items)
-		return -ENOMEM;
-	for (size_t i = 0; i < len && !err; i++) {
-		snprintf(where, sizeof(where), "%s[%zu]", place, i);
-		err = item(p, json_object_array_get_idx(arr, i), where, items + i * size);
-	}
-	if (err) {
-		free(items);
-		return err;
-	}
-	*out = items;
-	*n = len;
-	return 0;
-}
-
-/**
- * parse_percentile() - one item of "percentiles": {"pct", "value"}.
- * @p:     parse state.
- * @item:  the item.
- * @place: its place ("results[0].percentiles[2]").
- * @slot:  receives it (a struct ep_pct).
- *
- * Return: 0 or -EBADMSG.
- */
-static int parse_percentile(struct jp *p, json_object *item, const char *place, void *slot)
-{
-	struct ep_pct *out = slot;
-	char where[384];
-	json_object *v = NULL;
-	int err;
-
-	if (!json_object_is_type(item, json_type_object))
-		return bad(p, place, "an object {\"pct\", \"value\"}", item, 1);
-	err = get_number(p, item, place, "pct", JP_REQUIRED, &out->pct);
-	if (err < 0)
-		return err;
-	if (!(out->pct > 0.0 && out->pct <= 100.0)) {
-		json_object_object_get_ex(item, "pct", &v);
-		place_of(where, sizeof(where), place, "pct");
-		return bad(p, where, "a percentile above 0 and at most 100", v, 1);
-	}
-	err = get_number(p, item, place, "value", JP_REQUIRED | JP_NULLABLE, &out->value);
-	return err < 0 ? err : 0;
-}
-
-/**
- * parse_percentiles() - "percentiles" (optional): an array of {"pct", "value"}.
- * @p:     parse state.
- * @res:   the result object.
- * @where: its place.
- * @r:     the result that receives them (sorted by pct).
- *
- * Return: 0, -EBADMSG or -ENOMEM.
- */
-static int parse_percentiles(struct jp *p, json_object *res, const char *where,
-			     struct embperf_result *r)
-{
-	char place[256];
-	json_object *arr = NULL;
-	void *pcts = NULL;
-	size_t n = 0;
-	int err = get_container(p, res, where, "percentiles", 0, json_type_array, &arr);
-
-	if (err <= 0)
-		return err;
-	place_of(place, sizeof(place), where, "percentiles");
-	err = parse_items(p, arr, place, sizeof(struct ep_pct), parse_percentile, &pcts, &n);
-	if (!err && ep_result_set_pcts(r, pcts, n))
-		err = -ENOMEM;
-	free(pcts);
-	return err;
-}
-
-/**
- * parse_distribution() - "distribution" (n, min, max, mean) and its
- * "percentiles"; both absent for a result without a distribution.
- * @p:     parse state.
- * @res:   the result object.
- * @where: its place.
- * @r:     the result that receives them.
- *
- * Return: 0, -EBADMSG or -ENOMEM.
- */
-static int parse_distribution(struct jp *p, json_object *res, const char *where,
-			      struct embperf_result *r)
-{
-	char place[256];
-	json_object *obj = NULL;
-	int err = get_container(p, res, where, "distribution", 0, json_type_object, &obj);
-
-	place_of(place, sizeof(place), where, "distribution");
-	if (err < 0)
-		return err;
-	if (!err) {
-		if (json_object_object_get_ex(res, "percentiles", NULL))
-			return bad(p, place, "an object (\"percentiles\" need their distribution)",
-				   NULL, 0);
-		return 0;
-	}
-	if ((err = get_number(p, obj, place, "n", JP_REQUIRED, &r->dist_n)) < 0 ||
-	    (err = get_number(p, obj, place, "min", JP_REQUIRED | JP_NULLABLE, &r->dist_min)) < 0 ||
-	    (err = get_number(p, obj, place, "max", JP_REQUIRED | JP_NULLABLE, &r->dist_max)) < 0 ||
-	    (err = get_number(p, obj, place, "mean", JP_REQUIRED | JP_NULLABLE, &r->dist_mean)) < 0)
-		return err;
-	r->has_dist = 1;
-	return parse_percentiles(p, res, where, r);
-}
-
-/**
- * parse_trial_row() - one row of a trial log.
- * @p:     parse state.
- * @row:   {"config", "outcome", "pass", "duration_ns"}.
- * @place: its place ("results[0].trials.rows[3]").
- * @slot:  receives it (a struct ep_trial_row).
- *
- * Return: 0 or -EBADMSG.
- */
-static int parse_trial_row(struct jp *p, json_object *row, const char *place, void *slot)
-{
-	struct ep_trial_row *out = slot;
-	int64_t ns = 0;
-	int err;
-
-	if (!json_object_is_type(row, json_type_object))
-		return bad(p, place, "an object {\"config\", \"outcome\", \"pass\", \"duration_ns\"}",
-			   row, 1);
-	if ((err = get_number(p, row, place, "config", JP_REQUIRED | JP_NULLABLE, &out->config)) < 0 ||
-	    (err = get_number(p, row, place, "outcome", JP_REQUIRED | JP_NULLABLE,
-			      &out->outcome)) < 0 ||
-	    (err = get_bool(p, row, place, "pass", JP_REQUIRED, &out->pass)) < 0 ||
-	    (err = get_int(p, row, place, "duration_ns", JP_REQUIRED, 0, INT64_MAX, &ns)) < 0)
-		return err;
-	out->duration_ns = (uint64_t)ns;
-	return 0;
-}
-
-/**
- * parse_trials() - "trials" (optional): the trial log of a searched value.
- * @p:     parse state.
- * @res:   the result object.
- * @where: its place.
- * @r:     the result that receives the log.
- *
- * Return: 0, -EBADMSG or -ENOMEM.
- */
-static int parse_trials(struct jp *p, json_object *res, const char *where,
-			struct embperf_result *r)
-{
-	char place[256], rows_place[272];
-	const char *config = NULL, *outcome = NULL;
-	json_object *obj = NULL, *arr = NULL;
-	void *rows = NULL;
-	size_t n = 0;
-	int err = get_container(p, res, where, "trials", 0, json_type_object, &obj);
-
-	if (err <= 0)
-		return err;
-	place_of(place, sizeof(place), where, "trials");
-	if ((err = get_string(p, obj, place, "config", JP_REQUIRED | JP_NONEMPTY, &config)) < 0 ||
-	    (err = get_string(p, obj, place, "outcome", JP_REQUIRED | JP_NONEMPTY, &outcome)) < 0 ||
-	    (err = get_container(p, obj, place, "rows", JP_REQUIRED, json_type_array, &arr)) < 0)
-		return err;
-	place_of(rows_place, sizeof(rows_place), place, "rows");
-	err = parse_items(p, arr, rows_place, sizeof(struct ep_trial_row), parse_trial_row, &rows,
-			  &n);
-	if (!err && ep_result_set_trials(r, config, outcome, rows, n))
-		err = -ENOMEM;
-	free(rows);
-	return err;
-}
-
 /*
  * The marks a result set on itself (optional): names this version does not
  * know are ignored, so a newer writer's marks do not make the file unreadable.
@@ -1104,119 +899,6 @@ static int parse_flags(struct jp *p, json_object *res, const char *where,
 	return ep_result_set_note(r, flags, note) ? -ENOMEM : 0;
 }
 
-/* Comparison members of a result saved after embperf_report_compare(). */
-static int parse_comparison(struct jp *p, json_object *res, const char *where,
-			    struct embperf_result *r)
-{
-	static const char *const verdicts[] = { "none", "pass", "improved", "regressed", NULL };
-	json_object *v;
-	int err;
-
-	if (json_object_object_get_ex(res, "verdict", &v)) {
-		err = get_choice(p, res, where, "verdict", verdicts,
-				 "\"none\", \"pass\", \"improved\" or \"regressed\"", &r->verdict);
-		if (err < 0)
-			return err;
-	}
-	err = get_number(p, res, where, "baseline", JP_NULLABLE, &r->baseline);
-	if (err < 0)
-		return err;
-	r->has_baseline = err > 0;
-	r->ratio = NAN;
-	err = get_number(p, res, where, "ratio", JP_NULLABLE, &r->ratio);
-	return err < 0 ? err : 0;
-}
-
-/* The identity of a result: strings, labels and params. */
-static struct embperf_result *parse_identity(struct jp *p, json_object *res, const char *where,
-					     int *err)
-{
-	const char *kernel = NULL, *metric = NULL, *unit = NULL, *title = "", *key = NULL;
-	struct embperf_result *r = NULL;
-	struct ep_buf labels, params;
-
-	ep_buf_init(&labels);
-	ep_buf_init(&params);
-	if ((*err = get_string(p, res, where, "kernel", JP_REQUIRED | JP_NONEMPTY, &kernel)) >= 0 &&
-	    (*err = get_string(p, res, where, "metric", JP_REQUIRED | JP_NONEMPTY, &metric)) >= 0 &&
-	    (*err = get_string(p, res, where, "unit", JP_REQUIRED, &unit)) >= 0 &&
-	    (*err = get_string(p, res, where, "title", 0, &title)) >= 0 &&
-	    (*err = get_string(p, res, where, "key", 0, &key)) >= 0 &&
-	    (*err = get_pairs(p, res, where, "labels", &labels)) >= 0 &&
-	    (*err = get_pairs(p, res, where, "params", &params)) >= 0) {
-		if (labels.failed || params.failed)
-			*err = -ENOMEM;
-		else if (!(r = ep_result_new(kernel, metric, unit, labels.data, params.data)) ||
-			 ep_result_set_title(r, title))
-			*err = -ENOMEM;
-	}
-	ep_buf_free(&labels);
-	ep_buf_free(&params);
-	if (*err < 0) {
-		ep_result_free(r);
-		return NULL;
-	}
-	return r;
-}
-
-/* The measurement part of a result: direction, statistics, samples, counters. */
-static int parse_measurement(struct jp *p, json_object *res, const char *where,
-			     struct embperf_result *r)
-{
-	static const char *const primaries[] = { "median", "min", "max", NULL };
-	/* In enum ep_better's order. */
-	static const char *const directions[] = { "lower", "higher", "zero", NULL };
-	struct ep_stats stats;
-	double value = NAN;
-	int primary = 0, truncated = 0, err;
-	int64_t cpu = -1;
-
-	if ((err = get_choice(p, res, where, "primary", primaries,
-			      "\"median\", \"min\" or \"max\"", &primary)) < 0 ||
-	    (err = get_choice(p, res, where, "better", directions, "\"higher\", \"lower\" or \"zero\"",
-			      &r->higher_better)) < 0 ||
-	    (err = get_number(p, res, where, "value", JP_REQUIRED | JP_NULLABLE, &value)) < 0 ||
-	    (err = parse_stats(p, res, where, &stats)) < 0 ||
-	    (err = get_int(p, res, where, "cpu", 0, -1, INT_MAX, &cpu)) < 0 ||
-	    (err = get_bool(p, res, where, "truncated", 0, &truncated)) < 0)
-		return err;
-	r->primary = (enum ep_primary)ep_primary_parse(primaries[primary]);
-	err = parse_samples(p, res, where, stats.n, r);
-	if (err < 0)
-		return err;
-	/* The file is the record: its statistics win over a recomputation. */
-	r->stats = stats;
-	r->value = value;
-	r->cpu = (int)cpu;
-	r->truncated = truncated;
-	if ((err = parse_distribution(p, res, where, r)) < 0 ||
-	    (err = parse_trials(p, res, where, r)) < 0 ||
-	    (err = parse_counters(p, res, where, r)) < 0 ||
-	    (err = parse_flags(p, res, where, r)) < 0)
-		return err;
-	return parse_comparison(p, res, where, r);
-}
-
-static int parse_result(struct jp *p, json_object *res, int index, struct embperf_report *report)
-{
-	struct embperf_result *r;
-	char where[64];
-	int err;
-
-	snprintf(where, sizeof(where), "results[%d]", index);
-	if (!json_object_is_type(res, json_type_object))
-		return bad(p, where, "an object", res, 1);
-	r = parse_identity(p, res, where, &err);
-	if (!r)
-		return err;
-	err = parse_measurement(p, res, where, r);
-	if (!err && ep_report_append(report, r))
-		err = -ENOMEM;
-	if (err)
-		ep_result_free(r);
-	return err;
-}
-
 static int parse_system(struct jp *p, json_object *root, struct embperf_report *report)
 {
 	char place[300];
@@ -1239,46 +921,341 @@ static int parse_system(struct jp *p, json_object *root, struct embperf_report *
 	return 0;
 }
 
-static int parse_missing(struct jp *p, json_object *root, struct embperf_report *report)
+/* A member of choice @kind (enum jkind); its index in *@out. */
+static int get_choice(struct jp *p, json_object *obj, const char *where, const char *key,
+		      int flags, int kind, int *out)
 {
-	json_object *arr = NULL;
-	int err = get_container(p, root, "", "missing", 0, json_type_array, &arr);
+	static const char *const expected[] = {
+		"\"median\", \"min\" or \"max\"",
+		"\"higher\", \"lower\" or \"zero\"",
+		"\"none\", \"pass\", \"improved\" or \"regressed\"",
+	};
+	const char *what = expected[kind - JK_PRIMARY];
+	char place[256];
+	json_object *v;
+	int found = member(p, obj, where, key, flags, what, &v);
 
-	for (size_t i = 0; err > 0 && i < json_object_array_length(arr); i++) {
-		json_object *m = json_object_array_get_idx(arr, i);
-		const char *key = NULL, *unit = "";
-		double baseline = NAN;
-		char where[64];
-
-		snprintf(where, sizeof(where), "missing[%zu]", i);
-		if (!json_object_is_type(m, json_type_object))
-			return bad(p, where, "an object", m, 1);
-		if ((err = get_string(p, m, where, "key", JP_REQUIRED, &key)) < 0 ||
-		    (err = get_string(p, m, where, "unit", 0, &unit)) < 0 ||
-		    (err = get_number(p, m, where, "baseline", JP_NULLABLE, &baseline)) < 0)
-			return err;
-		if (ep_report_add_missing(report, key, unit, baseline))
-			return -ENOMEM;
-		err = 1;
+	if (found <= 0)
+		return found;
+	for (int i = 0; json_object_is_type(v, json_type_string) && choice_name(kind, i); i++) {
+		if (!strcmp(choice_name(kind, i), json_object_get_string(v))) {
+			*out = i;
+			return 1;
+		}
 	}
+	place_of(place, sizeof(place), where, key);
+	return bad(p, place, what, v, 1);
+}
+
+/* A number of member @f: a percentile must be above 0 and at most 100. */
+static int get_field_number(struct jp *p, json_object *obj, const char *where,
+			    const struct jfield *f, double *out)
+{
+	char place[384];
+	json_object *v = NULL;
+	int found = get_number(p, obj, where, f->name, f->flags, out);
+
+	if (found <= 0 || f->kind != JK_PCT || (*out > 0.0 && *out <= 100.0))
+		return found;
+	json_object_object_get_ex(obj, f->name, &v);
+	place_of(place, sizeof(place), where, f->name);
+	return bad(p, place, "a percentile above 0 and at most 100", v, 1);
+}
+
+/*
+ * Member @f of @obj into the struct at @base (a string points into the
+ * document). An absent optional number reads as NaN; other absent members
+ * leave their slot as it was.
+ * Return: 1 when present, 0 when absent, -EBADMSG.
+ */
+static int get_field(struct jp *p, json_object *obj, const char *where, const struct jfield *f,
+		     void *base)
+{
+	char *slot = (char *)base + f->offset;
+	const char *key;
+	int64_t i = 0;
+	int found;
+
+	switch (f->kind) {
+	case JK_STR:
+		return get_string(p, obj, where, f->name, f->flags, (const char **)slot);
+	case JK_KEY:
+		return get_string(p, obj, where, f->name, f->flags, &key);
+	case JK_NUM:
+	case JK_PCT:
+		*(double *)slot = NAN;
+		return get_field_number(p, obj, where, f, (double *)slot);
+	case JK_COUNT:
+	case JK_NS:
+	case JK_CPU:
+		found = get_int(p, obj, where, f->name, f->flags, f->kind == JK_CPU ? -1 : 0,
+				f->kind == JK_NS ? INT64_MAX : INT_MAX, &i);
+		if (found > 0 && f->kind == JK_COUNT)
+			*(size_t *)slot = (size_t)i;
+		else if (found > 0 && f->kind == JK_NS)
+			*(uint64_t *)slot = (uint64_t)i;
+		else if (found > 0)
+			*(int *)slot = (int)i;
+		return found;
+	case JK_BOOL:
+		return get_bool(p, obj, where, f->name, f->flags, (int *)slot);
+	default:
+		return get_choice(p, obj, where, f->name, f->flags, f->kind, (int *)slot);
+	}
+}
+
+/* The @n members of table @f. Return: 0 or -EBADMSG. */
+static int get_fields(struct jp *p, json_object *obj, const char *where, const struct jfield *f,
+		      size_t n, void *base)
+{
+	for (size_t i = 0; i < n; i++) {
+		int err = get_field(p, obj, where, &f[i], base);
+
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* The object member @key of @parent, read by table @f. Return: 1, 0 when absent, -EBADMSG. */
+static int get_object(struct jp *p, json_object *parent, const char *where, const char *key,
+		      int flags, const struct jfield *f, size_t n, void *base)
+{
+	char place[256];
+	json_object *obj = NULL;
+	int err = get_container(p, parent, where, key, flags, json_type_object, &obj);
+
+	if (err <= 0)
+		return err;
+	place_of(place, sizeof(place), where, key);
+	err = get_fields(p, obj, place, f, n, base);
+	return err < 0 ? err : 1;
+}
+
+/**
+ * get_records() - every item of the array @arr, an object of table @f, into
+ * a new array of structs of @size bytes.
+ * @p:     parse state.
+ * @arr:   the JSON array.
+ * @place: its place ("results[0].percentiles").
+ * @size:  size of one struct.
+ * @f:     the table of an item, of @nf members.
+ * @out:   receives the calloc'd items (the caller frees them); absent
+ *         members read as get_field() says.
+ * @n:     receives their count.
+ *
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int get_records(struct jp *p, json_object *arr, const char *place, size_t size,
+		       const struct jfield *f, size_t nf, void **out, size_t *n)
+{
+	char where[320], expected[128];
+	size_t len = json_object_array_length(arr), used;
+	char *items = calloc(len ? len : 1, size);
+	int err = 0;
+
+	if (!items)
+		return -ENOMEM;
+	used = (size_t)snprintf(expected, sizeof(expected), "an object {");
+	for (size_t i = 0; i < nf && used < sizeof(expected); i++)
+		used += (size_t)snprintf(expected + used, sizeof(expected) - used, "%s\"%s\"",
+					 i ? ", " : "", f[i].name);
+	if (used < sizeof(expected))
+		snprintf(expected + used, sizeof(expected) - used, "}");
+	for (size_t i = 0; i < len && !err; i++) {
+		json_object *item = json_object_array_get_idx(arr, i);
+
+		snprintf(where, sizeof(where), "%s[%zu]", place, i);
+		if (!json_object_is_type(item, json_type_object))
+			err = bad(p, where, expected, item, 1);
+		else
+			err = get_fields(p, item, where, f, nf, items + i * size);
+	}
+	if (err) {
+		free(items);
+		return err;
+	}
+	*out = items;
+	*n = len;
+	return 0;
+}
+
+/* The array member @key of @parent read by table @f (see get_records()). Return: 1, 0, <0. */
+static int get_array(struct jp *p, json_object *parent, const char *where, const char *key,
+		     int flags, size_t size, const struct jfield *f, size_t nf, void **out,
+		     size_t *n)
+{
+	char place[256];
+	json_object *arr = NULL;
+	int err = get_container(p, parent, where, key, flags, json_type_array, &arr);
+
+	if (err <= 0)
+		return err;
+	place_of(place, sizeof(place), where, key);
+	err = get_records(p, arr, place, size, f, nf, out, n);
+	return err < 0 ? err : 1;
+}
+
+/**
+ * parse_distribution() - "distribution" and its "percentiles" (sorted by
+ * pct into @r); both absent for a result without a distribution.
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_distribution(struct jp *p, json_object *res, const char *where,
+			      struct embperf_result *r)
+{
+	char place[256];
+	void *pcts = NULL;
+	size_t n = 0;
+	int err = get_object(p, res, where, "distribution", 0, TABLE(dist_fields), r);
+
+	if (err < 0)
+		return err;
+	if (!err) {
+		place_of(place, sizeof(place), where, "distribution");
+		if (json_object_object_get_ex(res, "percentiles", NULL))
+			return bad(p, place, "an object (\"percentiles\" need their distribution)",
+				   NULL, 0);
+		return 0;
+	}
+	r->has_dist = 1;
+	err = get_array(p, res, where, "percentiles", 0, sizeof(struct ep_pct), TABLE(pct_fields),
+			&pcts, &n);
+	if (err > 0 && ep_result_set_pcts(r, pcts, n))
+		err = -ENOMEM;
+	free(pcts);
 	return err < 0 ? err : 0;
+}
+
+/**
+ * parse_trials() - "trials" (optional): the trial log of a searched value.
+ * Return: 0, -EBADMSG or -ENOMEM.
+ */
+static int parse_trials(struct jp *p, json_object *res, const char *where,
+			struct embperf_result *r)
+{
+	struct embperf_result names = { 0 }; /* the column names, pointing into the document */
+	char place[256];
+	json_object *obj = NULL;
+	void *rows = NULL;
+	size_t n = 0;
+	int err = get_container(p, res, where, "trials", 0, json_type_object, &obj);
+
+	if (err <= 0)
+		return err;
+	place_of(place, sizeof(place), where, "trials");
+	if ((err = get_fields(p, obj, place, TABLE(trials_fields), &names)) < 0 ||
+	    (err = get_array(p, obj, place, "rows", JP_REQUIRED, sizeof(struct ep_trial_row),
+			     TABLE(row_fields), &rows, &n)) < 0)
+		return err;
+	if (ep_result_set_trials(r, names.trial_config_name, names.trial_outcome_name, rows, n))
+		err = -ENOMEM;
+	free(rows);
+	return err < 0 ? err : 0;
+}
+
+/* Comparison members of a result saved after embperf_report_compare(). */
+static int parse_comparison(struct jp *p, json_object *res, const char *where,
+			    struct embperf_result *r)
+{
+	int err = get_field(p, res, where, &baseline_fields[0], r);
+
+	r->has_baseline = err > 0;
+	if (err >= 0)
+		err = get_fields(p, res, where, baseline_fields + 1, 2, r);
+	return err;
+}
+
+/*
+ * The fixed members of a result before its samples into @f (strings
+ * pointing into the document), its labels and params into lines.
+ */
+static int parse_head(struct jp *p, json_object *res, const char *where,
+		      struct embperf_result *f, struct ep_buf *labels, struct ep_buf *params)
+{
+	int err;
+
+	if ((err = get_fields(p, res, where, TABLE(identity_fields), f)) < 0 ||
+	    (err = get_pairs(p, res, where, "labels", labels)) < 0 ||
+	    (err = get_pairs(p, res, where, "params", params)) < 0 ||
+	    (err = get_fields(p, res, where, TABLE(value_fields), f)) < 0 ||
+	    (err = get_object(p, res, where, "stats", JP_REQUIRED, TABLE(stats_fields),
+			      &f->stats)) < 0 ||
+	    (err = get_fields(p, res, where, TABLE(tail_fields), f)) < 0)
+		return err;
+	return labels->failed || params->failed ? -ENOMEM : 0;
+}
+
+/* A result from its head @f: identity, samples, and the rest of @res. */
+static int parse_body(struct jp *p, json_object *res, const char *where,
+		      const struct embperf_result *f, struct embperf_result *r)
+{
+	int err;
+
+	if (ep_result_set_title(r, f->title ? f->title : ""))
+		return -ENOMEM;
+	err = parse_samples(p, res, where, f->stats.n, r);
+	if (err < 0)
+		return err;
+	/* The file is the record: its statistics win over a recomputation. */
+	r->primary = f->primary;
+	r->higher_better = f->higher_better;
+	r->stats = f->stats;
+	r->value = f->value;
+	r->cpu = f->cpu;
+	r->truncated = f->truncated;
+	if ((err = parse_distribution(p, res, where, r)) < 0 ||
+	    (err = parse_trials(p, res, where, r)) < 0 ||
+	    (err = parse_counters(p, res, where, r)) < 0 ||
+	    (err = parse_flags(p, res, where, r)) < 0)
+		return err;
+	return parse_comparison(p, res, where, r);
+}
+
+static int parse_result(struct jp *p, json_object *res, int index, struct embperf_report *report)
+{
+	struct embperf_result f = { .cpu = -1 }, *r = NULL;
+	struct ep_buf labels, params;
+	char where[64];
+	int err;
+
+	snprintf(where, sizeof(where), "results[%d]", index);
+	if (!json_object_is_type(res, json_type_object))
+		return bad(p, where, "an object", res, 1);
+	ep_buf_init(&labels);
+	ep_buf_init(&params);
+	err = parse_head(p, res, where, &f, &labels, &params);
+	if (!err && !(r = ep_result_new(f.kernel, f.metric, f.unit, labels.data, params.data)))
+		err = -ENOMEM;
+	ep_buf_free(&labels);
+	ep_buf_free(&params);
+	if (!err)
+		err = parse_body(p, res, where, &f, r);
+	if (!err && ep_report_append(report, r))
+		err = -ENOMEM;
+	if (err)
+		ep_result_free(r);
+	return err;
 }
 
 /* "comparison" and "missing": present when the report was saved after a compare. */
 static int parse_compared(struct jp *p, json_object *root, struct embperf_report *report)
 {
-	json_object *obj = NULL;
-	double tolerance = 0.0;
-	int err = get_container(p, root, "", "comparison", 0, json_type_object, &obj);
+	struct ep_missing *missing = NULL;
+	size_t n = 0;
+	int err = get_object(p, root, "", "comparison", 0, TABLE(comparison_fields), report);
 
 	if (err <= 0)
 		return err;
-	err = get_number(p, obj, "comparison", "tolerance_pct", JP_REQUIRED, &tolerance);
-	if (err < 0)
-		return err;
 	report->compared = 1;
-	report->tolerance_pct = tolerance;
-	return parse_missing(p, root, report);
+	err = get_array(p, root, "", "missing", 0, sizeof(*missing), TABLE(missing_fields),
+			(void **)&missing, &n);
+	for (size_t i = 0; err > 0 && i < n; i++)
+		if (ep_report_add_missing(report, missing[i].key,
+					  missing[i].unit ? missing[i].unit : "", missing[i].baseline))
+			err = -ENOMEM;
+	free(missing);
+	return err < 0 ? err : 0;
 }
 
 /* The format marker: "format" and a "format_version" this library reads. */

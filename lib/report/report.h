@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.h - internals of the report object, shared by its renderings
- * (json.c, table.c), the baseline comparison (compare.c) and the tests.
+ * (json.c, table.c, farm.c), the baseline comparison (compare.c), the
+ * format dispatch and saving (render.c) and the tests. Layers, bottom up:
+ * report.c; compare.c, json.c, table.c; farm.c (uses table.c's values);
+ * render.c. Each calls only the layers below it.
  */
 #ifndef EMBPERF_REPORT_REPORT_H
 #define EMBPERF_REPORT_REPORT_H
