@@ -238,6 +238,19 @@ static double value_of(const embperf_bench *b, const char *metric, const char **
 	return NAN;
 }
 
+/* The fastest sample of @metric: the one load disturbed least (a rate only falls under load). */
+static double fastest_of(const embperf_bench *b, const char *metric)
+{
+	for (int i = 0; i < embperf_bench_result_count(b); i++) {
+		const embperf_result *r = embperf_bench_result(b, i);
+
+		if (!strcmp(embperf_result_metric(r), metric))
+			return embperf_result_stat(r, EMBPERF_STAT_MAX);
+	}
+	cr_assert_fail("no result %s", metric);
+	return NAN;
+}
+
 static double now_s(void)
 {
 	struct timespec t;
@@ -289,15 +302,16 @@ static embperf_bench *quick(const char *kernel, const char *param, const char *v
 
 /*
  * The figure is of the order of a pass timed here (MIPS = 0.1 loops /
- * seconds; the best of 9): within 10x either way on a loaded machine,
- * where a unit mistake would be 1000x.
+ * seconds; the best of 9), judged on the kernel's fastest sample: at most
+ * 10x above (load cannot make a rate higher), and not 300x below (load made
+ * all three 2 ms samples 12x slower once; a unit mistake is 1000x).
  */
 Test(classic, whetstone_runs_and_reports_mips)
 {
 	embperf_bench *b = quick("cpu.whetstone", "loops", "100");
 	struct ep_whet_values v;
 	const char *labels;
-	double here, mips;
+	double here, mips, fastest;
 
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
 	mips = value_of(b, "mips", &labels);
@@ -306,14 +320,16 @@ Test(classic, whetstone_runs_and_reports_mips)
 	here = 100 * 0.1 / best_time_s(whet_pass_100, &v);
 	cr_log_info("cpu.whetstone loops=100: %.1f MIPS; a pass timed here: %.1f MIPS", mips, here);
 	cr_expect(mips > 0.0 && mips < 1e7, "%g MIPS", mips);
-	cr_expect(mips > here / 10 && mips < here * 10, "%g MIPS, timed here %g", mips, here);
+	fastest = fastest_of(b, "mips");
+	cr_expect(fastest > here / 300 && fastest < here * 10, "fastest sample %g MIPS, timed here %g",
+		  fastest, here);
 	embperf_bench_free(b);
 }
 
 Test(classic, linpack_runs_and_reports_kflops_and_residual)
 {
 	embperf_bench *b = quick("cpu.linpack", "blas", "unrolled");
-	double bv[100], here, kflops, resid;
+	double bv[100], here, kflops, resid, fastest;
 	const char *labels;
 
 	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
@@ -325,8 +341,10 @@ Test(classic, linpack_runs_and_reports_kflops_and_residual)
 	cr_log_info("cpu.linpack: %.0f kflops, residual %.2f; solves timed here: %.0f kflops",
 		    kflops, resid, here);
 	cr_expect(kflops > 0.0 && kflops < 1e8, "%g kflops", kflops);
-	cr_expect(kflops > here / 10 && kflops < here * 10, "%g kflops, timed here %g", kflops,
-		  here);
+	/* As for whetstone: the fastest sample, at most 10x above, not 300x below. */
+	fastest = fastest_of(b, "kflops");
+	cr_expect(fastest > here / 300 && fastest < here * 10, "fastest sample %g kflops, timed here %g",
+		  fastest, here);
 	embperf_bench_free(b);
 }
 

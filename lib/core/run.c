@@ -150,7 +150,8 @@ int ep_run_add_case(struct ep_run *run, const struct ep_case *c)
 	return 0;
 }
 
-int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc)
+int ep_run_add_trial_measured(struct ep_run *run, const struct ep_trial_case *tc,
+			      ep_trials_fn measure)
 {
 	struct ep_run_case *rc;
 
@@ -160,7 +161,7 @@ int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc)
 	rc = new_case(run, tc->labels);
 	if (!rc)
 		return -ENOMEM;
-	rc->measure_trials = ep_trials_measure;
+	rc->measure_trials = measure;
 	rc->c.labels = rc->labels;
 	rc->tc = *tc;
 	rc->tc.labels = rc->labels;

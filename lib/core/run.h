@@ -176,9 +176,20 @@ int ep_run_cpu(const struct ep_run *run);
 
 /**
  * ep_run_add_trial() - add a trial case; the engine copies @tc and its labels.
+ * Defined by the trial driver (trials.c), which passes itself to
+ * ep_run_add_trial_measured(): run.c never names the driver above it, and a
+ * static program whose kernels add no trial case links no trial driver.
  * Return: 0, -EINVAL (too many counters, no body) or -ENOMEM.
  */
 int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc);
+
+/**
+ * ep_run_add_trial_measured() - ep_run_add_trial() with the driver that
+ * will measure the case (@measure, kept in the case's measure_trials).
+ * Return: as ep_run_add_trial().
+ */
+int ep_run_add_trial_measured(struct ep_run *run, const struct ep_trial_case *tc,
+			      ep_trials_fn measure);
 
 /** ep_run_now_ns() - the time on the run's clock (for a kernel's own deadlines). */
 uint64_t ep_run_now_ns(const struct ep_run *run);

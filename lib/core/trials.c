@@ -548,3 +548,7 @@ int ep_trials_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 	return err;
 }
 
+int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc)
+{
+	return ep_run_add_trial_measured(run, tc, ep_trials_measure);
+}
