@@ -257,7 +257,14 @@ Test(os_proc, signals_are_plausible_and_labelled)
 {
 	check_latency("os.signal", NULL, NULL, "op=install", 0.0, SIGNAL_MAX_US);
 	check_latency("os.signal", "op", "catch", "op=catch", SUBTRACTED_MIN_US, SIGNAL_MAX_US);
-	check_latency("os.signal", "op", "prot", "op=prot", SUBTRACTED_MIN_US, SIGNAL_MAX_US);
+	/*
+	 * prot subtracts a catch (signal delivery); under qemu-user the
+	 * emulator raises SIGSEGV itself, a path whose cost has no relation
+	 * to a native fault's, and armhf once read below the catch (the clamp,
+	 * 1e-9 us). The clamp is a figure there, not an error.
+	 */
+	check_latency("os.signal", "op", "prot", "op=prot", tp_emulated() ? 0.0 : SUBTRACTED_MIN_US,
+		      SIGNAL_MAX_US);
 }
 
 static volatile sig_atomic_t usr1_seen;
