@@ -361,7 +361,9 @@ static json_object *result_object(const struct embperf_report *report,
 	put_number(obj, "value", r->value, failed);
 	put_string(obj, "better", ep_better_name(r->higher_better), failed);
 	put(obj, "stats", stats_object(r, failed), failed);
-	put(obj, "samples", samples_array(r, failed), failed);
+	/* A result loaded without its samples keeps stats.n: no "samples" then. */
+	if (r->n_samples == (size_t)r->stats.n)
+		put(obj, "samples", samples_array(r, failed), failed);
 	put_trial_parts(obj, r, failed);
 	put(obj, "counters", counters_object(r, failed), failed);
 	put(obj, "cpu", json_object_new_int(r->cpu), failed);

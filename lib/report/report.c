@@ -551,6 +551,78 @@ const char *embperf_report_sysinfo(const embperf_report *report, const char *key
 	return NULL;
 }
 
+/* The sysinfo keys a caller may set: short names JSON readers can use as they are. */
+static int sysinfo_key_ok(const char *key)
+{
+	size_t len = key ? strlen(key) : 0;
+
+	if (!len || len > 64)
+		return 0;
+	for (const char *p = key; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("_-.", *p)))
+			return 0;
+	return 1;
+}
+
+/**
+ * embperf_report_set_sysinfo() - record a system information entry.
+ * @report: report.
+ * @key:    name (letters, digits, '_', '-', '.'; 1 to 64 of them).
+ * @value:  text.
+ *
+ * Return: 0, -EINVAL or -ENOMEM (detail in embperf_report_errmsg()).
+ */
+int embperf_report_set_sysinfo(embperf_report *report, const char *key, const char *value)
+{
+	if (!report)
+		return -EINVAL;
+	if (!sysinfo_key_ok(key))
+		return ep_report_fail(report, -EINVAL,
+				      "sysinfo key '%s': accepted: 1 to 64 letters, digits, '_', '-' or '.'",
+				      key ? key : "(null)");
+	if (!value)
+		return ep_report_fail(report, -EINVAL, "sysinfo '%s': value NULL; accepted: a string",
+				      key);
+	if (ep_report_set_sysinfo(report, key, value))
+		return ep_report_fail(report, -ENOMEM, "out of memory recording sysinfo '%s'", key);
+	return 0;
+}
+
+/**
+ * embperf_report_add_result() - copy one result into a report.
+ * @report: report.
+ * @result: result of a bench or a report.
+ * @title:  title template, or NULL to keep the result's title as it is.
+ *
+ * Return: 1, -EINVAL or -ENOMEM (detail in embperf_report_errmsg()); the
+ * report is unchanged on failure.
+ */
+int embperf_report_add_result(embperf_report *report, const embperf_result *result,
+			      const char *title)
+{
+	struct embperf_result *copy;
+
+	if (!report)
+		return -EINVAL;
+	if (!result)
+		return ep_report_fail(report, -EINVAL,
+				      "result: NULL; accepted: a result of a bench or a report");
+	if (title)
+		return ep_report_add_results(report, &result, 1, title);
+	/* The title as it is: a stored title is text, not a template. */
+	copy = ep_result_dup(result);
+	if (copy) {
+		copy->verdict = EMBPERF_VERDICT_NONE;
+		copy->has_baseline = 0;
+	}
+	if (!copy || ep_report_append(report, copy)) {
+		ep_result_free(copy);
+		return ep_report_fail(report, -ENOMEM, "out of memory copying a result");
+	}
+	return 1;
+}
+
 /**
  * embperf_report_errmsg() - detail of the report's last failure.
  * @report: report.
