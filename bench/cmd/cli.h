@@ -156,6 +156,14 @@ int cli_judge(const struct cli_options *opt, embperf_report *report,
 int cli_plot_report(const struct cli_options *opt, const embperf_report *report,
 		    const char *source, const char *path);
 
+struct suite;
+/**
+ * cli_open_suite() - find and parse a suite: built-in first, then a file.
+ * Return: CLI_EXIT_OK; CLI_EXIT_USAGE (unknown name, the built-in ones
+ * listed); CLI_EXIT_FILE (the message printed).
+ */
+int cli_open_suite(const char *name, struct suite **out);
+
 /* Commands: each returns an exit code. */
 int cmd_list(const struct cli_options *opt);
 int cmd_describe(const struct cli_options *opt);

@@ -121,8 +121,13 @@ static const struct command_help command_helps[] = {
 	  "Suite file format, one entry per line ('#' starts a comment line):\n"
 	  "  @description One line shown by `embperf suites`\n"
 	  "  TITLE KERNEL [key=value ...]\n"
+	  "  @include NAME|FILE [key=value ...] [@prefix=TEXT]\n"
 	  "TITLE is the row name; \"{metric}\" and \"{LABEL}\" in it are replaced by each\n"
-	  "result's metric and label values; \"-\" lets the library name the row.\n" },
+	  "result's metric and label values; \"-\" lets the library name the row.\n"
+	  "@include runs another suite's entries in place, TEXT before their row names,\n"
+	  "its key=value applied where a kernel has the key. A value may say ${NAME} or\n"
+	  "${NAME:-DEFAULT}: NAME=VALUE on the command line gives it; durations=full\n"
+	  "applies the key=value written full:KEY=VALUE.\n" },
 	{ "suites",
 	  "usage: embperf suites [NAME]\n"
 	  "\n"
