@@ -174,6 +174,8 @@ int cmd_compare(const struct cli_options *opt);
 int cmd_render(const struct cli_options *opt);
 int cmd_serve(const struct cli_options *opt);
 int cmd_plot(const struct cli_options *opt);
+int cmd_guide(const struct cli_options *opt);
+int cmd_merge(const struct cli_options *opt);
 
 /* help.c */
 

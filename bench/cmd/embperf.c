@@ -47,6 +47,8 @@ static const struct command commands[] = {
 	{ "render", cmd_render, OPT_OUTPUT },
 	{ "serve", cmd_serve, OPT_SERVE },
 	{ "plot", cmd_plot, OPT_OUTPUT },
+	{ "guide", cmd_guide, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION },
+	{ "merge", cmd_merge, OPT_OUTPUT },
 };
 
 /* Long-only options get codes above the character range. */

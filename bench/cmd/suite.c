@@ -522,6 +522,12 @@ static int parse_entry(struct suite *s, char *line, int lineno, char *err, size_
 
 	token = next_token(&cursor);
 	e.title = strcmp(token, "-") == 0 ? NULL : token;
+	/* "PREFIX/-": the derived row names, after PREFIX/. */
+	if (strlen(token) > 2 && !strcmp(token + strlen(token) - 2, "/-")) {
+		token[strlen(token) - 1] = '\0';
+		e.prefix = token;
+		e.title = NULL;
+	}
 	if (e.title && find_alias(s, e.title) >= 0)
 		return fail(err, err_size, -EBADMSG,
 			    "%s:%d: title '%s' is already an alias above", s->origin, lineno,

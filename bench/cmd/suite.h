@@ -12,7 +12,8 @@
  *
  * TITLE is the row name of the entry's results; it may hold "{metric}" and
  * "{LABEL}" templates, which embperf_report_add() expands, or be "-" to let
- * the library derive "kernel/metric[labels]". "@metric=" keeps only the
+ * the library derive "kernel/metric[labels]" ("PREFIX/-": the same after
+ * PREFIX/). "@metric=" keeps only the
  * results of the metrics it names (a kernel that reports several metrics
  * gives a data sheet's row with one of them); it sets the engine's
  * 'metrics' parameter, as "metrics=NAME,..." would. An alias line ("=") reports
