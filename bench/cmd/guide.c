@@ -154,11 +154,33 @@ static int plan_entry(struct guide *g, int i, const struct entry_env *env)
 	return CLI_EXIT_OK;
 }
 
+/*
+ * A [parameters] key: "param" for every kernel that has it, or
+ * "KERNEL.param" for that kernel's entries only (cpu.whetstone.loops).
+ * Return: the parameter's name; *kernel the kernel's, or "" for any.
+ */
+static const char *split_parameter(const char *key, char *kernel, size_t size)
+{
+	const char *dot = strrchr(key, '.');
+
+	kernel[0] = '\0';
+	if (dot && (size_t)(dot - key) < size) {
+		snprintf(kernel, size, "%.*s", (int)(dot - key), key);
+		if (embperf_kernel_param_count(kernel) > 0)
+			return dot + 1;
+		kernel[0] = '\0';
+	}
+	return key;
+}
+
 /* The profile's [parameters]: each on every entry whose kernel has it. */
 static int apply_parameters(struct guide *g)
 {
+	char kernel[64];
+
 	for (int k = 0; k < g->profile->n_items; k++) {
 		struct profile_item *it = &g->profile->items[k];
+		const char *param = split_parameter(it->key, kernel, sizeof(kernel));
 		int used = 0;
 
 		if (strcmp(it->section, "parameters") || !*it->key)
@@ -166,10 +188,11 @@ static int apply_parameters(struct guide *g)
 		for (int i = 0; i < g->layout->n_entries; i++) {
 			struct gentry *ge = &g->g[i];
 
-			if (!kernel_accepts(ge->e->kernel, it->key))
+			if ((*kernel && strcmp(kernel, ge->e->kernel)) ||
+			    !kernel_accepts(ge->e->kernel, param))
 				continue;
 			used = 1;
-			if (ge->bench && embperf_bench_set(ge->bench, it->key, it->value) < 0) {
+			if (ge->bench && embperf_bench_set(ge->bench, param, it->value) < 0) {
 				cli_error("%s: %s", it->where, embperf_bench_errmsg(ge->bench));
 				return CLI_EXIT_USAGE;
 			}
