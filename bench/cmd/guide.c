@@ -437,11 +437,15 @@ static int ends_include(int err)
 static void failed(struct guide *g, int i, int err)
 {
 	struct gentry *ge = &g->g[i];
+	const char *msg = embperf_bench_errmsg(ge->bench);
 	int inc = ge->e->include;
 
 	ge->failed = 1;
-	snprintf(ge->reason, sizeof(ge->reason), "%s: %s", ge->e->kernel,
-		 embperf_bench_errmsg(ge->bench));
+	/* The library's message names the kernel already, or is given it here. */
+	if (!strncmp(msg, ge->e->kernel, strlen(ge->e->kernel)))
+		snprintf(ge->reason, sizeof(ge->reason), "%s", msg);
+	else
+		snprintf(ge->reason, sizeof(ge->reason), "%s: %s", ge->e->kernel, msg);
 	cli_progress_clear();
 	cli_error("%s:%d: %s", ge->e->origin, ge->e->line, ge->reason);
 	if (!ends_include(err) || inc < 0)

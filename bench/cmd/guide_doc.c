@@ -12,6 +12,7 @@
  *                                (divide=N: shown as a number divided by N)
  *   @column [metric=M] [label=L] [LABEL=VALUE ..] [unit=..] HEADER
  *   @unmeasured REASON           why the table has no rows (no kernel)
+ *   @missing "ROW" REASON        a row no kernel measures (yet), and why
  *   @text PARAGRAPH              a paragraph under the table
  *   @plot kind=.. [filters] TITLE   a plot under the table (guide_plot.c)
  *
@@ -272,6 +273,8 @@ struct row {
  * @n_keys:   number of @keys.
  * @n_cols:   number of @cols (0: a list table, one value column).
  * @unmeasured: its @unmeasured directive, or NULL.
+ * @missing:  its @missing directives.
+ * @n_missing: their number.
  * @conv:     the table's display unit.
  * @rows:     the rows.
  * @n_rows:   number of @rows.
@@ -282,6 +285,8 @@ struct table {
 	const struct suite_directive *keys[MAX_KEYS], *cols[MAX_COLS];
 	int n_keys, n_cols;
 	const struct suite_directive *unmeasured;
+	const struct suite_directive *missing[32];
+	int n_missing;
 	struct conv conv;
 	struct row *rows;
 	int n_rows;
@@ -546,6 +551,8 @@ static int table_from(const struct suite *layout, int d, struct table *t)
 			t->cols[t->n_cols++] = x;
 		else if (!strcmp(x->name, "unmeasured"))
 			t->unmeasured = x;
+		else if (!strcmp(x->name, "missing") && t->n_missing < 32)
+			t->missing[t->n_missing++] = x;
 	}
 	return i;
 }
@@ -566,6 +573,23 @@ static int build_rows(struct table *t, const struct guide_doc *doc)
 	if (guide_arg(t->args, "sort", sort, sizeof(sort)) && !strcmp(sort, "name"))
 		qsort(t->rows, (size_t)t->n_rows, sizeof(*t->rows), by_name);
 	split_keys(t);
+	for (int m = 0; m < t->n_missing; m++) {
+		const char *a = t->missing[m]->args, *name = a, *reason;
+		int len;
+
+		/* "ROW" REASON, or ROW REASON for a one-word row. */
+		if (*a == '"' && strchr(a + 1, '"')) {
+			name = a + 1;
+			len = (int)(strchr(name, '"') - name);
+		} else {
+			len = (int)strcspn(a, " \t");
+		}
+		reason = name + len + (*a == '"');
+		if (!new_row(t))
+			return -ENOMEM;
+		snprintf(t->rows[t->n_rows - 1].note, sizeof(t->rows[0].note), "not measured: %.*s: %s",
+			 len, name, reason + strspn(reason, " \t"));
+	}
 	ret = add_reasons(t, doc->report, "");
 	if (!ret && doc->baseline)
 		ret = add_reasons(t, doc->baseline, "baseline: ");

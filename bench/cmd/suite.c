@@ -25,7 +25,7 @@
 
 /* The layout directives a guide may hold (guide.c reads them). */
 static const char *const layout_directives[] = { "table", "key", "column", "plot",
-						 "unmeasured", "text" };
+						 "unmeasured", "missing", "text" };
 
 /**
  * struct parse_state - where a parse is in a chain of includes.
@@ -102,7 +102,11 @@ void suite_free(struct suite *suite)
 	free(suite);
 }
 
-/* Next whitespace-separated token of *cursor, NUL-terminated in place; NULL at the end. */
+/*
+ * Next whitespace-separated token of *cursor, NUL-terminated in place; NULL
+ * at the end. A token in double quotes may hold blanks ("File read
+ * bandwidth"): it ends at the next quote.
+ */
 static char *next_token(char **cursor)
 {
 	char *start = *cursor + strspn(*cursor, blanks);
@@ -110,6 +114,13 @@ static char *next_token(char **cursor)
 
 	if (*start == '\0')
 		return NULL;
+	if (*start == '"' && strchr(start + 1, '"')) {
+		start++;
+		end = strchr(start, '"');
+		*end = '\0';
+		*cursor = end + 1;
+		return start;
+	}
 	end = start + strcspn(start, blanks);
 	*cursor = end;
 	if (*end) {
@@ -413,7 +424,7 @@ static int parse_directive(struct suite *s, char *line, int lineno, const struct
 						    err, err_size);
 	if (strcmp(name, "@description") != 0)
 		return fail(err, err_size, -EBADMSG,
-			    "%s:%d: unknown directive '%s' (accepted: @description, @include; in a guide @table, @key, @column, @plot, @unmeasured, @text)",
+			    "%s:%d: unknown directive '%s' (accepted: @description, @include; in a guide @table, @key, @column, @plot, @unmeasured, @missing, @text)",
 			    s->origin, lineno, name);
 	if (*s->description)
 		return fail(err, err_size, -EBADMSG, "%s:%d: a second @description", s->origin,
