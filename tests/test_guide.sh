@@ -340,6 +340,36 @@ else
 		"exit $status" "$(cat "$T/errc")"
 fi
 
+# --- the other built-in guides ----------------------------------------------
+for guide in ti-am62px xilinx-lmbench microblaze-netperf; do
+	"$EMBPERF" guide "$guide" peer=local --plan >"$T/plan" 2>"$T/err"
+	status=$?
+	entries=$("$EMBPERF" suites | awk -v g="$guide" '$1 == g { print $2 }')
+	if [ $status -eq 0 ] && [ "$(wc -l <"$T/plan")" -eq "$entries" ] &&
+		! grep -q "not measured (.*): .*unknown kernel" "$T/err" && [ ! -e "$T/plan-out" ]; then
+		pass "guide $guide --plan: its $entries entries configured, nothing run"
+	else
+		fail "guide $guide --plan: its entries configured, nothing run" "exit $status" "$(cat "$T/err")"
+	fi
+done
+"$EMBPERF" guide microblaze-netperf peer=local duration=20ms repetitions=2 -o "$T/mb" -q 2>"$T/err"
+status=$?
+if [ $status -eq 0 ] && grep -qE "^\| TCP_STREAM \(kbit/s\) \| [0-9]" "$T/mb/guide.md" &&
+	grep -qE "^\| UDP_RR \(trans/s\) \| [0-9]" "$T/mb/guide.md" &&
+	python3 - "$T/mb/guide.json" "$T/mb/guide.md" <<'EOF'
+import json, re, sys
+# The table shows netperf's kbit/s: 1000 x the report's Mbit/s.
+r = {x["title"]: x for x in json.load(open(sys.argv[1]))["results"]}["netperf/TCP_STREAM"]
+row = [l for l in open(sys.argv[2]) if l.startswith("| TCP_STREAM (kbit/s)")][0]
+shown = float(re.match(r"\| TCP_STREAM \(kbit/s\) \| ([0-9.]+)", row).group(1))
+sys.exit(0 if r["unit"] == "Mbit/s" and abs(shown - 1000 * r["stats"]["mean"]) <= 0.01 else 1)
+EOF
+then
+	pass "guide microblaze-netperf: netperf's rows, throughput in kbit/s (1000 x Mbit/s)"
+else
+	fail "guide microblaze-netperf: netperf's rows, throughput in kbit/s" "exit $status" "$(cat "$T/err")"
+fi
+
 # --- merge --------------------------------------------------------------------
 "$EMBPERF" run mem.lat size=16k repetitions=1 -o "$T/one.json" -q
 "$EMBPERF" merge "$T/m1" "$T/one.json" -o "$T/merged.json" -q

@@ -37,6 +37,7 @@ enum cli_exit {
  * @output_path:   -o FILE, or NULL for stdout.
  * @format_given:  --format was given (plot refuses it).
  * @plot_path:     --plot FILE (run, suite): an SVG of the trial logs, or NULL.
+ * @plan:          --plan (guide): print the plan, run nothing.
  * @baseline_path: --baseline=FILE, or NULL.
  * @tolerance_pct: --tolerance, in percent.
  * @budget_ns:     --budget, 0 for none.
@@ -57,6 +58,7 @@ struct cli_options {
 	const char *output_path;
 	int format_given;
 	const char *plot_path;
+	int plan;
 	const char *baseline_path;
 	double tolerance_pct;
 	uint64_t budget_ns;

@@ -267,6 +267,21 @@ static double lists_of(const embperf_bench *b)
 	return product;
 }
 
+/* The pace storage rows are estimated at: a slow eMMC's. */
+#define STORAGE_BYTES_PER_S 50e6
+
+/* The 'size' parameter of a storage bench in bytes; 0 when it has none. */
+static double guide_size(const embperf_bench *b)
+{
+	char text[64];
+	double v;
+
+	if (embperf_bench_get(b, "size", text, sizeof(text)) < 0)
+		return 0;
+	v = guide_number(text);
+	return isnan(v) ? 0 : v;
+}
+
 /*
  * About how long @b takes: trials (duration, ramp and settle, times the
  * repetitions, or a search's trials), or calibrated samples; an estimate,
@@ -280,6 +295,14 @@ static double estimate_s(const embperf_bench *b)
 	if (param_number(b, "duration", -1) >= 0) {
 		double trial = param_number(b, "duration", 1) + param_number(b, "ramp", 0) +
 			       param_number(b, "settle", 0);
+		char op[16] = "";
+
+		/* Storage trials end with their file: its size at 50 MB/s, each way. */
+		if (!strncmp(embperf_bench_kernel(b), "blk.", 4) && guide_size(b) > 0) {
+			embperf_bench_get(b, "op", op, sizeof(op));
+			trial = fmin(trial, guide_size(b) / STORAGE_BYTES_PER_S) *
+				(strcmp(op, "both") ? 1 : 2);
+		}
 
 		if (param_number(b, "max_trials", -1) > 0)
 			return cases * fmin(param_number(b, "max_trials", 10), 10) * trial;
@@ -291,7 +314,9 @@ static double estimate_s(const embperf_bench *b)
 
 static void format_time(double s, char *buf, size_t size)
 {
-	if (s < 90)
+	if (s < 10)
+		snprintf(buf, size, "%.1f s", s);
+	else if (s < 90)
 		snprintf(buf, size, "%.0f s", ceil(s));
 	else if (s < 5400)
 		snprintf(buf, size, "%.0f min", ceil(s / 60));
@@ -368,6 +393,21 @@ static void announce(const struct guide *g)
 		if (*g->profile->items[k].key && !g->profile->items[k].used)
 			cli_note(g->opt, "%s: %s is not used by guide %s", g->profile->items[k].where,
 				 g->profile->items[k].key, g->layout->origin);
+}
+
+/* --plan: each entry, its table, its estimate or why it will not run. */
+static void print_plan(const struct guide *g)
+{
+	char when[32];
+
+	for (int i = 0; i < g->layout->n_entries; i++) {
+		const struct gentry *ge = &g->g[i];
+
+		format_time(ge->estimate_s, when, sizeof(when));
+		printf("%-36.36s  %-40.40s  %s\n", ge->table,
+		       ge->title ? ge->title : ge->e->kernel,
+		       ge->bench ? when : ge->reason[0] ? "not measured" : "");
+	}
 }
 
 /* Exit code of a run's return value, as `suite` has them. */
@@ -690,7 +730,7 @@ int cmd_guide(const struct cli_options *opt)
 	char err[1024];
 	int status, ret;
 
-	if (opt->argc < 1 || !opt->output_path || opt->format_given) {
+	if (opt->argc < 1 || (!opt->output_path && !opt->plan) || opt->format_given) {
 		cli_error(opt->format_given ? "--format does not apply to `guide`: it writes DIR/guide.json, .md and .html"
 					    : "guide needs a profile and a folder: embperf guide PROFILE -o DIR (see `embperf help guide`)");
 		return CLI_EXIT_USAGE;
@@ -711,6 +751,12 @@ int cmd_guide(const struct cli_options *opt)
 		for (int i = 0; i < g.layout->n_entries; i++)
 			g.progress.count += g.g[i].bench != NULL;
 		announce(&g);
+		if (opt->plan) {
+			print_plan(&g);
+			guide_free(&g);
+			cli_session_close(g.ctx);
+			return CLI_EXIT_OK;
+		}
 		status = run_all(&g);
 		if (status == CLI_EXIT_CANCELLED)
 			cli_error("cancelled: the guide keeps what was measured");
