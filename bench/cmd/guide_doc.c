@@ -969,9 +969,8 @@ static void write_plot(struct out *o, const struct suite_directive *d)
 		return;
 	}
 	o->n_plots++;
-	tb_printf(&o->html, "<figure>%s<figcaption>", text);
-	tb_escape(&o->html, title);
-	tb_printf(&o->html, "</figcaption></figure>\n");
+	/* The title is the picture's own. */
+	tb_printf(&o->html, "<figure>%s</figure>\n", text);
 	if (o->doc->plots_dir) {
 		snprintf(path, sizeof(path), "%s/%s/plot-%02d.svg", o->dir, o->doc->plots_dir,
 			 o->n_plots);

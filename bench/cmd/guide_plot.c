@@ -344,8 +344,8 @@ static void draw(struct textbuf *b, struct chart *c, const char *title)
 		axis_fit(&ax, x0, x1, MARGIN_L, MARGIN_L + W);
 	if (c->logy)
 		axis_fit_log(&ay, fmax(y0, 1e-3), y1, 10, MARGIN_T + H, MARGIN_T);
-	else
-		axis_fit(&ay, fmin(y0, 0.0), y1, MARGIN_T + H, MARGIN_T);
+	else /* from 0; a loss of 0 everywhere on 0..1, not -1..1 */
+		axis_fit(&ay, fmin(y0, 0.0), y1 > 0.0 || y0 < 0.0 ? y1 : 1.0, MARGIN_T + H, MARGIN_T);
 	tb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		     "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\" class=\"plot\">\n"
 		     "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
