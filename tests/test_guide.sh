@@ -53,23 +53,27 @@ else
 	no_audio="needs a C compiler and alsa-lib's headers (pkg-config alsa) for the paced ALSA device"
 fi
 loop_lines="" measured_loop="" no_loop=""
-if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && command -v mkfs.vfat >/dev/null; then
+# The eMMC VFAT folder is a loop device's file system: VFAT where this
+# kernel has it, else ext4 standing in (the table is the same).
+mkfs=mkfs.vfat
+grep -qw vfat /proc/filesystems || mkfs="mkfs.ext4 -q -F"
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null && command -v ${mkfs%% *} >/dev/null; then
 	truncate -s 64M "$T/vfat.img" "$T/raw.img"
 	VFAT_DEV=$(losetup -f --show "$T/vfat.img") && LOOPS+=("$VFAT_DEV")
 	RAW_DEV=$(losetup -f --show "$T/raw.img") && LOOPS+=("$RAW_DEV")
 	mkdir -p "$T/vfat"
-	if [ -n "${VFAT_DEV:-}" ] && [ -n "${RAW_DEV:-}" ] && mkfs.vfat "$VFAT_DEV" >/dev/null 2>&1 &&
-		mount "$VFAT_DEV" "$T/vfat" 2>/dev/null; then
+	if [ -n "${VFAT_DEV:-}" ] && [ -n "${RAW_DEV:-}" ] && $mkfs "$VFAT_DEV" >"$T/mkfs.log" 2>&1 &&
+		mount "$VFAT_DEV" "$T/vfat" 2>>"$T/mkfs.log"; then
 		MOUNTS+=("$T/vfat")
 		loop_lines="emmc-vfat = $T/vfat
 raw-sd = $RAW_DEV
 destructive = 1"
 		measured_loop="EMMC VFAT;MMC/SD RAW;"
 	else
-		no_loop="losetup, mkfs.vfat or mount failed"
+		no_loop="losetup, $mkfs or mount failed: $(tr '\n' ' ' <"$T/mkfs.log" | head -c 200)"
 	fi
 else
-	no_loop="needs root, losetup and mkfs.vfat for the VFAT and raw-device tables"
+	no_loop="needs root, losetup and ${mkfs%% *} for the VFAT and raw-device tables"
 fi
 
 cat >"$T/board.profile" <<EOF
