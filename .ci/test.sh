@@ -148,10 +148,16 @@ log_of() { echo "$root/job-$1.log"; }
 run_job() {
 	local name=$1
 	(
-		set -euo pipefail
 		start=$SECONDS
-		rc=0
-		"job_$name" || rc=$?
+		# The job in a subshell of its own with errexit on: a function
+		# called as "job || rc=$?" runs with errexit off (bash ignores -e
+		# in a || list), so a failing step would not end the job.
+		set +e
+		(
+			set -euo pipefail
+			"job_$name"
+		)
+		rc=$?
 		echo "($name: $((SECONDS - start)) s)"
 		exit "$rc"
 	) >"$(log_of "$name")" 2>&1 &

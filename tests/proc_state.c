@@ -42,9 +42,43 @@ int tp_count_fds(void)
 	return tp_count_entries("/proc/self/fd") - 1; /* the listing's own */
 }
 
+/* PF_EXITING in /proc/PID/task/TID/stat's flags (field 9): the task is in do_exit(). */
+#define TP_PF_EXITING 0x4u
+
+/* Task @tid of this process has begun to exit (or is gone already). */
+static int task_exiting(const char *tid)
+{
+	char path[300], line[1024], *p;
+	unsigned flags = 0;
+	FILE *f;
+	int field = 3;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* The fields after the name: state is field 3, flags field 9. */
+	for (p = p ? p + 1 : NULL; p && field < 9; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %u", &flags) != 1)
+		return 0;
+	return (flags & TP_PF_EXITING) != 0;
+}
+
 int tp_count_threads(void)
 {
-	return tp_count_entries("/proc/self/task");
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	cr_assert(d, "/proc/self/task: %s", strerror(errno));
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && !task_exiting(de->d_name))
+			n++;
+	closedir(d);
+	return n;
 }
 
 int tp_count_threads_settled(int want)

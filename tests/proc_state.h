@@ -37,7 +37,14 @@ int tp_count_entries(const char *path);
 /** tp_count_fds() - descriptors open in this process. */
 int tp_count_fds(void);
 
-/** tp_count_threads() - threads of this process. */
+/**
+ * tp_count_threads() - threads of this process, less those that have begun
+ * to exit (PF_EXITING). pthread_join() returns when the kernel clears the
+ * thread's TID in do_exit(), before the task leaves /proc/self/task; on a
+ * loaded machine the exiting task can be preempted in between and was seen
+ * there ("a thread is left", test_nofork). A thread that has not begun to
+ * exit is counted, whatever the load.
+ */
 int tp_count_threads(void);
 
 /**

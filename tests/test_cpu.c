@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emulated.h"
+#include "proc_state.h"
 #include "embperf.h"
 #include "lib/core/clock.h"
 #include "lib/cpu/mhz.h"
@@ -56,17 +57,23 @@ static void set2(embperf_bench *b, const char *type, const char *op)
 }
 
 /* The value of the result with @metric and @labels; fails the test if absent. */
-static double value_of(const embperf_bench *b, const char *metric, const char *labels)
+static const embperf_result *result_of(const embperf_bench *b, const char *metric,
+				       const char *labels)
 {
 	for (int i = 0; i < embperf_bench_result_count(b); i++) {
 		const embperf_result *r = embperf_bench_result(b, i);
 
 		if (!strcmp(embperf_result_metric(r), metric) &&
 		    !strcmp(embperf_result_labels(r), labels))
-			return embperf_result_value(r);
+			return r;
 	}
 	cr_assert_fail("no result %s[%s]", metric, labels);
-	return NAN;
+	return NULL;
+}
+
+static double value_of(const embperf_bench *b, const char *metric, const char *labels)
+{
+	return embperf_result_value(result_of(b, metric, labels));
 }
 
 Test(cpu, ops_measures_every_lmbench_combination_once)
@@ -110,6 +117,11 @@ Test(cpu, ops_one_type_and_op_is_one_case)
 	embperf_bench_free(b);
 }
 
+/*
+ * Division takes 3 to 40 times an addition on every x86 and ARM core
+ * (doc/tests.md): a gross check, on the medians of one run, whose ratios
+ * are reported.
+ */
 Test(cpu, division_is_no_faster_than_addition)
 {
 	tp_skip_if_emulated("a ratio of two instruction latencies, as qemu translates them");
@@ -123,6 +135,8 @@ Test(cpu, division_is_no_faster_than_addition)
 	int64_div = value_of(b, "latency", "type=int64 op=div");
 	double_add = value_of(b, "latency", "type=double op=add");
 	double_div = value_of(b, "latency", "type=double op=div");
+	tp_figure("cpu.ops: int div / add %.1f, int64 div / int add %.1f, double div / add %.1f",
+		  int_div / int_add, int64_div / int_add, double_div / double_add);
 	cr_expect_geq(int_div, int_add, "int div %g ns < int add %g ns", int_div, int_add);
 	cr_expect_geq(int64_div, int_add, "int64 div %g ns < int add %g ns", int64_div, int_add);
 	cr_expect_geq(double_div, double_add, "double div %g ns < double add %g ns", double_div,
@@ -181,25 +195,33 @@ Test(cpu, parallelism_lies_between_one_and_the_chain_count)
 
 		set2(b, pairs[i][0], pairs[i][1]);
 		snprintf(labels, sizeof(labels), "type=%s op=%s", pairs[i][0], pairs[i][1]);
-		/* k chains cannot do more than k operations in the time of one. A
-		 * test beside this one on the other hardware thread of the core can
-		 * slow the one-chain step alone (seen once: 7.1 with 4 chains);
-		 * not in three runs. */
-		par = NAN;
-		for (int run = 0; run < 3 && !(par >= 0.8 && par <= 4 * 1.5); run++) {
-			cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-			cr_assert_eq(embperf_bench_result_count(b), 4 + 1,
-				     "4 chain counts, 1 parallelism");
-			for (int k = 1; k <= 4; k++) {
-				double ns;
+		double t1_ns = NAN, rule = 1.0;
 
-				snprintf(step, sizeof(step), "%s chains=%d", labels, k);
-				ns = value_of(b, "step_time", step);
-				cr_assert(ns > OPS_MIN_NS && ns < OPS_MAX_NS, "%s: %g ns", step, ns);
-			}
-			par = value_of(b, "parallelism", labels);
+		/*
+		 * Exactly: the parallelism is the rule, max(1, k t(1) / t(k)), on
+		 * the step times reported. Grossly: k chains cannot do more than k
+		 * operations in the time of one, and a one-chain step slowed by a
+		 * test on the other hardware thread of the core (7.1 was seen with
+		 * 4 chains, on the steps' shortest samples) is slowed at most
+		 * twice: at most 4 x 4.
+		 */
+		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+		cr_assert_eq(embperf_bench_result_count(b), 4 + 1, "4 chain counts, 1 parallelism");
+		for (int k = 1; k <= 4; k++) {
+			double ns;
+
+			snprintf(step, sizeof(step), "%s chains=%d", labels, k);
+			ns = value_of(b, "step_time", step);
+			cr_assert(ns > OPS_MIN_NS && ns < OPS_MAX_NS, "%s: %g ns", step, ns);
+			if (k == 1)
+				t1_ns = ns;
+			rule = fmax(rule, k * t1_ns / ns);
 		}
-		cr_assert(par >= 0.8 && par <= 4 * 1.5, "%s: parallelism %g", labels, par);
+		par = value_of(b, "parallelism", labels);
+		tp_figure("cpu.par %s chains=4: parallelism %.2f", labels, par);
+		cr_assert(fabs(par - rule) <= 1e-9 * rule, "%s: parallelism %g, the steps give %g",
+			  labels, par, rule);
+		cr_assert(par >= 1.0 && par <= 4 * 4, "%s: parallelism %g", labels, par);
 	}
 	embperf_bench_free(b);
 }
@@ -217,7 +239,8 @@ Test(cpu, par_rejects_bogo_and_too_many_chains)
 }
 
 /* cpu.mhz fails with -EAGAIN when the machine is too busy to fit (mhz's
- * "System too busy"): try five times; five busy answers skip the test,
+ * "System too busy"): that is the kernel's own answer, not a bound of this
+ * test, so it is asked again, five times; five busy answers skip the test,
  * any other error fails it. */
 static embperf_bench *run_mhz(void)
 {
@@ -266,21 +289,18 @@ Test(cpu, mhz_is_plausible_and_agrees_with_add_latency)
 	cr_assert_float_eq(clock_mhz * period_ns, 1000.0, 1e-6);
 	set2(ops, "int", "add");
 	/*
-	 * An integer add takes one cycle nearly everywhere: within a factor 3.
-	 * Load only lengthens a measurement, so the fastest of up to three
-	 * runs counts (CI read 4.1 cycles once, the no-deps build's tests
-	 * running beside it).
+	 * An integer add takes one cycle nearly everywhere. Load only
+	 * lengthens a sample, so the shortest of five counts; a unit mistake
+	 * in either figure is a factor of 1000: within a factor of 10 (CI read
+	 * 4.1 cycles once on the median, the no-deps build's tests beside it).
 	 */
-	add_ns = INFINITY;
-	for (int attempt = 0; attempt < 3; attempt++) {
-		cr_assert_eq(embperf_bench_run(ops), 0, "%s", embperf_bench_errmsg(ops));
-		add_ns = fmin(add_ns, value_of(ops, "latency", "type=int op=add"));
-		add_cycles = add_ns * clock_mhz / 1000.0;
-		if (add_cycles < 3.0)
-			break;
-	}
+	cr_assert_eq(embperf_bench_run(ops), 0, "%s", embperf_bench_errmsg(ops));
+	add_ns = embperf_result_stat(result_of(ops, "latency", "type=int op=add"),
+				     EMBPERF_STAT_MIN);
 	add_cycles = add_ns * clock_mhz / 1000.0;
-	cr_assert(add_cycles > 1.0 / 3 && add_cycles < 3.0, "add %g ns at %g MHz: %g cycles",
+	tp_figure("cpu.mhz %.0f MHz; cpu.ops int add %.3f ns: %.2f cycles", clock_mhz, add_ns,
+		  add_cycles);
+	cr_assert(add_cycles > 0.1 && add_cycles < 10.0, "add %g ns at %g MHz: %g cycles",
 		  add_ns, clock_mhz, add_cycles);
 	embperf_bench_free(ops);
 	embperf_bench_free(mhz);

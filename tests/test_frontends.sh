@@ -33,7 +33,7 @@ mkdir -p "$BIN" "$TMPDIR" "$T/fs"
 NAMES="lat_mem_rd bw_mem stream lat_ops par_ops mhz lat_ctx lat_syscall lat_sig
 lat_proc lat_sem lat_pagefault lat_mmap lat_pipe lat_unix lat_tcp lat_udp
 lat_connect lat_select bw_pipe bw_unix lat_fs bw_file_rd bw_mmap_rd lat_usleep line
-par_mem"
+par_mem lat_fcntl lat_cmd lmdd"
 
 # The symlinks an installation makes (install_symlink), made here.
 for n in $NAMES; do
@@ -390,6 +390,36 @@ if measure lat_sem os.sem -- $Q; then
 	expect_numbers "lat_sem: 'Semaphore latency: X microseconds'" \
 		"$(sed -n 's/^Semaphore latency: \([0-9.]*\) microseconds$/\1/p' "$T/stderr")"
 fi
+if measure lat_fcntl os.fcntl -- $Q; then
+	expect_numbers "lat_fcntl: 'Fcntl lock latency: X microseconds'" \
+		"$(sed -n 's/^Fcntl lock latency: \([0-9.]*\) microseconds$/\1/p' "$T/stderr")"
+fi
+if measure lat_cmd os.proc -- $Q /bin/true; then
+	expect_numbers "lat_cmd /bin/true: 'lat_cmd: X microseconds'" \
+		"$(sed -n 's/^lat_cmd: \([0-9.]*\) microseconds$/\1/p' "$T/stderr")"
+fi
+
+# lmdd writes count x bs bytes to its file, and reads them back.
+if measure lmdd blk.io -- of="$T/lmdd.out" bs=4k count=100 fsync=1; then
+	if grep -qE '^0\.4096 MB in [0-9]+\.[0-9]{4} secs, [0-9]+\.[0-9]{4} MB/sec$' "$T/stderr" &&
+		[ "$(stat -c %s "$T/lmdd.out")" = 409600 ]; then
+		pass "lmdd of=FILE bs=4k count=100: 409600 bytes written, '0.4096 MB in X secs, Y MB/sec'"
+	else
+		fail "lmdd of=FILE bs=4k count=100: 409600 bytes written, '0.4096 MB in X secs, Y MB/sec'"
+	fi
+fi
+if measure lmdd blk.io -- if="$T/lmdd.out" bs=4k; then
+	expect_numbers "lmdd if=FILE: the MB moved and the rate" \
+		"$(awk '$1 == "0.4096" && $2 == "MB" { print $1, $6 }' "$T/stderr")"
+fi
+fe lmdd if="$T/lmdd.out" of="$T/lmdd.copy"
+if [ "$status" -eq 1 ] && grep -q "copy from file to file is not offered" "$T/stderr" &&
+	[ ! -e "$T/lmdd.copy" ]; then
+	pass "lmdd if=FILE of=FILE: refused, nothing written"
+else
+	fail "lmdd if=FILE of=FILE: refused, nothing written" "exit $status"
+fi
+rm -f "$T/lmdd.out"
 
 # --- communication -----------------------------------------------------------
 

@@ -10,7 +10,7 @@
 # tests/data/lmbench/ (see its README for where and how they were recorded),
 # so lmbench need not be installed. `cases` lists one run a line:
 # "ID|PROGRAM ARGS..." (FILE and DIR stand for a 4 MiB file and an empty
-# folder made here). ID.stdout, ID.stderr and ID.status are lmbench's.
+# folder made here, also after lmdd's if= and of=). ID.stdout, ID.stderr and ID.status are lmbench's.
 # "todo:ID|..." marks a known difference (listed in doc/frontends.md): it is
 # reported as a TAP TODO and does not fail the test. "busy:ID|..." marks an
 # mhz run: whether mhz finds a clock (exit 0, "N MHz, X nanosec clock") or
@@ -58,6 +58,7 @@ kernel_of() {
 	lat_select) kernel=os.select ;; bw_pipe) kernel=os.pipe.bw ;; bw_unix) kernel=os.unix.bw ;;
 	lat_fs) kernel=os.fs ;; bw_file_rd) kernel=os.file_rd ;; bw_mmap_rd) kernel=os.mmap_rd ;;
 	lat_usleep) kernel=os.sleep ;; line) kernel=os.cacheline ;; par_mem) kernel=mem.par ;;
+	lat_fcntl) kernel=os.fcntl ;; lat_cmd) kernel=os.proc ;; lmdd) kernel=blk.io ;;
 	*) kernel= ;;
 	esac
 }
@@ -69,6 +70,8 @@ kernel_of() {
 #   "\"size=Sk ovr=X"         -> "\"size=Sk ovr=#" (lat_ctx)
 #   "N MHz, X nanosec clock"  -> "# MHz, # nanosec clock" (mhz)
 #   "X" alone                 -> "#"              (line, mhz -c)
+#   "MB in X secs, Y MB/sec"  -> "MB in # secs, # MB/sec" (lmdd)
+#   "X KB/sec", "X MB/sec"    -> "# KB/sec", "# MB/sec"   (lmdd print=3, 4)
 #   "-1 System too busy"      -> "# MHz, # nanosec clock" (mhz: see busy: above)
 #   mhz -d's table: the header's MHz, interval and overheads, and each
 #   timing "{ /* X */ U, N}" -> "#"; the loop names and timing counts stay.
@@ -82,7 +85,9 @@ normalize() {
 		-e 's/^(-?[0-9][0-9.]*k?)([ \t]+)-?[0-9][0-9.]*$/\1\2#/' \
 		-e 's/^([0-9]+k)\t-?[0-9]+\t-?[0-9]+\t-?[0-9]+$/\1\t#\t#\t#/' \
 		-e 's/^-?[0-9]+ MHz, -?[0-9.]+ nanosec clock$/# MHz, # nanosec clock/' \
-		-e 's/^-?[0-9][0-9.]*$/#/' "$1"
+		-e 's/^-?[0-9][0-9.]*$/#/' \
+		-e 's@^([0-9.]+ MB in )[0-9.]+( secs, )[0-9.]+( MB/sec)$@\1#\2#\3@' \
+		-e 's@^(.*[^0-9.])?[0-9][0-9.]* (KB|MB)/sec$@\1# \2/sec@' "$1"
 }
 
 # The kernels of this build, asked once.
@@ -121,6 +126,8 @@ while IFS='|' read -r id cmd; do
 		case ${words[$i]} in
 		FILE) words[i]=$T/file ;;
 		DIR) words[i]=$T/dir ;;
+		if=FILE) words[i]=if=$T/file ;;
+		of=DIR/*) words[i]=of=$T/dir/${words[i]#of=DIR/} ;;
 		esac
 	done
 	kernel_of "$name"

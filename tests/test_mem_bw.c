@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "emulated.h"
+#include "proc_state.h"
 #include "lib/core/sysinfo.h"
 #include "embperf.h"
 #include "lib/core/clock.h"
@@ -105,6 +106,9 @@ static double own_memmove_best_mbs(size_t bytes, int timings)
  * double count gives 2, a half count 0.5. The size sits in L2 and the
  * samples are short: best-of figures of DRAM-sized copies on a loaded VM
  * moved 2.6x from run to run (8-21 GB/s), in cache they kept within 6 %.
+ * The best of 150 samples of 200 us, each side, in three interleaved
+ * rounds, is the measurement itself (load only lengthens a sample and
+ * rarely preempts one that short), not a retry.
  */
 #define COPY_ROUNDS 3
 Test(mem_bw, bcopy_counts_the_bytes_copied_once)
@@ -125,9 +129,11 @@ Test(mem_bw, bcopy_counts_the_bytes_copied_once)
 		best_own_mbs = fmax(best_own_mbs, own_memmove_best_mbs(256 << 10, 50));
 	}
 	ratio = best_bcopy_mbs / best_own_mbs;
-	cr_log_info("best bcopy %g MB/s, best memmove() here %g MB/s: %.3f", best_bcopy_mbs,
-		    best_own_mbs, ratio);
-	cr_assert(ratio > 0.7 && ratio < 1.4,
+	tp_figure("mem.bw bcopy 256k: best %.0f MB/s, best memmove() here %.0f MB/s: %.3f",
+		  best_bcopy_mbs, best_own_mbs, ratio);
+	/* A double count reads 2, a half count 0.5; 0.95-1.08 was read here
+	 * (8 runs beside a CI build): a bound 1.6 times off either way. */
+	cr_assert(ratio > 0.6 && ratio < 1.6,
 		  "best bcopy %g MB/s / best memmove() timed here %g MB/s = %.2f (expected about 1)",
 		  best_bcopy_mbs, best_own_mbs, ratio);
 }

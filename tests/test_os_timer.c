@@ -2,12 +2,17 @@
 /*
  * test_os_timer.c - os.timer (cyclictest's wake-up latency).
  *
- * The machine may be loaded (2-CPU CI VMs), so the tests assert shapes, not
- * figures: one wake-up per interval at most (and at least half of them),
- * every deadline either a wake-up or an overrun, percentiles in order
- * within [min, max]. Overruns are made deterministic with 'work' (busy
- * time after each wake-up) longer than the interval: every wake-up but the
- * first then finds at least one later deadline passed, whatever the load.
+ * The machine may be loaded (2-CPU CI VMs), so the tests assert only what
+ * no load can break (doc/tests.md): one wake-up per interval at most (a
+ * sleeper is never woken early, so a count never reads high), at least one,
+ * and the accounting identity of every single-thread run: a wake-up
+ * 'latency' L late passed floor(L / interval) later deadlines, each counted
+ * as an overrun, so interval x overruns <= the latencies' sum < interval x
+ * (overruns + wake-ups), exactly, whatever the load. Overruns are made
+ * certain with 'work' (busy time after each wake-up) longer than the
+ * interval: every wake-up but the first then finds two deadlines passed.
+ * How many of the 200 deadlines a loaded machine kept is reported
+ * (tp_figure()), not judged.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -103,6 +108,33 @@ static double overruns(void)
 	return tp_counter(r, "overruns");
 }
 
+/**
+ * check_accounting() - a single-thread run's overruns agree with its
+ * latencies: each wake-up L late counted floor(L / interval) overruns, so
+ * interval x overruns <= sum(L) < interval x (overruns + wake-ups), and the
+ * latest wake-up alone counted floor(max / interval). Exact arithmetic on
+ * one clock: load changes the figures, not the identity. A latency in the
+ * wrong unit (x1000) or overruns counted twice break it.
+ */
+static void check_accounting(double interval_us)
+{
+	const embperf_result *lat = find("latency");
+	double n = wakeups(), missed = overruns(), sum_us, max_us;
+
+	cr_assert(lat);
+	sum_us = embperf_result_dist_stat(lat, EMBPERF_STAT_MEAN) * n;
+	max_us = embperf_result_dist_stat(lat, EMBPERF_STAT_MAX);
+	cr_assert(sum_us >= interval_us * missed * (1 - 1e-9),
+		  "%.0f overruns of %.0f us, but the %.0f latencies sum to %.1f us", missed,
+		  interval_us, n, sum_us);
+	cr_assert(sum_us < interval_us * (missed + n) * (1 + 1e-9),
+		  "%.0f latencies sum to %.1f us: more than %.0f overruns + %.0f wake-ups of %.0f us",
+		  n, sum_us, missed, n, interval_us);
+	cr_assert_geq(missed, floor(max_us / interval_us * (1 - 1e-9)),
+		      "the latest wake-up, %.1f us, passed more deadlines than the %.0f overruns",
+		      max_us, missed);
+}
+
 Test(os_timer, one_wakeup_per_interval_and_every_deadline_accounted_for)
 {
 	double n, missed;
@@ -111,10 +143,13 @@ Test(os_timer, one_wakeup_per_interval_and_every_deadline_accounted_for)
 	run_ok();
 	n = wakeups();
 	missed = overruns();
-	/* 200 deadlines in 200 ms; a loaded machine may miss some, never add any. */
-	cr_assert(n <= 201 && n >= 100, "%.0f wake-ups in 200 ms at 1 ms", n);
-	cr_assert(n + missed <= 202 && n + missed >= 100, "%.0f wake-ups + %.0f overruns", n,
-		  missed);
+	tp_figure("os.timer 1 ms for 200 ms: %.0f wake-ups, %.0f overruns, median %.1f us late",
+		  n, missed, embperf_result_value(find("latency")));
+	/* 200 deadlines in 200 ms: a thread is never woken early, so a run
+	 * never counts more; a loaded machine may keep fewer. */
+	cr_assert(n <= 201 && n >= 1, "%.0f wake-ups in 200 ms at 1 ms", n);
+	cr_assert(n + missed <= 202, "%.0f wake-ups + %.0f overruns", n, missed);
+	check_accounting(1000.0);
 	cr_assert_float_eq(embperf_result_dist_stat(find("latency"), EMBPERF_STAT_N), n, 1e-9,
 			   "one latency per wake-up");
 	cr_assert(embperf_result_value(find("wakeups")) <= 1010.0, "%.1f wake-ups/s",
@@ -153,8 +188,10 @@ Test(os_timer, latencies_are_non_negative_with_ordered_percentiles)
 	lat = find("latency");
 	cr_assert(lat);
 	cr_assert_str_eq(embperf_result_unit(lat), "us");
-	/* Sleeps never go past the trial's end: no wake-up is 200 ms late. */
-	check_distribution(lat, 200000.0);
+	/* A wake-up can be late by no more than the run lasted (a gross
+	 * ceiling: a latency in ns read as us is 1000 times its size). */
+	check_distribution(lat, 60e6);
+	check_accounting(1000.0);
 }
 
 Test(os_timer, realtime_clock_reads_the_clock_it_sleeps_on)
@@ -168,8 +205,9 @@ Test(os_timer, realtime_clock_reads_the_clock_it_sleeps_on)
 	cr_assert(lat);
 	cr_assert(strstr(embperf_result_labels(lat), "clock=realtime"));
 	/* Deadlines of one clock stamped with another would be off by decades. */
-	check_distribution(lat, 200000.0);
-	cr_assert(wakeups() >= 100 && wakeups() <= 201, "%.0f", wakeups());
+	check_distribution(lat, 60e6);
+	check_accounting(1000.0);
+	cr_assert(wakeups() >= 1 && wakeups() <= 201, "%.0f", wakeups());
 	/* ... and a thread sleeping on the wrong clock would spin to its deadlines. */
 	cr_assert(find("cpu_process"));
 	cr_assert_lt(embperf_result_value(find("cpu_process")), 50.0, "it slept: %.1f %% CPU",
@@ -181,22 +219,24 @@ Test(os_timer, work_longer_than_the_interval_makes_overruns)
 	const embperf_result *lat;
 	double n, missed;
 
-	tp_skip_if_emulated("wake-ups and overruns counted against the wall clock");
 	set("work", "3ms");
 	run_ok();
 	n = wakeups();
 	missed = overruns();
+	tp_figure("os.timer work 3 ms at 1 ms: %.0f wake-ups, %.0f overruns", n, missed);
 	/*
-	 * A wake-up every 3 ms at best; each one after the first finds the
-	 * deadline 1 ms after it passed (latency >= 2 ms) and the next two
-	 * passed as well.
+	 * A wake-up every 3 ms at best (a busy-wait is never shorter than
+	 * asked); each one after the first finds the deadline 1 ms after it
+	 * passed (latency >= 2 ms) and the next two passed as well.
 	 */
-	cr_assert(n >= 2 && n <= 68, "%.0f wake-ups", n);
+	cr_assert(n >= 1 && n <= 68, "%.0f wake-ups", n);
 	cr_assert_geq(missed, 2 * (n - 1), "%.0f overruns for %.0f wake-ups", missed, n);
-	cr_assert(n + missed <= 202 && n + missed >= 100, "%.0f + %.0f deadlines", n, missed);
+	cr_assert(n + missed <= 202, "%.0f + %.0f deadlines", n, missed);
+	check_accounting(1000.0);
 	lat = find("latency");
-	cr_assert_geq(embperf_result_value(lat), 1000.0, "median latency %.1f us",
-		      embperf_result_value(lat));
+	if (n >= 3) /* all but the first at least 2 ms late */
+		cr_assert_geq(embperf_result_value(lat), 2000.0, "median latency %.1f us",
+			      embperf_result_value(lat));
 }
 
 Test(os_timer, threads_per_cpu_count_together)
@@ -209,21 +249,26 @@ Test(os_timer, threads_per_cpu_count_together)
 	prefer_fifo();
 	set("threads", "0");
 	set("cpus", "all");
-	/* A pinned thread cannot leave a CPU that another program's
-	 * SCHED_FIFO thread holds (test_net_peer's hogs spin 300 ms on CPU 0
-	 * beside it): up to three runs; a count of one thread's wake-ups only
-	 * fails all three. */
+	/*
+	 * Up to three runs, for a reason load of ordinary tasks does not give:
+	 * a pinned thread cannot leave a CPU that another program's SCHED_FIFO
+	 * thread holds (test_net_peer's hogs spin 300 ms on CPU 0 beside it).
+	 * More wake-ups than one thread can have (201) in one run show every
+	 * thread's count merged; a count of one thread's only fails all three.
+	 */
 	for (int attempt = 0; attempt < 3; attempt++) {
 		run_ok();
 		n = wakeups();
-		if (n >= 100.0 * n_cpus)
+		if (n > 201.0 || n_cpus == 1)
 			break;
 	}
+	tp_figure("os.timer %d threads, 1 ms for 200 ms: %.0f wake-ups", n_cpus, n);
 	snprintf(label, sizeof(label), "threads=%d cpus=all", n_cpus);
 	cr_assert(strstr(embperf_result_labels(find("latency")), label), "%s",
 		  embperf_result_labels(find("latency")));
-	cr_assert(n <= 201.0 * n_cpus && n >= 100.0 * n_cpus, "%.0f wake-ups, %d threads", n,
-		  n_cpus);
+	cr_assert(n <= 201.0 * n_cpus && n >= 1, "%.0f wake-ups, %d threads", n, n_cpus);
+	if (n_cpus > 1)
+		cr_assert_gt(n, 201.0, "%.0f wake-ups: no more than one thread can have", n);
 }
 
 Test(os_timer, a_deadline_after_the_trial_is_not_waited_for)
@@ -233,7 +278,11 @@ Test(os_timer, a_deadline_after_the_trial_is_not_waited_for)
 	set("interval", "1s");
 	run_ok();
 	took_ns = ep_now_ns() - t0_ns;
-	cr_assert_lt(took_ns, 600000000ULL, "a 200 ms trial took %.1f ms", (double)took_ns / 1e6);
+	tp_figure("os.timer 200 ms trial, 1 s interval: the run took %.1f ms",
+		  (double)took_ns / 1e6);
+	/* Waiting for the deadline would take the 1 s at least, whatever the
+	 * load; the 200 ms trial five times over is a gross margin. */
+	cr_assert_lt(took_ns, 1000000000ULL, "a 200 ms trial took %.1f ms", (double)took_ns / 1e6);
 	cr_assert_float_eq(wakeups(), 0.0, 1e-9);
 	cr_assert_null(find("latency"), "no wake-up, no latency");
 }
@@ -245,10 +294,11 @@ Test(os_timer, cancel_is_seen_within_a_long_interval)
 	set("interval", "1s");
 	set("duration", "10s");
 	late_ns = tp_run_cancelled(b, ctx, 50);
-	/* Sleeps are taken in steps of 100 ms: one step, and 100 ms more for
-	 * a loaded machine (counted from the cancel itself, not from when
-	 * the canceller was meant to wake). */
-	cr_assert_lt(late_ns, 200000000ULL, "returned %.1f ms after the cancel",
+	tp_figure("os.timer returned %.1f ms after the cancel", (double)late_ns / 1e6);
+	/* Sleeps are taken in steps of 100 ms, and an ignored cancel lasts
+	 * the 10 s trial: 5 s is half of that, 50 times a step (counted from
+	 * the cancel itself, not from when the canceller was meant to wake). */
+	cr_assert_lt(late_ns, 5000000000ULL, "returned %.1f ms after the cancel",
 		     (double)late_ns / 1e6);
 }
 
@@ -366,7 +416,7 @@ Test(os_timer, mlock_locks_for_the_run)
 		cr_skip_test("mlockall() not permitted: %s", embperf_bench_errmsg(b));
 	}
 	cr_assert_eq(rc, 0, "%s", embperf_bench_errmsg(b));
-	cr_assert(wakeups() >= 100 && wakeups() <= 201, "%.0f", wakeups());
+	cr_assert(wakeups() >= 1 && wakeups() <= 201, "%.0f", wakeups());
 }
 
 /* Bad input. */

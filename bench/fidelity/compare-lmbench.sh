@@ -12,8 +12,10 @@
 # (`make -C src`: the programs land in bin/<os>/).
 #
 # Usage: compare-lmbench.sh [GROUP ...]
-#   GROUP: ops syscall sig proc ctx ipc tcp connect fs file; with no operand
-#   all of them, in that order.
+#   GROUP: ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd; with no
+#   operand all of them, in that order (cmd only when LAT_CMD is set).
+#   fcntl: lat_fcntl against os.fcntl; cmd: lat_cmd /bin/true against
+#   os.proc op=cmd cmd=/bin/true (issue 26).
 #
 # Environment:
 #   EMBPERF        the embperf command (required unless FRONT_END is set)
@@ -22,6 +24,14 @@
 #                  it is missing, LMBENCH_BIN/hello is copied there for the
 #                  run and removed afterwards.
 #   EMBPERF_HELLO  the program os.proc execs (embperf-hello of the build)
+#   LAT_CMD        a working lat_cmd (group cmd): lmbench3's own never runs
+#                  its command (its child tests `case '0':`, not 0, and forks
+#                  on; doc/methodology-os.md), so build a copy outside the
+#                  tree with that label fixed, beside the others, e.g. in
+#                  lmbench3's src/:  sed "s/case '0':/case 0:/" lat_cmd.c
+#                  >lat_cmd_fixed.c && gcc -O -I/usr/include/tirpc -o
+#                  ../bin/x86_64-linux-gnu/lat_cmd_fixed lat_cmd_fixed.c
+#                  ../bin/x86_64-linux-gnu/lmbench.a -lm
 #   FRONT_END      embperf's lmbench front end (embperf-lmbench): when set,
 #                  the embperf side runs it under the lmbench program names
 #                  with the very command lines given to lmbench, and its
@@ -98,9 +108,15 @@ if [ -n "${FRONT_END:-}" ]; then
 	mkdir "$tmp/fe"
 	for p in lat_ops lat_syscall lat_sig lat_proc lat_ctx lat_pipe bw_pipe \
 		lat_unix bw_unix lat_tcp lat_connect lat_select lat_sem lat_fs \
-		bw_file_rd bw_mmap_rd lat_mmap lat_pagefault; do
+		bw_file_rd bw_mmap_rd lat_mmap lat_pagefault lat_fcntl lat_cmd; do
 		ln -s "$FRONT_END" "$tmp/fe/$p"
 	done
+fi
+# Group cmd's reference runs as lat_cmd (its name on PATH, as the others').
+if [ -n "${LAT_CMD:-}" ]; then
+	[ -x "$LAT_CMD" ] || die "LAT_CMD '$LAT_CMD' is not executable"
+	mkdir "$tmp/ref"
+	ln -s "$LAT_CMD" "$tmp/ref/lat_cmd"
 fi
 
 # Seconds since the epoch, with nanoseconds.
@@ -166,8 +182,10 @@ row() { # CASE PIN PROG_ARGS EMBPERF_ARGS [METRIC]
 }
 
 row_ref() { # uses c, pin, prog
+	bin=$LMBENCH_BIN
+	case $prog in lat_cmd*) bin=$tmp/ref ;; esac
 	# shellcheck disable=SC2086 # the argument strings split on blanks
-	add "$c" reference "$(timed lmbench "$pin" "$LMBENCH_BIN"/$prog | lmb_value)"
+	add "$c" reference "$(timed lmbench "$pin" "$bin"/$prog | lmb_value)"
 }
 
 row_ep() { # uses c, pin, prog, ep, metric
@@ -287,6 +305,8 @@ group_once() { # GROUP
 		row lat_connect 0 "lat_connect 127.0.0.1" os.tcp.connect
 		server "$LMBENCH_BIN/lat_connect" -S 127.0.0.1 ;;
 	fs) fs_once ;;
+	fcntl) row lat_fcntl 0 lat_fcntl os.fcntl ;;
+	cmd) row lat_cmd 0 "lat_cmd /bin/true" "os.proc op=cmd cmd=/bin/true" ;;
 	file)
 		row bw_file_rd-io-1mb 1 "bw_file_rd 1m io_only $f" "os.file_rd size=1M mode=io file=$f"
 		row bw_file_rd-o2c-1mb 1 "bw_file_rd 1m open2close $f" "os.file_rd size=1M mode=o2c file=$f"
@@ -294,20 +314,21 @@ group_once() { # GROUP
 		row bw_mmap_rd-o2c-1mb 1 "bw_mmap_rd 1m open2close $f" "os.mmap_rd size=1M mode=o2c file=$f"
 		row lat_mmap-1m 1 "lat_mmap 1m $f" "os.mmap size=1M file=$f"
 		row lat_pagefault 1 "lat_pagefault $f" "os.pagefault size=8M file=$f" ;;
-	*) die "unknown group '$1' (ops syscall sig proc ctx ipc tcp connect fs file)" ;;
+	*) die "unknown group '$1' (ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd)" ;;
 	esac
 }
 
-groups=${*:-ops syscall sig proc ctx ipc tcp connect fs file}
+groups=${*:-ops syscall sig proc ctx ipc tcp connect fs file fcntl${LAT_CMD:+ cmd}}
 for g in $groups; do
 	case $g in
-	ops | syscall | sig | proc | ctx | ipc | tcp | connect | fs | file) ;;
-	*) die "unknown group '$g' (ops syscall sig proc ctx ipc tcp connect fs file)" ;;
+	ops | syscall | sig | proc | ctx | ipc | tcp | connect | fs | file | fcntl) ;;
+	cmd) [ -n "${LAT_CMD:-}" ] || die "group cmd needs LAT_CMD (see the top of this script)" ;;
+	*) die "unknown group '$g' (ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd)" ;;
 	esac
 done
 for p in lat_ops lat_syscall lat_sig lat_proc lat_ctx lat_pipe bw_pipe lat_unix \
 	bw_unix lat_tcp lat_connect lat_select lat_sem lat_fs bw_file_rd bw_mmap_rd \
-	lat_mmap lat_pagefault; do
+	lat_mmap lat_pagefault lat_fcntl; do
 	[ -x "$LMBENCH_BIN/$p" ] || die "LMBENCH_BIN lacks $p"
 done
 if [ ! -e /tmp/hello ]; then

@@ -11,11 +11,16 @@
 # process rows run pinned (PIN_CPU) on both sides; rows of several
 # processes run unpinned on both sides, as lmbench runs them, unless
 # PIN_ALL=1 pins every process of both to PIN_CPU.
-# GROUPS: ops syscall sig proc ctx ipc tcp connect fs file (default: all).
+# GROUPS: ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd (default:
+# all; cmd only when LAT_CMD is set). cmd: lat_cmd /bin/true beside os.proc
+# op=cmd; lmbench3's own lat_cmd never runs its command (its child's
+# `case '0':`, doc/methodology-os.md), so LAT_CMD names a copy with that
+# label fixed (bench/fidelity/compare-lmbench.sh's header says how).
 
-LMB_GROUPS=${GROUPS_LMBENCH:-ops syscall sig proc ctx ipc tcp connect fs file}
+LMB_GROUPS=${GROUPS_LMBENCH:-ops syscall sig proc ctx ipc tcp connect fs file fcntl${LAT_CMD:+ cmd}}
 lmb_progs="lat_ops lat_syscall lat_sig lat_proc lat_ctx lat_pipe bw_pipe lat_unix bw_unix
-	lat_tcp lat_connect lat_select lat_sem lat_fs bw_file_rd bw_mmap_rd lat_mmap lat_pagefault"
+	lat_tcp lat_connect lat_select lat_sem lat_fs bw_file_rd bw_mmap_rd lat_mmap lat_pagefault
+	lat_fcntl"
 
 fam_describe() { echo "lmbench suite's CPU and OS rows vs lmbench3 ($LMB_GROUPS); us, ns, MB/s, files/s"; }
 fam_bands() { echo ".*=0.90:1.10"; }
@@ -24,7 +29,11 @@ fam_refs() {
 	for p in $lmb_progs hello; do
 		[ -x "${LMBENCH_BIN:-}/$p" ] || { echo "LMBENCH_BIN: no $p in '${LMBENCH_BIN:-}'"; return 1; }
 	done
-	echo "LMBENCH_BIN=$LMBENCH_BIN; ENOUGH=${ENOUGH:-unset} TIMING_O=${TIMING_O:-unset} LOOP_O=${LOOP_O:-unset}; PIN_ALL=${PIN_ALL:-0}"
+	if [[ " $LMB_GROUPS " == *" cmd "* ]] && [ ! -x "${LAT_CMD:-}" ]; then
+		echo "LAT_CMD: group cmd needs a lat_cmd with its case label fixed, got '${LAT_CMD:-}'"
+		return 1
+	fi
+	echo "LMBENCH_BIN=$LMBENCH_BIN; LAT_CMD=${LAT_CMD:-unset}; ENOUGH=${ENOUGH:-unset} TIMING_O=${TIMING_O:-unset} LOOP_O=${LOOP_O:-unset}; PIN_ALL=${PIN_ALL:-0}"
 }
 fam_setup() {
 	lmb_work=$(mktemp -d)
@@ -64,8 +73,11 @@ lmb_value() {
 
 # One row: KEY PIN 'LMBENCH ARGS' 'KERNEL PARAMS'.
 row_ref() {
+	local run=$LMBENCH_BIN/$prog
+	# lat_cmd: LAT_CMD's copy (a path without blanks), with the row's operands.
+	case $prog in lat_cmd\ *) run="$LAT_CMD ${prog#lat_cmd }" ;; esac
 	# shellcheck disable=SC2086
-	emit "$key" reference "$(lmb "$pin" "$LMBENCH_BIN"/$prog | lmb_value)"
+	emit "$key" reference "$(lmb "$pin" $run | lmb_value)"
 }
 row_ep() {
 	# shellcheck disable=SC2086
@@ -154,7 +166,9 @@ fam_round() {
 			row "$r" bw_mmap_rd-o2c-1m 1 "bw_mmap_rd 1m open2close $f" "os.mmap_rd size=1M mode=o2c file=$f"
 			row "$r" lat_mmap-1m 1 "lat_mmap 1m $f" "os.mmap size=1M file=$f"
 			row "$r" lat_pagefault 1 "lat_pagefault $f" "os.pagefault size=8M file=$f" ;;
-		*) echo "fam-lmbench: unknown group '$g' (ops syscall sig proc ctx ipc tcp connect fs file)" >&2
+		fcntl) row "$r" lat_fcntl 0 lat_fcntl os.fcntl ;;
+		cmd) row "$r" lat_cmd-true 0 "lat_cmd /bin/true" "os.proc op=cmd cmd=/bin/true" ;;
+		*) echo "fam-lmbench: unknown group '$g' (ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd)" >&2
 		   return 2 ;;
 		esac
 	done

@@ -69,6 +69,7 @@ done
 
 . "$here/quiet.sh"
 cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu_ids="family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
 cpu_slug=$(echo "$cpu_model" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
 data=$out/data/$cpu_slug
 export EMBPERF=${EMBPERF:-$build/bench/embperf}
@@ -141,7 +142,7 @@ run_family() { # NAME
 		fam_setup
 		{
 			echo "# family: $name"
-			echo "# cpu: $cpu_model; kernel $(uname -r); $(nproc) CPUs"
+			echo "# cpu: $cpu_model ($cpu_ids); kernel $(uname -r); $(nproc) CPUs"
 			echo "# embperf: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown), $EMBPERF"
 			echo "$refs" | sed 's/^/# reference: /'
 			echo "# protocol: $rounds rounds interleaved (odd: reference first), PIN_CPU=${PIN_CPU:-none}; $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -164,7 +165,7 @@ write_page() {
 	[ -d "$data" ] || { echo "fidelity.sh: no data in $data" >&2; return 1; }
 	{
 		echo "<!-- SPDX-License-Identifier: MIT -->"
-		echo "# Fidelity on $cpu_model"
+		echo "# Fidelity on $cpu_model ($cpu_ids)"
 		echo
 		echo "Made by \`bench/fidelity/fidelity.sh\` from the data files in \`data/$cpu_slug/\`;"
 		echo "the protocol is in [README.md](README.md). Ratio: embperf / reference, the median of"

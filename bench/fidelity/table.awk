@@ -64,7 +64,7 @@ function summary(key, tool,   n, i, a) {
 	}
 	sort_arr(a, n)
 	m = median(a, n)
-	med_s = sprintf("%.4g", m)
+	med_s = m >= 1000 ? sprintf("%.0f", m) : sprintf("%.4g", m)
 	spr = m > 0 ? 100 * (a[n] - a[1]) / m : 0
 }
 

@@ -2,7 +2,7 @@
 /*
  * fe_os.c - process, system call and signal front ends: lat_ctx (os.ctx),
  * lat_syscall (os.syscall), lat_sig (os.signal), lat_proc (os.proc),
- * lat_sem (os.sem).
+ * lat_sem (os.sem), lat_fcntl (os.fcntl), lat_cmd (os.proc op=cmd).
  */
 #include <math.h>
 #include <stdio.h>
@@ -286,4 +286,67 @@ int lmb_lat_sem(struct lmb *m, int argc, char **argv)
 	if (m->optind < argc)
 		return lmb_usage(m);
 	return lmb_one(m, "os.sem", NULL, "Semaphore latency");
+}
+
+/**
+ * lmb_lat_fcntl() - lat_fcntl [-P N] [-W US] [-N N]
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * Operands after the options are ignored, as the original ignores them.
+ *
+ * Return: the exit status.
+ */
+int lmb_lat_fcntl(struct lmb *m, int argc, char **argv)
+{
+	int status;
+
+	m->synopsis = "[-P <parallelism>] [-W <warmup>] [-N <repetitions>]\n";
+	status = engine_options_only(m, argc, argv);
+	if (status)
+		return status;
+	return lmb_one(m, "os.fcntl", NULL, "Fcntl lock latency");
+}
+
+/**
+ * lmb_lat_cmd() - lat_cmd [-P N] [-W US] [-N N] cmdline...
+ * @m:    invocation.
+ * @argc: argument count.
+ * @argv: arguments.
+ *
+ * The operands are the command and its arguments, as lat_cmd execvp()s
+ * them; os.proc takes them as one line split at blanks, so an operand with
+ * a blank in it is refused rather than split differently.
+ *
+ * Return: the exit status.
+ */
+int lmb_lat_cmd(struct lmb *m, int argc, char **argv)
+{
+	const char *params[3] = { "op=cmd", NULL, NULL };
+	char cmd_param[8192] = "cmd=";
+	size_t used = strlen(cmd_param);
+	int status;
+
+	m->synopsis = "[-P <parallelism>] [-W <warmup>] [-N <repetitions>] cmdline...\n";
+	status = engine_options_only(m, argc, argv);
+	if (status)
+		return status;
+	if (m->optind >= argc)
+		return lmb_usage(m);
+	for (int i = m->optind; i < argc; i++) {
+		size_t len = strlen(argv[i]);
+
+		if (!len || argv[i][strcspn(argv[i], " \t\n")])
+			return lmb_fail(m, "operand '%s': an empty word or one with a blank cannot "
+					"be passed on (os.proc splits its 'cmd' at blanks); wrap "
+					"the command in a script", argv[i]);
+		if (used + len + 2 > sizeof(cmd_param))
+			return lmb_fail(m, "the command line is longer than %zu bytes",
+					sizeof(cmd_param) - 6);
+		used += (size_t)snprintf(cmd_param + used, sizeof(cmd_param) - used, "%s%s",
+					 i > m->optind ? " " : "", argv[i]);
+	}
+	params[1] = cmd_param;
+	return lmb_one(m, "os.proc", params, "lat_cmd");
 }

@@ -96,6 +96,9 @@ int lmb_bw_mmap_rd(struct lmb *m, int argc, char **argv);
 int lmb_lat_usleep(struct lmb *m, int argc, char **argv);
 int lmb_line(struct lmb *m, int argc, char **argv);
 int lmb_par_mem(struct lmb *m, int argc, char **argv);
+int lmb_lat_fcntl(struct lmb *m, int argc, char **argv);
+int lmb_lat_cmd(struct lmb *m, int argc, char **argv);
+int lmb_lmdd(struct lmb *m, int argc, char **argv);
 
 /* Command line (lmb_common.c). */
 

@@ -53,6 +53,9 @@ static const struct front_end front_ends[] = {
 	{ "lat_usleep", lmb_lat_usleep },
 	{ "line", lmb_line },
 	{ "par_mem", lmb_par_mem },
+	{ "lat_fcntl", lmb_lat_fcntl },
+	{ "lat_cmd", lmb_lat_cmd },
+	{ "lmdd", lmb_lmdd },
 };
 
 #define N_FRONT_ENDS ((int)(sizeof(front_ends) / sizeof(front_ends[0])))

@@ -11,14 +11,18 @@
  *             runs /bin/sh -c /tmp/hello; the parent waits
  *   proccall  a call of a function the compiler may not inline, which adds
  *             its argument to a counter (lat_proc "procedure")
+ *   cmd       fork(); the child execvp()s the words of `cmd` (the PATH
+ *             searched as lat_cmd's execvp() searches it); the parent waits
+ *             (lmbench's lat_cmd)
  *
  * The cost of fork() grows with the caller's address space (page tables
  * to copy), so it measures the process that runs the kernel: the small
  * `embperf` command or a front end compares with lat_proc; a large program
  * linking the library measures its own fork.
  *
- * Children of exec and sh have their standard output and error on
- * /dev/null (lat_proc closes standard output), die with the parent
+ * Children of exec, sh and cmd have their standard output and error on
+ * /dev/null (lat_proc closes standard output; lat_cmd leaves them to the
+ * command, and a library prints nothing), die with the parent
  * (PR_SET_PDEATHSIG) and are killed when they outlive `child_timeout`, or
  * when the run is cancelled or its budget ends while waiting.
  */
@@ -39,7 +43,9 @@
 #define PROC_LABEL_MAX 32
 #define PROC_EXIT_EXEC_FAILED 127 /* the shell's code for "cannot execute" */
 
-enum proc_op { OP_FORK, OP_EXEC, OP_SH, OP_PROCCALL };
+#define PROC_CMD_MAX_WORDS 64
+
+enum proc_op { OP_FORK, OP_EXEC, OP_SH, OP_PROCCALL, OP_CMD };
 
 /**
  * struct proc_state - the run's state.
@@ -49,6 +55,9 @@ enum proc_op { OP_FORK, OP_EXEC, OP_SH, OP_PROCCALL };
  * @shell:      the shell of sh.
  * @command:    sh's command: @exec_path, quoted when the shell would
  *              otherwise split or expand it.
+ * @cmd_words:  cmd's words (the argument vector), NULL-terminated; they
+ *              point into @cmd_text.
+ * @cmd_text:   a copy of parameter 'cmd', cut into words.
  * @devnull:    /dev/null, the children's standard output and error.
  * @timeout_ns: longest a child may live.
  * @counter:    what proccall's callee adds to.
@@ -60,6 +69,8 @@ struct proc_state {
 	char *exec_path;
 	char *shell;
 	char *command;
+	char *cmd_words[PROC_CMD_MAX_WORDS + 1];
+	char *cmd_text;
 	int devnull;
 	uint64_t timeout_ns;
 	volatile long counter;
@@ -67,13 +78,16 @@ struct proc_state {
 };
 
 static const struct ep_param_desc proc_params[] = {
-	{ "op", EP_PT_ENUM, "fork", { { 0, 0 } }, "fork|exec|sh|proccall", "",
-	  "fork+exit, fork+execve, fork+shell -c (these need fork()), or a procedure call "
-	  "(lat_proc's rows)" },
+	{ "op", EP_PT_ENUM, "fork", { { 0, 0 } }, "fork|exec|sh|proccall|cmd", "",
+	  "fork+exit, fork+execve, fork+shell -c, fork+execvp of 'cmd' (these need fork()), or "
+	  "a procedure call (lat_proc's rows; cmd: lat_cmd)" },
 	{ "exec_path", EP_PT_STRING, EP_OS_HELLO_PATH, { { 0, 0 } }, NULL, "",
 	  "program that exec and sh run (lat_proc's hello): embperf-hello as installed" },
 	{ "shell", EP_PT_STRING, "/bin/sh", { { 0, 0 } }, NULL, "",
 	  "shell that sh runs as 'shell -c exec_path'" },
+	{ "cmd", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
+	  "op=cmd: the command line lat_cmd runs, words split at blanks (no quoting; "
+	  "op=sh for a shell), the first looked up in PATH" },
 	{ "child_timeout", EP_PT_DURATION, "10s", { { 1000000, 3600000000000LL } }, NULL, "ns",
 	  "a child of exec or sh still alive after this is killed and the run fails" },
 };
@@ -147,6 +161,8 @@ static void __attribute__((noreturn)) become(const struct proc_state *st)
 		char *const argv[] = { st->exec_path, NULL };
 
 		execve(st->exec_path, argv, no_env);
+	} else if (st->op == OP_CMD) {
+		execvp(st->cmd_words[0], st->cmd_words); /* lat_cmd's: PATH and environment */
 	} else {
 		char *const argv[] = { "sh", "-c", st->command, NULL };
 
@@ -164,6 +180,10 @@ static int child_failed(struct proc_state *st, int status)
 	if (st->op == OP_EXEC)
 		return ep_run_fail(st->run, -ECHILD, "parameter 'exec_path': '%s' %s; accepted: a "
 				   "program that exits with status 0", st->exec_path, how);
+	if (st->op == OP_CMD)
+		return ep_run_fail(st->run, -ECHILD, "parameter 'cmd': '%s' %s; accepted: a "
+				   "command that exits with status 0", ep_param_text(st->run, "cmd"),
+				   how);
 	return ep_run_fail(st->run, -ECHILD, "parameters 'shell' and 'exec_path': '%s -c %s' %s; "
 			   "accepted: a shell and a program that exit with status 0",
 			   st->shell, st->command, how);
@@ -188,7 +208,9 @@ static int proc_spawn(void *arg, uint64_t units)
 		if (rc == -ETIMEDOUT)
 			return ep_run_fail(st->run, rc, "parameter 'child_timeout': the child running "
 					   "'%s' was still alive after %s and was killed",
-					   st->op == OP_EXEC ? st->exec_path : st->command,
+					   st->op == OP_EXEC  ? st->exec_path
+					   : st->op == OP_CMD ? ep_param_text(st->run, "cmd")
+							      : st->command,
 					   ep_param_text(st->run, "child_timeout"));
 		if (rc)
 			return rc;
@@ -209,6 +231,7 @@ static void proc_teardown(void *state)
 	free(st->exec_path);
 	free(st->shell);
 	free(st->command);
+	free(st->cmd_text);
 	free(st);
 }
 
@@ -252,10 +275,57 @@ static char *shell_command(const char *path)
 	return ep_buf_take(&b);
 }
 
-/* exec and sh: check the programs, open /dev/null, build the command. */
+/* Does the program @name of a command exist, as execvp() would find it? */
+static int in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char full[4096];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (path = path ? path : "/bin:/usr/bin"; *path; path += *path == ':') {
+		size_t len = strcspn(path, ":");
+
+		snprintf(full, sizeof(full), "%.*s%s%s", (int)len, path, len ? "/" : "", name);
+		if (access(full, X_OK) == 0)
+			return 1;
+		path += len;
+	}
+	return 0;
+}
+
+/* cmd: the words of parameter 'cmd', and their program found. */
+static int split_cmd(struct ep_run *run, struct proc_state *st)
+{
+	const char *cmd = ep_param_text(run, "cmd");
+	char *rest = NULL;
+	int n = 0;
+
+	st->cmd_text = ep_strdup(cmd);
+	if (!st->cmd_text)
+		return -ENOMEM;
+	for (char *w = strtok_r(st->cmd_text, " \t\n", &rest); w;
+	     w = strtok_r(NULL, " \t\n", &rest)) {
+		if (n == PROC_CMD_MAX_WORDS)
+			return ep_run_fail(run, -E2BIG, "parameter 'cmd': more than %d words; "
+					   "accepted: a shorter command line", PROC_CMD_MAX_WORDS);
+		st->cmd_words[n++] = w;
+	}
+	if (!n)
+		return ep_run_fail(run, -EINVAL, "parameter 'cmd': empty; accepted with op=cmd: a "
+				   "command line such as '/bin/true' or 'ls -l /'");
+	if (!in_path(st->cmd_words[0]))
+		return ep_run_fail(run, -ENOENT, "parameter 'cmd': program '%s' not found%s; "
+				   "accepted: an executable file, by its path or in PATH",
+				   st->cmd_words[0], strchr(st->cmd_words[0], '/') ? "" : " in PATH");
+	return 0;
+}
+
+/* exec, sh and cmd: check the programs, open /dev/null, build the command. */
 static int prepare_children(struct ep_run *run, struct proc_state *st)
 {
-	int rc = check_program(run, "exec_path", st->exec_path);
+	int rc = st->op == OP_CMD ? split_cmd(run, st) : check_program(run, "exec_path",
+									 st->exec_path);
 
 	if (!rc && st->op == OP_SH)
 		rc = check_program(run, "shell", st->shell);
@@ -281,7 +351,8 @@ static char *exec_path(struct ep_run *run)
 
 static int proc_setup(struct ep_run *run, void **state)
 {
-	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, proc_call };
+	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, proc_call,
+					     proc_spawn };
 	struct proc_state *st = calloc(1, sizeof(*st));
 	struct ep_case c = { .metric = 0 };
 	int rc = 0;
@@ -297,7 +368,7 @@ static int proc_setup(struct ep_run *run, void **state)
 	st->shell = ep_strdup(ep_param_text(run, "shell"));
 	if (!st->exec_path || !st->shell)
 		rc = -ENOMEM;
-	if (!rc && (st->op == OP_EXEC || st->op == OP_SH))
+	if (!rc && st->op != OP_FORK && st->op != OP_PROCCALL)
 		rc = prepare_children(run, st);
 	if (!rc) {
 		snprintf(st->label, sizeof(st->label), "op=%s", ep_param_text(run, "op"));
@@ -311,7 +382,7 @@ static int proc_setup(struct ep_run *run, void **state)
 
 const struct ep_kernel ep_kernel_os_proc = {
 	.name = "os.proc",
-	.summary = "process creation: fork+exit, fork+exec, fork+/bin/sh -c, procedure call (lmbench lat_proc); needs fork() but for op=proccall",
+	.summary = "process creation: fork+exit, fork+exec, fork+/bin/sh -c, procedure call (lmbench lat_proc), a command line (lat_cmd); needs fork() but for op=proccall",
 	.params = proc_params,
 	.n_params = (int)EP_ARRAY_SIZE(proc_params),
 	.metrics = proc_metrics,

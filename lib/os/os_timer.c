@@ -522,18 +522,20 @@ static void timer_teardown(void *state)
 	free(st);
 }
 
-/** make_label() - "interval=1ms clock=monotonic policy=fifo priority=80 threads=1[ cpus=..]". */
+/** make_label() - "interval=1ms clock=monotonic policy=fifo priority=80 threads=1[ cpus=..] dma_latency=0". */
 static void make_label(struct ep_run *run, struct timer_state *st)
 {
 	const char *cpus = ep_param_text(run, "cpus");
 	int n = snprintf(st->label, sizeof(st->label),
-			 "interval=%s clock=%s policy=%s priority=%d threads=%d dma_latency=%s",
+			 "interval=%s clock=%s policy=%s priority=%d threads=%d",
 			 ep_param_text(run, "interval"), ep_param_text(run, "clock"),
-			 st->priority ? "fifo" : "other", st->priority, st->n_threads,
-			 st->dma_state);
+			 st->priority ? "fifo" : "other", st->priority, st->n_threads);
 
 	if (*cpus && n > 0 && (size_t)n < sizeof(st->label))
-		snprintf(st->label + n, sizeof(st->label) - (size_t)n, " cpus=%s", cpus);
+		n += snprintf(st->label + n, sizeof(st->label) - (size_t)n, " cpus=%s", cpus);
+	if (n > 0 && (size_t)n < sizeof(st->label))
+		snprintf(st->label + n, sizeof(st->label) - (size_t)n, " dma_latency=%s",
+			 st->dma_state);
 }
 
 /** read_params() - every parameter into @st, checked. Return: 0 or an error. */
