@@ -999,7 +999,8 @@ EMBPERF_API void embperf_report_free(embperf_report *report);
  * @bench:  bench that has run.
  * @title:  row name, or NULL to derive one from kernel, metric and labels. With
  *          several results, "{metric}" and "{LABEL}" in @title are replaced by
- *          each result's metric name and label values.
+ *          each result's metric name and label values; "{metric:FROM=TO,...}"
+ *          by the metric name, or TO for a metric named FROM.
  *
  * Return: number of results added; -EINVAL when the title references a label
  * a result lacks; -ENOMEM.

@@ -276,6 +276,38 @@ static void label_names(const struct embperf_result *r, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+/*
+ * "{metric:FROM=TO,...}": the metric's name, or the TO of the item whose
+ * FROM it is (TO may be empty): a data sheet's column name for a metric
+ * ("throughput" for throughput_l2) without a second run. @list is the text
+ * after "metric:", @len its length.
+ */
+static int expand_renamed_metric(struct embperf_report *report, const char *tmpl,
+				 const char *list, size_t len, const struct embperf_result *r,
+				 struct ep_buf *out)
+{
+	const char *end = list + len, *item = list;
+
+	while (item <= end) {
+		const char *comma = memchr(item, ',', (size_t)(end - item));
+		const char *stop = comma ? comma : end;
+		const char *eq = memchr(item, '=', (size_t)(stop - item));
+
+		if (!eq || eq == item || memchr(eq + 1, '=', (size_t)(stop - eq - 1)))
+			return ep_report_fail(report, -EINVAL,
+					      "title '%s': '{metric:%.*s}': item '%.*s' is not FROM=TO; accepted: {metric:FROM=TO[,FROM=TO...]} (TO may be empty)",
+					      tmpl, (int)len, list, (int)(stop - item), item);
+		if ((size_t)(eq - item) == strlen(r->metric) &&
+		    !strncmp(item, r->metric, (size_t)(eq - item))) {
+			ep_buf_append(out, eq + 1, (size_t)(stop - eq - 1));
+			return 0;
+		}
+		item = stop + 1;
+	}
+	ep_buf_append(out, r->metric, strlen(r->metric));
+	return 0;
+}
+
 /* Replace the {NAME} of @tmpl between @open and @close by its value for @r. */
 static int expand_name(struct embperf_report *report, const char *tmpl, const char *open,
 		       const char *close, const struct embperf_result *r, struct ep_buf *out)
@@ -292,11 +324,13 @@ static int expand_name(struct embperf_report *report, const char *tmpl, const ch
 		ep_buf_append(out, r->metric, strlen(r->metric));
 		return 0;
 	}
+	if (name_len >= 7 && !strncmp(name, "metric:", 7))
+		return expand_renamed_metric(report, tmpl, name + 7, name_len - 7, r, out);
 	value = label_find(r, name, name_len);
 	if (!value) {
 		label_names(r, names, sizeof(names));
 		return ep_report_fail(report, -EINVAL,
-				      "title '%s': result %s/%s[%s] has no label '%.*s'; accepted: {metric} or a label of the result (%s)",
+				      "title '%s': result %s/%s[%s] has no label '%.*s'; accepted: {metric}, {metric:FROM=TO,...} or a label of the result (%s)",
 				      tmpl, r->kernel, r->metric, r->labels, (int)name_len, name,
 				      names);
 	}
