@@ -999,7 +999,8 @@ EMBPERF_API void embperf_report_free(embperf_report *report);
  * @bench:  bench that has run.
  * @title:  row name, or NULL to derive one from kernel, metric and labels. With
  *          several results, "{metric}" and "{LABEL}" in @title are replaced by
- *          each result's metric name and label values.
+ *          each result's metric name and label values; "{metric:FROM=TO,...}"
+ *          by the metric name, or TO for a metric named FROM.
  *
  * Return: number of results added; -EINVAL when the title references a label
  * a result lacks; -ENOMEM.
@@ -1122,6 +1123,44 @@ EMBPERF_API int embperf_report_compare(embperf_report *report, const embperf_rep
  * Return: a message owned by @report, "" when there was none.
  */
 EMBPERF_API const char *embperf_report_errmsg(const embperf_report *report);
+
+/* ------------------------------------------------------------------------ */
+/* Merging reports (since 0.4)                                              */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * embperf_report_add_result() - copy one result into a report.
+ * @report: report.
+ * @result: a result of a bench or of another report (embperf_report_result()).
+ * @title:  title template for the copy, as for embperf_report_add() ("{metric}"
+ *          and "{LABEL}" expand); NULL keeps the result's own title as it is.
+ *
+ * The copy is deep (samples, distribution, trial log, counters, marks); a
+ * verdict of an earlier comparison is not copied. Titles are not checked
+ * against the report's results: merging two reports that share a key gives a
+ * report where embperf_report_find() returns the first.
+ *
+ * Return: 1 (one result added); -EINVAL for a NULL @result or a template
+ * naming a label the result lacks; -ENOMEM. The report is unchanged on failure.
+ */
+EMBPERF_API int embperf_report_add_result(embperf_report *report, const embperf_result *result,
+					  const char *title);
+
+/**
+ * embperf_report_set_sysinfo() - record an entry of the report's system
+ * information, replacing one of the same key.
+ * @report: report.
+ * @key:    name: a non-empty string of at most 64 letters, digits, '_', '-' or '.'.
+ * @value:  text (any, a line break included); saved in JSON and read back by
+ *          embperf_report_load(), read with embperf_report_sysinfo().
+ *
+ * For what describes the measured system beyond what the context found: a
+ * board's name, the profile a run followed.
+ *
+ * Return: 0; -EINVAL for a NULL or malformed @key or a NULL @value; -ENOMEM.
+ */
+EMBPERF_API int embperf_report_set_sysinfo(embperf_report *report, const char *key,
+					   const char *value);
 
 /* ------------------------------------------------------------------------ */
 /* Network peer (since 0.3)                                                 */

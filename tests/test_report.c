@@ -685,6 +685,52 @@ Test(report_add, title_templates)
 	embperf_ctx_free(ctx);
 }
 
+/*
+ * "{metric:FROM=TO,...}": a data sheet's name for some metrics (TI's
+ * THROUGHPUT column is the frame-based throughput_l2), the others' own.
+ */
+Test(report_add, title_template_renames_metrics)
+{
+	embperf_ctx *ctx = embperf_ctx_new();
+	struct embperf_result *rs[] = {
+		mk("net.udp.rfc2544", "throughput", "frames/s", "frame=64", bw_samples, 1,
+		   EP_PRIMARY_MEDIAN, 1),
+		mk("net.udp.rfc2544", "throughput_l2", "Mbit/s", "frame=64", bw_samples, 1,
+		   EP_PRIMARY_MEDIAN, 1),
+		mk("net.udp.rfc2544", "kpps", "kPPS", "frame=64", bw_samples, 1,
+		   EP_PRIMARY_MEDIAN, 1),
+	};
+	embperf_bench *b = bench_with(ctx, rs, 3);
+	embperf_report *rep = embperf_report_new(ctx);
+
+	cr_assert_eq(embperf_report_add(rep, b, "udp-{frame}-{metric:throughput_l2=throughput,throughput=fps}"), 3,
+		     "%s", embperf_report_errmsg(rep));
+	cr_assert_str_eq(embperf_result_title(embperf_report_result(rep, 0)), "udp-64-fps");
+	cr_assert_str_eq(embperf_result_title(embperf_report_result(rep, 1)), "udp-64-throughput");
+	cr_assert_str_eq(embperf_result_title(embperf_report_result(rep, 2)), "udp-64-kpps");
+	cr_assert_str_eq(embperf_result_metric(embperf_report_result(rep, 1)), "throughput_l2",
+			 "only the title changes");
+
+	/* TO may be empty: one result under the plain name. */
+	cr_assert_eq(embperf_report_add(rep, b, "x{metric:kpps=,throughput=-fps,throughput_l2=-l2}"), 3);
+	cr_assert_str_eq(embperf_result_title(embperf_report_result(rep, 5)), "x");
+
+	/* Malformed lists, and a rename that makes two titles alike: refused, nothing added. */
+	cr_assert_eq(embperf_report_add(rep, b, "u-{metric:kpps}"), -EINVAL);
+	cr_assert(strstr(embperf_report_errmsg(rep), "FROM=TO"), "%s", embperf_report_errmsg(rep));
+	cr_assert_eq(embperf_report_add(rep, b, "u-{metric:=x}"), -EINVAL);
+	cr_assert_eq(embperf_report_add(rep, b, "u-{metric:a=b,}"), -EINVAL);
+	cr_assert_eq(embperf_report_add(rep, b, "u-{metric:}"), -EINVAL);
+	cr_assert_eq(embperf_report_add(rep, b, "u-{metric:a=b=c}"), -EINVAL);
+	cr_assert_eq(embperf_report_add(rep, b, "u-{metric:throughput_l2=kpps}"), -EINVAL);
+	cr_assert(strstr(embperf_report_errmsg(rep), "same"), "%s", embperf_report_errmsg(rep));
+	cr_assert_eq(embperf_report_result_count(rep), 6);
+
+	embperf_report_free(rep);
+	embperf_bench_free(b);
+	embperf_ctx_free(ctx);
+}
+
 Test(report_add, one_result_with_a_plain_title)
 {
 	embperf_ctx *ctx = embperf_ctx_new();

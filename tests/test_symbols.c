@@ -103,6 +103,8 @@ static const struct {
 	{ "embperf_report_parse", (any_fn)embperf_report_parse },
 	{ "embperf_report_compare", (any_fn)embperf_report_compare },
 	{ "embperf_report_errmsg", (any_fn)embperf_report_errmsg },
+	{ "embperf_report_add_result", (any_fn)embperf_report_add_result },
+	{ "embperf_report_set_sysinfo", (any_fn)embperf_report_set_sysinfo },
 	{ "embperf_server_new", (any_fn)embperf_server_new },
 	{ "embperf_server_free", (any_fn)embperf_server_free },
 	{ "embperf_server_set", (any_fn)embperf_server_set },

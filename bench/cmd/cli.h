@@ -37,6 +37,7 @@ enum cli_exit {
  * @output_path:   -o FILE, or NULL for stdout.
  * @format_given:  --format was given (plot refuses it).
  * @plot_path:     --plot FILE (run, suite): an SVG of the trial logs, or NULL.
+ * @plan:          --plan (guide): print the plan, run nothing.
  * @baseline_path: --baseline=FILE, or NULL.
  * @tolerance_pct: --tolerance, in percent.
  * @budget_ns:     --budget, 0 for none.
@@ -57,6 +58,7 @@ struct cli_options {
 	const char *output_path;
 	int format_given;
 	const char *plot_path;
+	int plan;
 	const char *baseline_path;
 	double tolerance_pct;
 	uint64_t budget_ns;
@@ -156,6 +158,14 @@ int cli_judge(const struct cli_options *opt, embperf_report *report,
 int cli_plot_report(const struct cli_options *opt, const embperf_report *report,
 		    const char *source, const char *path);
 
+struct suite;
+/**
+ * cli_open_suite() - find and parse a suite: built-in first, then a file.
+ * Return: CLI_EXIT_OK; CLI_EXIT_USAGE (unknown name, the built-in ones
+ * listed); CLI_EXIT_FILE (the message printed).
+ */
+int cli_open_suite(const char *name, struct suite **out);
+
 /* Commands: each returns an exit code. */
 int cmd_list(const struct cli_options *opt);
 int cmd_describe(const struct cli_options *opt);
@@ -166,6 +176,8 @@ int cmd_compare(const struct cli_options *opt);
 int cmd_render(const struct cli_options *opt);
 int cmd_serve(const struct cli_options *opt);
 int cmd_plot(const struct cli_options *opt);
+int cmd_guide(const struct cli_options *opt);
+int cmd_merge(const struct cli_options *opt);
 
 /* help.c */
 

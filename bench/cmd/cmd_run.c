@@ -25,8 +25,11 @@
  * @ctx:      the session.
  * @baseline: --baseline report, or NULL.
  * @benches:  one configured bench per entry; NULL once run and freed.
- * @titles:   row name template of each entry (NULL: derived).
+ * @titles:   row name template of each entry, its prefix included (owned;
+ *            NULL: derived).
+ * @prefixes: prefix of each entry's rows ("" for none).
  * @lines:    line of each entry in its suite (0 for `run`).
+ * @origins:  the suite each entry's line is in.
  * @count:    number of entries.
  * @origin:   suite name or path ("" for `run`), for messages.
  * @suite:    the suite whose aliases name entries again; NULL for `run`.
@@ -36,8 +39,10 @@ struct plan {
 	embperf_ctx *ctx;
 	embperf_report *baseline;
 	embperf_bench **benches;
-	const char **titles;
+	char **titles;
+	const char **prefixes;
 	int *lines;
+	const char **origins;
 	int count;
 	const char *origin;
 	const struct suite *suite;
@@ -48,10 +53,12 @@ static int plan_alloc(struct plan *p, int count)
 {
 	p->benches = calloc((size_t)count, sizeof(*p->benches));
 	p->titles = calloc((size_t)count, sizeof(*p->titles));
+	p->prefixes = calloc((size_t)count, sizeof(*p->prefixes));
 	p->lines = calloc((size_t)count, sizeof(*p->lines));
+	p->origins = calloc((size_t)count, sizeof(*p->origins));
 	p->count = count;
 	p->progress.count = count;
-	if (!p->benches || !p->titles || !p->lines) {
+	if (!p->benches || !p->titles || !p->prefixes || !p->lines || !p->origins) {
 		cli_error("out of memory");
 		return CLI_EXIT_RUN;
 	}
@@ -63,9 +70,13 @@ static void plan_free(struct plan *p)
 {
 	for (int i = 0; p->benches && i < p->count; i++)
 		embperf_bench_free(p->benches[i]);
+	for (int i = 0; p->titles && i < p->count; i++)
+		free(p->titles[i]);
 	free(p->benches);
 	free(p->titles);
+	free(p->prefixes);
 	free(p->lines);
+	free(p->origins);
 	embperf_report_free(p->baseline);
 }
 
@@ -84,8 +95,8 @@ static int plan_open(const struct cli_options *opt, struct plan *p)
 	return CLI_EXIT_OK;
 }
 
-/* A new bench for @kernel; on failure print the library's message. */
-static embperf_bench *new_bench(const struct plan *p, int line, const char *kernel)
+/* A new bench for entry @i's @kernel; on failure print the library's message. */
+static embperf_bench *new_bench(const struct plan *p, int i, const char *kernel)
 {
 	embperf_bench *b = embperf_bench_new(p->ctx, kernel);
 	int saved_errno = errno;
@@ -102,8 +113,8 @@ static embperf_bench *new_bench(const struct plan *p, int line, const char *kern
 			cli_error("EMBPERF_HELLO: %s", embperf_bench_errmsg(b));
 		return b;
 	}
-	if (line)
-		cli_error("%s:%d: %s", p->origin, line, embperf_ctx_errmsg(p->ctx));
+	if (p->lines[i])
+		cli_error("%s:%d: %s", p->origins[i], p->lines[i], embperf_ctx_errmsg(p->ctx));
 	else
 		cli_error("%s", embperf_ctx_errmsg(p->ctx));
 	/* The caller tells ENOMEM from an unknown kernel. */
@@ -160,7 +171,7 @@ static void entry_where(const struct plan *p, int i, char *buf, size_t size)
 	const char *title = p->titles[i] ? p->titles[i] : embperf_bench_kernel(p->benches[i]);
 
 	if (p->lines[i])
-		snprintf(buf, size, "%s:%d: %s: ", p->origin, p->lines[i], title);
+		snprintf(buf, size, "%s:%d: %s: ", p->origins[i], p->lines[i], title);
 	else
 		buf[0] = '\0';
 }
@@ -168,7 +179,7 @@ static void entry_where(const struct plan *p, int i, char *buf, size_t size)
 /* Add the results of entry @i under the title template @title. */
 static int add_rows(const struct plan *p, int i, embperf_report *report, const char *title)
 {
-	return embperf_report_add(report, p->benches[i], title);
+	return entry_add_rows(report, p->benches[i], p->prefixes[i] ? p->prefixes[i] : "", title);
 }
 
 /* Add the results of entry @i to @report. Return: an exit code. */
@@ -198,12 +209,17 @@ static int collect_aliases(const struct plan *p, int i, embperf_report *report)
 		return CLI_EXIT_OK;
 	for (int a = 0; a < p->suite->n_aliases; a++) {
 		const struct suite_alias *alias = &p->suite->aliases[a];
+		char *title;
+		int ret;
 
 		if (alias->entry != i)
 			continue;
-		if (add_rows(p, i, report, alias->title) >= 0)
+		title = entry_title(alias->prefix, alias->title);
+		ret = title ? add_rows(p, i, report, title) : -ENOMEM;
+		free(title);
+		if (ret >= 0)
 			continue;
-		cli_error("%s:%d: %s: cannot add the results: %s", p->origin, alias->line,
+		cli_error("%s:%d: %s: cannot add the results: %s", alias->origin, alias->line,
 			  alias->title, embperf_report_errmsg(report));
 		status = CLI_EXIT_FILE;
 	}
@@ -324,33 +340,29 @@ int cmd_run(const struct cli_options *opt)
 	return status;
 }
 
-/* Does @kernel have a parameter named @key? */
-static int kernel_accepts(const char *kernel, const char *key)
-{
-	int n = embperf_kernel_param_count(kernel);
-	char name[KEY_MAX];
-
-	for (int i = 0; i < n; i++) {
-		int len = embperf_kernel_param_info(kernel, i, EMBPERF_INFO_NAME, name,
-						    sizeof(name));
-
-		if (len >= 0 && strcmp(name, key) == 0)
-			return 1;
-	}
-	return 0;
-}
+/**
+ * struct operands - the command line's key=value, as the suite's variables.
+ * @opt:  the command line (operands from argv[1]).
+ * @used: per operand, 1 once a ${name} of the suite named it.
+ */
+struct operands {
+	const struct cli_options *opt;
+	int *used;
+};
 
 /*
  * Apply the command line's key=value operands to every entry whose kernel
- * accepts the key; an operand no entry accepts is a usage error.
+ * accepts the key; an operand no entry accepts and no ${name} of the suite
+ * names is a usage error.
  */
-static int apply_overrides(const struct cli_options *opt, struct plan *p)
+static int apply_overrides(const struct cli_options *opt, struct plan *p,
+			   const struct operands *vars)
 {
 	char key[KEY_MAX];
 	const char *value;
 
 	for (int o = 1; o < opt->argc; o++) {
-		int used = 0;
+		int used = vars->used[o];
 
 		if (cli_split_assignment(opt->argv[o], key, sizeof(key), &value) < 0) {
 			cli_error("expected key=value, got '%s'", opt->argv[o]);
@@ -366,47 +378,83 @@ static int apply_overrides(const struct cli_options *opt, struct plan *p)
 			}
 		}
 		if (!used) {
-			cli_error("parameter '%s' is accepted by no entry of suite %s", key,
-				  p->origin);
+			cli_error("parameter '%s' is accepted by no entry of suite %s, and the suite names no ${%s}",
+				  key, p->origin, key);
 			return CLI_EXIT_USAGE;
 		}
 	}
 	return CLI_EXIT_OK;
 }
 
-/* Configure one bench per suite entry; errors in the suite text exit 4. */
-static int prepare_entries(struct plan *p, const struct suite *s)
+/* ${name} of a suite: the value of the command line's name=value operand. */
+static const char *operand_value(void *user, const char *name)
 {
-	char where[256];
+	const struct operands *vars = user;
+	size_t len = strlen(name);
 
+	for (int o = 1; o < vars->opt->argc; o++) {
+		const char *arg = vars->opt->argv[o];
+
+		if (!strncmp(arg, name, len) && arg[len] == '=') {
+			vars->used[o] = 1;
+			return arg + len + 1;
+		}
+	}
+	return NULL;
+}
+
+/* "durations=full" (or short) among the operands: the "full:" key=value apply. */
+static int full_durations(const struct cli_options *opt, int *used)
+{
+	int full = 0;
+
+	for (int o = 1; o < opt->argc; o++) {
+		if (!strcmp(opt->argv[o], "durations=full"))
+			full = used[o] = 1;
+		else if (!strcmp(opt->argv[o], "durations=short"))
+			used[o] = 1;
+	}
+	return full;
+}
+
+/* Configure one bench per suite entry; errors in the suite text exit 4. */
+static int prepare_entries(struct plan *p, const struct suite *s, struct operands *vars)
+{
+	struct entry_env env = { .lookup = operand_value, .user = vars };
+	char err[512];
+
+	env.full = full_durations(vars->opt, vars->used);
+	if (entry_check_includes(s, err, sizeof(err)) < 0) {
+		cli_error("%s", err);
+		return CLI_EXIT_FILE;
+	}
 	for (int i = 0; i < s->n_entries; i++) {
 		const struct suite_entry *e = &s->entries[i];
+		int ret;
 
-		p->titles[i] = e->title;
+		p->titles[i] = entry_title(e->prefix, e->title);
+		if (e->title && !p->titles[i]) {
+			cli_error("out of memory");
+			return CLI_EXIT_RUN;
+		}
+		p->prefixes[i] = e->prefix;
 		p->lines[i] = e->line;
-		p->benches[i] = new_bench(p, e->line, e->kernel);
+		p->origins[i] = e->origin;
+		p->benches[i] = new_bench(p, i, e->kernel);
 		if (!p->benches[i])
 			return errno == ENOMEM ? CLI_EXIT_RUN : CLI_EXIT_FILE;
-		snprintf(where, sizeof(where), "%s:%d: ", s->origin, e->line);
-		for (int k = 0; k < e->n_params; k++)
-			if (set_assignment(p->benches[i], e->params[k], where) < 0)
-				return CLI_EXIT_FILE;
-		/* "@metric=" is the engine's 'metrics' parameter. */
-		if (e->metrics && embperf_bench_set(p->benches[i], "metrics", e->metrics) < 0) {
-			cli_error("%s@metric: %s", where, embperf_bench_errmsg(p->benches[i]));
+		ret = entry_setup(p->benches[i], e, &env, err, sizeof(err));
+		if (ret == -ENOENT) {
+			cli_error("%s:%d: ${%s} has no value: give %s=VALUE after the suite's name",
+				  e->origin, e->line, err, err);
+			return CLI_EXIT_USAGE;
+		}
+		if (ret < 0) {
+			cli_error("%s:%d: %s", e->origin, e->line, err);
 			return CLI_EXIT_FILE;
 		}
 	}
 	return CLI_EXIT_OK;
-}
-
-/* Does @name look like a path rather than a built-in suite's name? */
-static int looks_like_path(const char *name)
-{
-	size_t len = strlen(name);
-
-	return strchr(name, '/') || (len > 6 && strcmp(name + len - 6, ".suite") == 0) ||
-	       access(name, F_OK) == 0;
 }
 
 static void unknown_suite(const char *name)
@@ -421,19 +469,21 @@ static void unknown_suite(const char *name)
 		  list);
 }
 
-/* Find and parse suite @name: built-in first, then a file. Return: an exit code. */
-static int open_suite(const char *name, struct suite **out)
+/**
+ * cli_open_suite() - find and parse suite @name: built-in first, then a file.
+ * @name: built-in name or path.
+ * @out:  receives the suite.
+ *
+ * Return: CLI_EXIT_OK; CLI_EXIT_USAGE for an unknown name; CLI_EXIT_FILE.
+ */
+int cli_open_suite(const char *name, struct suite **out)
 {
-	const char *text = suite_builtin_text(name);
 	char err[512];
+	int ret = suite_open(name, out, err, sizeof(err));
 
-	if (text) {
-		if (suite_parse(name, text, out, err, sizeof(err)) == 0)
-			return CLI_EXIT_OK;
-	} else if (looks_like_path(name)) {
-		if (suite_load_file(name, out, err, sizeof(err)) == 0)
-			return CLI_EXIT_OK;
-	} else {
+	if (ret == 0)
+		return CLI_EXIT_OK;
+	if (ret == -ENOENT && !strchr(name, '/')) {
 		unknown_suite(name);
 		return CLI_EXIT_USAGE;
 	}
@@ -451,28 +501,36 @@ int cmd_suite(const struct cli_options *opt)
 {
 	struct plan p = { 0 };
 	struct suite *s = NULL;
+	struct operands vars = { .opt = opt };
 	int status;
 
 	if (opt->argc < 1) {
 		cli_error("suite needs a suite name or file (see `embperf suites`)");
 		return CLI_EXIT_USAGE;
 	}
-	status = open_suite(opt->argv[0], &s);
+	status = cli_open_suite(opt->argv[0], &s);
 	if (status != CLI_EXIT_OK)
 		return status;
+	vars.used = calloc((size_t)opt->argc, sizeof(*vars.used));
+	if (!vars.used) {
+		suite_free(s);
+		cli_error("out of memory");
+		return CLI_EXIT_RUN;
+	}
 	p.origin = s->origin;
 	p.suite = s;
 	status = plan_open(opt, &p);
 	if (status == CLI_EXIT_OK)
 		status = plan_alloc(&p, s->n_entries);
 	if (status == CLI_EXIT_OK)
-		status = prepare_entries(&p, s);
+		status = prepare_entries(&p, s, &vars);
 	if (status == CLI_EXIT_OK)
-		status = apply_overrides(opt, &p);
+		status = apply_overrides(opt, &p, &vars);
 	if (status == CLI_EXIT_OK)
 		status = execute(opt, &p);
 	plan_free(&p);
 	cli_session_close(p.ctx);
 	suite_free(s);
+	free(vars.used);
 	return status;
 }

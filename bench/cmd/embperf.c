@@ -23,6 +23,7 @@ enum {
 	OPT_SESSION = 1 << 3,   /* --budget, --cpu */
 	OPT_SERVE = 1 << 4,     /* --listen, --allow, --max-rate, --max-duration, --for */
 	OPT_PLOT = 1 << 5,      /* --plot */
+	OPT_DRY = 1 << 6,       /* --plan */
 };
 
 /**
@@ -47,6 +48,8 @@ static const struct command commands[] = {
 	{ "render", cmd_render, OPT_OUTPUT },
 	{ "serve", cmd_serve, OPT_SERVE },
 	{ "plot", cmd_plot, OPT_OUTPUT },
+	{ "guide", cmd_guide, OPT_OUTPUT | OPT_BASELINE | OPT_TOLERANCE | OPT_SESSION | OPT_DRY },
+	{ "merge", cmd_merge, OPT_OUTPUT },
 };
 
 /* Long-only options get codes above the character range. */
@@ -63,6 +66,7 @@ enum {
 	LONG_MAX_DURATION,
 	LONG_FOR,
 	LONG_PLOT,
+	LONG_PLAN,
 };
 
 static const struct option long_options[] = {
@@ -82,6 +86,7 @@ static const struct option long_options[] = {
 	{ "max-duration", required_argument, NULL, LONG_MAX_DURATION },
 	{ "for", required_argument, NULL, LONG_FOR },
 	{ "plot", required_argument, NULL, LONG_PLOT },
+	{ "plan", no_argument, NULL, LONG_PLAN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -222,6 +227,10 @@ static int parse_options(int argc, char **argv, struct cli_options *opt, struct 
 		case LONG_VERSION:
 			p->version = 1;
 			break;
+		case LONG_PLAN:
+			p->given |= OPT_DRY;
+			opt->plan = 1;
+			break;
 		case '?':
 		case ':':
 			return option_error(code, argv);
@@ -247,6 +256,7 @@ static int check_options(const struct command *cmd, unsigned given)
 		{ OPT_SESSION, "--budget/--cpu" },
 		{ OPT_SERVE, "--listen/--allow/--max-rate/--max-duration/--for" },
 		{ OPT_PLOT, "--plot" },
+		{ OPT_DRY, "--plan" },
 	};
 
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {

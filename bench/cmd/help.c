@@ -25,6 +25,10 @@ static const char usage_text[] =
 	"  compare BASELINE.json CURRENT.json\n"
 	"                                judge CURRENT against BASELINE\n"
 	"  render REPORT.json            print a saved report in another format\n"
+	"  guide PROFILE [key=value ...] -o DIR\n"
+	"                                the performance guide: every table the board\n"
+	"                                profile makes possible, as markdown and HTML\n"
+	"  merge A.json B.json ...       one report of several\n"
 	"  serve [--listen ADDR[:PORT]] [--allow CIDR]...\n"
 	"                                the peer the net.* kernels measure against\n"
 	"  plot REPORT.json              SVG of the trial logs of its searches\n"
@@ -42,6 +46,7 @@ static const char usage_text[] =
 	"                     code becomes the verdict\n"
 	"  --tolerance=PCT    allowed change before a metric counts as regressed (10)\n"
 	"  --plot=FILE        with run/suite: also draw the searches' trial logs as SVG\n"
+	"  --plan             with guide: print what would run and for how long; run nothing\n"
 	"  -q, --quiet        no notes, progress or log messages on stderr\n"
 	"  -v, --verbose      log messages on stderr (-vv: debug)\n"
 	"  -h, --help         help; `embperf COMMAND --help` for a command\n"
@@ -121,8 +126,13 @@ static const struct command_help command_helps[] = {
 	  "Suite file format, one entry per line ('#' starts a comment line):\n"
 	  "  @description One line shown by `embperf suites`\n"
 	  "  TITLE KERNEL [key=value ...]\n"
+	  "  @include NAME|FILE [key=value ...] [@prefix=TEXT]\n"
 	  "TITLE is the row name; \"{metric}\" and \"{LABEL}\" in it are replaced by each\n"
-	  "result's metric and label values; \"-\" lets the library name the row.\n" },
+	  "result's metric and label values; \"-\" lets the library name the row.\n"
+	  "@include runs another suite's entries in place, TEXT before their row names,\n"
+	  "its key=value applied where a kernel has the key. A value may say ${NAME} or\n"
+	  "${NAME:-DEFAULT}: NAME=VALUE on the command line gives it; durations=full\n"
+	  "applies the key=value written full:KEY=VALUE.\n" },
 	{ "suites",
 	  "usage: embperf suites [NAME]\n"
 	  "\n"
@@ -137,8 +147,36 @@ static const struct command_help command_helps[] = {
 	  "than PCT percent (default 10), a latency when it rises by more. Prints the\n"
 	  "current report with its verdicts; lists regressed and missing metrics on\n"
 	  "stderr.\n"
+	  "Two guides (reports of `embperf guide`, or their folders) with -o DIR/ (a\n"
+	  "folder): DIR/compare.md, compare.html and compare.json, the guide with both\n"
+	  "values and the change in every cell.\n"
 	  "Exit codes: 0 pass; 1 a metric regressed or is missing from CURRENT;\n"
 	  "2 usage error; 4 a file cannot be read or is not a report.\n" },
+	{ "guide",
+	  "usage: embperf guide PROFILE|GUIDE [key=value ...] -o DIR [--baseline=FORMER]\n"
+	  "                    [--tolerance=PCT] [--budget=DURATION] [--cpu=N] [--plan]\n"
+	  "\n"
+	  "Run every table of a performance guide that the board profile makes possible\n"
+	  "and write DIR/guide.json (one report), DIR/guide.md and DIR/guide.html (the\n"
+	  "guide's tables in its order, with plots). What the profile lacks is a row\n"
+	  "\"not measured: why\"; a bad profile is refused before anything runs, naming\n"
+	  "the line. PROFILE: key = value lines in [network], [audio], [storage] and\n"
+	  "[parameters] sections (doc/cli.md, \"Board profiles\"), or a built-in guide's\n"
+	  "name (ti-am62px, xilinx-lmbench, microblaze-netperf); key=value operands add\n"
+	  "to it. --baseline=FORMER (a guide.json or its folder) adds DIR/compare.md and\n"
+	  "compare.html: both values and the change in every cell. --plan prints what\n"
+	  "would run and its estimated time, and runs nothing. Ctrl-C keeps what was\n"
+	  "measured.\n"
+	  "Exit codes: 0; 1 (with --baseline) a regression; 2 a refused profile value;\n"
+	  "3 a row failed (the guide is written); 4 a profile or guide file error;\n"
+	  "5 budget; 130 cancelled (the guide is written).\n" },
+	{ "merge",
+	  "usage: embperf merge A.json B.json ... [-o FILE] [--format=FMT]\n"
+	  "\n"
+	  "One report of the results of several, in order, with the system information\n"
+	  "of the first; a row name found in two of them is refused. Operands may be\n"
+	  "guide folders.\n"
+	  "Exit codes: 0; 2 usage error; 4 a file cannot be read, or a row name twice.\n" },
 	{ "plot",
 	  "usage: embperf plot REPORT.json [-o FILE.svg]\n"
 	  "\n"
@@ -155,7 +193,8 @@ static const struct command_help command_helps[] = {
 	  "\n"
 	  "Print a report saved with --format=json in another format, with the\n"
 	  "verdicts of the comparison it carries (a run with --baseline saves them):\n"
-	  "e.g. JUnit XML for a CI server from a report a board wrote.\n"
+	  "e.g. JUnit XML for a CI server from a report a board wrote. A guide's\n"
+	  "report with -o DIR/ (a folder): its guide.md, guide.html and plots again.\n"
 	  "Exit codes: 0 done; 3 nothing to render (JUnit or LAVA of a report\n"
 	  "without results); 4 the file cannot be read or is not a report.\n" },
 	{ "help", "usage: embperf help [COMMAND]\n" },

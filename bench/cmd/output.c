@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * output.c - reports out (stdout or -o FILE), baselines in, verdicts, and
- * the `compare` command that is made of those three.
+ * the commands made of those: `compare`, `render` and `merge`. A guide's
+ * report (written by `embperf guide`) with -o naming a folder is laid out
+ * as the guide there (guide.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include "cli.h"
+#include "guide.h"
 
 static const char *format_name(enum embperf_format format)
 {
@@ -220,11 +227,50 @@ int cli_judge(const struct cli_options *opt, embperf_report *report,
 	return failures ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
 }
 
+/* Does -o name a folder (an existing one, or a path ending in '/')? */
+static int output_is_folder(const struct cli_options *opt)
+{
+	struct stat st;
+	size_t len = opt->output_path ? strlen(opt->output_path) : 0;
+
+	return len && (opt->output_path[len - 1] == '/' ||
+		       (stat(opt->output_path, &st) == 0 && S_ISDIR(st.st_mode)));
+}
+
+/*
+ * -o DIR with a guide's report: the guide laid out in DIR (guide.md,
+ * guide.html), or beside @baseline (compare.md, compare.html, and
+ * compare.json: the report with its verdicts).
+ */
+static int render_guide(const struct cli_options *opt, embperf_report *report,
+			const embperf_report *baseline)
+{
+	struct suite *layout = NULL;
+	char err[512], path[4096];
+	int status;
+
+	if (guide_open_layout(report, NULL, &layout, err, sizeof(err)) < 0) {
+		cli_error("-o %s: a folder takes a guide's report: %s", opt->output_path, err);
+		return CLI_EXIT_FILE;
+	}
+	status = guide_render_dir(opt, layout, report, baseline, opt->output_path);
+	if (status == CLI_EXIT_OK && baseline) {
+		snprintf(path, sizeof(path), "%s/compare.json", opt->output_path);
+		if (embperf_report_save(report, EMBPERF_FORMAT_JSON, path) < 0) {
+			cli_error("%s", embperf_report_errmsg(report));
+			status = CLI_EXIT_FILE;
+		}
+	}
+	suite_free(layout);
+	return status;
+}
+
 /**
  * cmd_compare() - `embperf compare BASELINE.json CURRENT.json`.
- * @opt: options; operands: the two files.
+ * @opt: options; operands: the two files (or guide folders).
  *
- * Renders CURRENT with its verdicts and lists what failed.
+ * Renders CURRENT with its verdicts and lists what failed; two guides with
+ * -o DIR: the guide with both values and the change in every cell.
  *
  * Return: CLI_EXIT_OK, CLI_EXIT_REGRESSION, CLI_EXIT_USAGE or CLI_EXIT_FILE.
  */
@@ -233,6 +279,7 @@ int cmd_compare(const struct cli_options *opt)
 	embperf_report *baseline = NULL, *current = NULL;
 	embperf_ctx *ctx;
 	int status = CLI_EXIT_FILE, verdict;
+	char path[4096];
 
 	if (opt->argc != 2) {
 		cli_error("compare needs two files: BASELINE.json CURRENT.json");
@@ -243,12 +290,17 @@ int cmd_compare(const struct cli_options *opt)
 		cli_error("cannot create a context: %s", embperf_strerror(-errno));
 		return CLI_EXIT_RUN;
 	}
-	baseline = cli_load_report(ctx, opt->argv[0]);
+	baseline = cli_load_report(ctx, guide_report_path(opt->argv[0], path, sizeof(path)));
 	if (baseline)
-		current = cli_load_report(ctx, opt->argv[1]);
+		current = cli_load_report(ctx, guide_report_path(opt->argv[1], path, sizeof(path)));
 	if (current) {
 		verdict = cli_judge(opt, current, baseline);
-		status = verdict == CLI_EXIT_USAGE ? verdict : cli_emit_report(opt, current);
+		if (verdict == CLI_EXIT_USAGE)
+			status = verdict;
+		else if (output_is_folder(opt))
+			status = render_guide(opt, current, baseline);
+		else
+			status = cli_emit_report(opt, current);
 		if (status == CLI_EXIT_OK)
 			status = verdict;
 	}
@@ -286,8 +338,130 @@ int cmd_render(const struct cli_options *opt)
 	}
 	report = cli_load_report(ctx, opt->argv[0]);
 	if (report)
-		status = cli_emit_report(opt, report);
+		status = output_is_folder(opt) ? render_guide(opt, report, NULL) :
+						 cli_emit_report(opt, report);
 	embperf_report_free(report);
+	embperf_ctx_free(ctx);
+	return status;
+}
+
+/* A not-measured line's key template as a glob: each {...}, and a "-" title, as '*'. */
+static void template_glob(const char *line, char *glob, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = line; *p && *p != '\t' && n + 1 < size; p++) {
+		if (*p == '{') {
+			glob[n++] = '*';
+			p += strcspn(p, "}\t");
+			if (!*p || *p == '\t')
+				break;
+			continue;
+		}
+		glob[n++] = *p;
+	}
+	glob[n] = '\0';
+	if (n && glob[n - 1] == '-' && (n == 1 || glob[n - 2] == '/'))
+		glob[n - 1] = '*';
+}
+
+/*
+ * The not-measured lines of all the merged reports, less those of rows
+ * one of them measured.
+ */
+static int merge_not_measured(embperf_report *merged, const char *lines)
+{
+	struct textbuf b = { 0 };
+	char *copy = strdup(lines), *save = NULL, *line, glob[512], key[512];
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int measured = 0;
+
+		template_glob(line, glob, sizeof(glob));
+		for (int i = 0; i < embperf_report_result_count(merged) && !measured; i++) {
+			embperf_result_key(embperf_report_result(merged, i), key, sizeof(key));
+			measured = fnmatch(glob, key, 0) == 0;
+		}
+		if (!measured)
+			tb_printf(&b, "%s\n", line);
+	}
+	free(copy);
+	copy = tb_take(&b);
+	ret = embperf_report_set_sysinfo(merged, GUIDE_KEY_NOT_MEASURED, copy ? copy : "");
+	free(copy);
+	return ret;
+}
+
+/* Add every result of @from to @into; a key @into has already is refused. */
+static int merge_one(embperf_report *into, const embperf_report *from, const char *path)
+{
+	char key[512];
+
+	for (int i = 0; i < embperf_report_result_count(from); i++) {
+		const embperf_result *r = embperf_report_result(from, i);
+
+		embperf_result_key(r, key, sizeof(key));
+		if (embperf_report_find(into, key)) {
+			cli_error("%s: row '%s' is already in the reports before it; accepted: reports whose row names differ (`embperf suite` and `guide` name rows per medium with @prefix=)",
+				  path, key);
+			return CLI_EXIT_FILE;
+		}
+		if (embperf_report_add_result(into, r, NULL) < 0) {
+			cli_error("%s: %s", path, embperf_report_errmsg(into));
+			return CLI_EXIT_RUN;
+		}
+	}
+	return CLI_EXIT_OK;
+}
+
+/**
+ * cmd_merge() - `embperf merge A.json B.json ... [-o OUT]`: one report of
+ * the results of several (the system information of the first).
+ * @opt: options; operands: the reports.
+ *
+ * Return: CLI_EXIT_OK, CLI_EXIT_USAGE, CLI_EXIT_FILE or CLI_EXIT_RUN.
+ */
+int cmd_merge(const struct cli_options *opt)
+{
+	embperf_report *merged = NULL;
+	struct textbuf lines = { 0 };
+	embperf_ctx *ctx;
+	int status = CLI_EXIT_OK;
+	char path[4096], *text;
+
+	if (opt->argc < 2) {
+		cli_error("merge needs two reports or more: A.json B.json ... [-o OUT.json]");
+		return CLI_EXIT_USAGE;
+	}
+	ctx = embperf_ctx_new();
+	if (!ctx)
+		return CLI_EXIT_RUN;
+	merged = cli_load_report(ctx, guide_report_path(opt->argv[0], path, sizeof(path)));
+	status = merged ? CLI_EXIT_OK : CLI_EXIT_FILE;
+	if (merged)
+		tb_printf(&lines, "%s", embperf_report_sysinfo(merged, GUIDE_KEY_NOT_MEASURED) ?: "");
+	for (int i = 1; i < opt->argc && status == CLI_EXIT_OK; i++) {
+		embperf_report *next = cli_load_report(ctx, guide_report_path(opt->argv[i], path,
+									      sizeof(path)));
+
+		if (!next) {
+			status = CLI_EXIT_FILE;
+			break;
+		}
+		status = merge_one(merged, next, path);
+		tb_printf(&lines, "%s", embperf_report_sysinfo(next, GUIDE_KEY_NOT_MEASURED) ?: "");
+		embperf_report_free(next);
+	}
+	text = tb_take(&lines);
+	if (status == CLI_EXIT_OK && text && merge_not_measured(merged, text) < 0)
+		status = CLI_EXIT_RUN;
+	free(text);
+	if (status == CLI_EXIT_OK)
+		status = cli_emit_report(opt, merged);
+	embperf_report_free(merged);
 	embperf_ctx_free(ctx);
 	return status;
 }

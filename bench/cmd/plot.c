@@ -11,19 +11,18 @@
  *   - the curve: the outcome (e.g. the loss) against the configuration,
  *     when the log has outcomes at two configurations or more.
  *
- * The SVG is written by hand (no library): a board-farm user opens it in a
- * browser. Markers carry class="trial pass|fail" and data-* attributes with
+ * The SVG is written by hand (no library, svg.c): a board-farm user opens
+ * it in a browser. Markers carry class="trial pass|fail" and data-* attributes with
  * the trial's values, so a script can read the picture back.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "svg.h"
 
 #define COLOR_PASS "#1a9850"
 #define COLOR_FAIL "#d73027"
@@ -39,129 +38,14 @@
 #define MARGIN_B 52.0
 #define ROW_H (MARGIN_T + PANEL_H + MARGIN_B)
 #define COL_W (MARGIN_L + PANEL_W + MARGIN_R)
-#define TICKS 5
 
-/* Growable text; @failed once an allocation failed. */
-struct svg {
-	char *text;
-	size_t len, cap;
-	int failed;
-};
-
-__attribute__((format(printf, 2, 3))) static void out(struct svg *s, const char *fmt, ...)
+/* A panel whose top left is (@x, @y), for svg_axes(). */
+static void axes(struct textbuf *s, double x, double y, const struct axis *ax,
+		 const struct axis *ay, const char *xlabel, const char *ylabel, const char *title)
 {
-	va_list ap;
-	int n;
+	const double frame[4] = { x, y, PANEL_W, PANEL_H };
 
-	if (s->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(s->text ? s->text + s->len : NULL, s->text ? s->cap - s->len : 0, fmt,
-			      ap);
-		va_end(ap);
-		if (n < 0) {
-			s->failed = 1;
-			return;
-		}
-		if (s->text && s->len + (size_t)n < s->cap) {
-			s->len += (size_t)n;
-			return;
-		}
-		size_t cap = s->cap ? s->cap * 2 : 8192;
-		while (cap < s->len + (size_t)n + 1)
-			cap *= 2;
-		char *t = realloc(s->text, cap);
-		if (!t) {
-			s->failed = 1;
-			return;
-		}
-		s->text = t;
-		s->cap = cap;
-	}
-}
-
-/* Text with the five XML specials escaped. */
-static void out_text(struct svg *s, const char *text)
-{
-	for (const char *p = text ? text : ""; *p; p++) {
-		switch (*p) {
-		case '&': out(s, "&amp;"); break;
-		case '<': out(s, "&lt;"); break;
-		case '>': out(s, "&gt;"); break;
-		case '"': out(s, "&quot;"); break;
-		case '\'': out(s, "&apos;"); break;
-		default: out(s, "%c", *p);
-		}
-	}
-}
-
-/**
- * struct axis - a value range mapped onto pixels, with round tick steps.
- * @lo, @hi: the range shown; @step: between ticks; @p0, @p1: its pixels.
- */
-struct axis {
-	double lo, hi, step;
-	double p0, p1;
-};
-
-/* Round range around [min, max] with ticks at 1, 2 or 5 times a power of ten. */
-static void axis_fit(struct axis *a, double min, double max, double p0, double p1)
-{
-	double raw, mag, norm;
-
-	if (!(max > min)) {
-		double pad = min != 0.0 ? fabs(min) * 0.1 : 1.0;
-
-		min -= pad;
-		max += pad;
-	}
-	raw = (max - min) / TICKS;
-	mag = pow(10.0, floor(log10(raw)));
-	norm = raw / mag;
-	a->step = (norm <= 1.0 ? 1.0 : norm <= 2.0 ? 2.0 : norm <= 5.0 ? 5.0 : 10.0) * mag;
-	a->lo = floor(min / a->step) * a->step;
-	a->hi = ceil(max / a->step) * a->step;
-	a->p0 = p0;
-	a->p1 = p1;
-}
-
-static double px(const struct axis *a, double v)
-{
-	return a->p0 + (v - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
-}
-
-/* The frame, grid and tick labels of a panel whose top left is (@x, @y). */
-static void axes(struct svg *s, double x, double y, const struct axis *ax, const struct axis *ay,
-		 const char *xlabel, const char *ylabel, const char *title)
-{
-	out(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-	       "stroke=\"#333\"/>\n", x, y, PANEL_W, PANEL_H);
-	for (double v = ax->lo; v <= ax->hi + ax->step / 2; v += ax->step) {
-		double p = px(ax, v);
-
-		out(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-		    p, y, p, y + PANEL_H);
-		out(s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.6g</text>\n", p,
-		    y + PANEL_H + 16, fabs(v) < ax->step * 1e-9 ? 0.0 : v);
-	}
-	for (double v = ay->lo; v <= ay->hi + ay->step / 2; v += ay->step) {
-		double p = px(ay, v);
-
-		out(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-		    x, p, x + PANEL_W, p);
-		out(s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.6g</text>\n", x - 6, p + 4,
-		    fabs(v) < ay->step * 1e-9 ? 0.0 : v);
-	}
-	out(s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x + PANEL_W / 2,
-	    y + PANEL_H + 38);
-	out_text(s, xlabel);
-	out(s, "</text>\n<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
-	       "text-anchor=\"middle\">", x - 54, y + PANEL_H / 2);
-	out_text(s, ylabel);
-	out(s, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">", x, y - 28);
-	out_text(s, title);
-	out(s, "</text>\n");
+	svg_axes(s, frame, ax, ay, xlabel, ylabel, title);
 }
 
 /* One trial of the log. */
@@ -170,22 +54,22 @@ struct trial {
 	int pass;
 };
 
-static void marker(struct svg *s, const struct trial *t, int index, double cx, double cy)
+static void marker(struct textbuf *s, const struct trial *t, int index, double cx, double cy)
 {
-	out(s, "<circle class=\"trial %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
+	tb_printf(s, "<circle class=\"trial %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
 	       "data-trial=\"%d\" data-config=\"%.17g\" data-pass=\"%d\"",
 	    t->pass ? "pass" : "fail", cx, cy, t->pass ? COLOR_PASS : COLOR_FAIL, index + 1,
 	    t->config, t->pass);
 	if (isfinite(t->outcome))
-		out(s, " data-outcome=\"%.17g\"", t->outcome);
-	out(s, "><title>trial %d: %.6g, %s</title></circle>\n", index + 1, t->config,
+		tb_printf(s, " data-outcome=\"%.17g\"", t->outcome);
+	tb_printf(s, "><title>trial %d: %.6g, %s</title></circle>\n", index + 1, t->config,
 	    t->pass ? "pass" : "fail");
 }
 
 /* "o pass  o fail", right-aligned at (@x, @y). */
-static void legend(struct svg *s, double x, double y)
+static void legend(struct textbuf *s, double x, double y)
 {
-	out(s, "<g class=\"legend\">"
+	tb_printf(s, "<g class=\"legend\">"
 	       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"" COLOR_PASS "\"/>"
 	       "<text x=\"%.1f\" y=\"%.1f\">pass</text>"
 	       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"" COLOR_FAIL "\"/>"
@@ -194,7 +78,7 @@ static void legend(struct svg *s, double x, double y)
 }
 
 /* The search panel: configuration per trial, in order, and the value found. */
-static void search_panel(struct svg *s, double x, double y, const embperf_result *r,
+static void search_panel(struct textbuf *s, double x, double y, const embperf_result *r,
 			 const struct trial *t, int n, const char *cname, const char *title)
 {
 	double found = embperf_result_value(r), min = INFINITY, max = -INFINITY;
@@ -218,26 +102,26 @@ static void search_panel(struct svg *s, double x, double y, const embperf_result
 	axis_fit(&ay, min, max, y + PANEL_H, y);
 	snprintf(ylabel, sizeof(ylabel), "%s (%s)", cname, embperf_result_unit(r));
 	axes(s, x, y, &ax, &ay, "trial", ylabel, title);
-	out(s, "<polyline class=\"path\" fill=\"none\" stroke=\"" COLOR_LINE "\" points=\"");
+	tb_printf(s, "<polyline class=\"path\" fill=\"none\" stroke=\"" COLOR_LINE "\" points=\"");
 	for (int i = 0; i < n; i++)
-		out(s, "%.1f,%.1f ", px(&ax, i + 1), px(&ay, t[i].config));
-	out(s, "\"/>\n");
+		tb_printf(s, "%.1f,%.1f ", axis_px(&ax, i + 1), axis_px(&ay, t[i].config));
+	tb_printf(s, "\"/>\n");
 	if (isfinite(found)) {
-		out(s, "<line class=\"found\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		tb_printf(s, "<line class=\"found\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		       "stroke=\"" COLOR_FOUND "\" stroke-dasharray=\"6,4\" data-value=\"%.17g\"/>\n",
-		    x, px(&ay, found), x + PANEL_W, px(&ay, found), found);
+		    x, axis_px(&ay, found), x + PANEL_W, axis_px(&ay, found), found);
 		/* the label below the line when the line runs along the top */
-		out(s, "<text x=\"%.1f\" y=\"%.1f\" fill=\"" COLOR_FOUND "\">found %.6g ", x + 4,
-		    px(&ay, found) < y + 20 ? px(&ay, found) + 15 : px(&ay, found) - 5, found);
-		out_text(s, embperf_result_unit(r));
-		out(s, "</text>\n");
+		tb_printf(s, "<text x=\"%.1f\" y=\"%.1f\" fill=\"" COLOR_FOUND "\">found %.6g ", x + 4,
+		    axis_px(&ay, found) < y + 20 ? axis_px(&ay, found) + 15 : axis_px(&ay, found) - 5, found);
+		tb_escape(s, embperf_result_unit(r));
+		tb_printf(s, "</text>\n");
 	} else {
-		out(s, "<text class=\"found-none\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+		tb_printf(s, "<text class=\"found-none\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
 		       "fill=\"" COLOR_FAIL "\">no trial passed</text>\n",
 		    x + PANEL_W - 4, y + 16);
 	}
 	for (int i = 0; i < n; i++)
-		marker(s, &t[i], i, px(&ax, i + 1), px(&ay, t[i].config));
+		marker(s, &t[i], i, axis_px(&ax, i + 1), axis_px(&ay, t[i].config));
 	legend(s, x + PANEL_W, y - 10);
 }
 
@@ -264,7 +148,7 @@ static int curve_points(const struct trial *t, int n, struct trial *c, int *dist
 }
 
 /* The curve panel: outcome against configuration. Return: 1 when drawn. */
-static int curve_panel(struct svg *s, double x, double y, const embperf_result *r,
+static int curve_panel(struct textbuf *s, double x, double y, const embperf_result *r,
 		       const struct trial *t, int n, const char *cname, const char *oname)
 {
 	struct trial *c = malloc((size_t)n * sizeof(*c));
@@ -293,14 +177,14 @@ static int curve_panel(struct svg *s, double x, double y, const embperf_result *
 	snprintf(xlabel, sizeof(xlabel), "%s (%s)", cname, embperf_result_unit(r));
 	snprintf(title, sizeof(title), "%s against %s", oname, cname);
 	axes(s, x, y, &ax, &ay, xlabel, oname, title);
-	out(s, "<polyline class=\"curve\" fill=\"none\" stroke=\"" COLOR_FOUND "\" points=\"");
+	tb_printf(s, "<polyline class=\"curve\" fill=\"none\" stroke=\"" COLOR_FOUND "\" points=\"");
 	for (int i = 0; i < m; i++)
-		out(s, "%.1f,%.1f ", px(&ax, c[i].config), px(&ay, c[i].outcome));
-	out(s, "\"/>\n");
+		tb_printf(s, "%.1f,%.1f ", axis_px(&ax, c[i].config), axis_px(&ay, c[i].outcome));
+	tb_printf(s, "\"/>\n");
 	for (int i = 0; i < m; i++)
-		out(s, "<circle class=\"point %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" "
+		tb_printf(s, "<circle class=\"point %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" "
 		       "data-config=\"%.17g\" data-outcome=\"%.17g\"/>\n",
-		    c[i].pass ? "pass" : "fail", px(&ax, c[i].config), px(&ay, c[i].outcome),
+		    c[i].pass ? "pass" : "fail", axis_px(&ax, c[i].config), axis_px(&ay, c[i].outcome),
 		    c[i].pass ? COLOR_PASS : COLOR_FAIL, c[i].config, c[i].outcome);
 	free(c);
 	return 1;
@@ -324,7 +208,7 @@ static struct trial *read_log(const embperf_result *r, int n)
 }
 
 /* One row: the search, and the curve beside it when there is one. */
-static void plot_result(struct svg *s, const embperf_result *r, double y)
+static void plot_result(struct textbuf *s, const embperf_result *r, double y)
 {
 	int n = embperf_result_trial_count(r);
 	const char *cname = embperf_result_trial_name(r, EMBPERF_TRIAL_CONFIG);
@@ -338,47 +222,14 @@ static void plot_result(struct svg *s, const embperf_result *r, double y)
 	}
 	embperf_result_key(r, key, sizeof(key));
 	snprintf(title, sizeof(title), "%s: %d trials", key, n);
-	out(s, "<g class=\"result\" data-key=\"");
-	out_text(s, key);
-	out(s, "\" data-trials=\"%d\">\n", n);
+	tb_printf(s, "<g class=\"result\" data-key=\"");
+	tb_escape(s, key);
+	tb_printf(s, "\" data-trials=\"%d\">\n", n);
 	search_panel(s, MARGIN_L, y + MARGIN_T, r, t, n, cname && *cname ? cname : "config", title);
 	curve_panel(s, COL_W + MARGIN_L, y + MARGIN_T, r, t, n, cname && *cname ? cname : "config",
 		    oname && *oname ? oname : "outcome");
-	out(s, "</g>\n");
+	tb_printf(s, "</g>\n");
 	free(t);
-}
-
-/* Write @text to @path through a temporary file, so @path is old or complete. */
-static int save(const char *path, const char *text, size_t len)
-{
-	char *tmp = malloc(strlen(path) + 32);
-	FILE *f;
-	int ok;
-
-	if (!tmp)
-		return -ENOMEM;
-	sprintf(tmp, "%s.tmp-%ld", path, (long)getpid());
-	f = fopen(tmp, "wx");
-	if (!f) {
-		int err = -errno;
-
-		free(tmp);
-		return err;
-	}
-	ok = fwrite(text, 1, len, f) == len;
-	ok = fflush(f) == 0 && ok;
-	ok = fsync(fileno(f)) == 0 && ok;
-	ok = fclose(f) == 0 && ok;
-	ok = ok && rename(tmp, path) == 0;
-	if (!ok) {
-		int err = errno ? -errno : -EIO;
-
-		unlink(tmp);
-		free(tmp);
-		return err;
-	}
-	free(tmp);
-	return 0;
 }
 
 /**
@@ -397,7 +248,7 @@ int cli_plot_report(const struct cli_options *opt, const embperf_report *report,
 		    const char *source, const char *path)
 {
 	int count = embperf_report_result_count(report), rows = 0, rc;
-	struct svg s = { 0 };
+	struct textbuf s = { 0 };
 
 	for (int i = 0; i < count; i++)
 		rows += embperf_result_trial_count(embperf_report_result(report, i)) > 0;
@@ -407,7 +258,7 @@ int cli_plot_report(const struct cli_options *opt, const embperf_report *report,
 			  source, count == 1 ? "its" : "any of its", count, count == 1 ? "" : "s");
 		return CLI_EXIT_FILE;
 	}
-	out(&s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	tb_printf(&s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<title>embperf: %d search%s</title>\n"
@@ -420,7 +271,7 @@ int cli_plot_report(const struct cli_options *opt, const embperf_report *report,
 		if (embperf_result_trial_count(r) > 0)
 			plot_result(&s, r, rows++ * ROW_H);
 	}
-	out(&s, "</svg>\n");
+	tb_printf(&s, "</svg>\n");
 	if (s.failed) {
 		free(s.text);
 		cli_error("out of memory drawing the plot");
@@ -430,7 +281,7 @@ int cli_plot_report(const struct cli_options *opt, const embperf_report *report,
 		cli_progress_clear();
 		rc = fwrite(s.text, 1, s.len, stdout) == s.len ? 0 : -EIO;
 	} else {
-		rc = save(path, s.text, s.len);
+		rc = cli_write_file(path, s.text, s.len);
 	}
 	free(s.text);
 	if (rc) {

@@ -116,4 +116,14 @@ int ep_os_check_space(struct ep_run *run, const char *dir, const char *param,
  */
 uint64_t ep_os_sum_words(const void *buf, size_t bytes);
 
+/**
+ * ep_os_lmbench_batch() - the units lmbench's benchmp times in one batch
+ * when each takes @unit_ns and its window is @window_ns (os_fs.c).
+ * @unit_ns:   time of one unit.
+ * @window_ns: lmbench's timing window ('enough').
+ *
+ * Return: the count lmbench settles on; 0 when there is none.
+ */
+uint64_t ep_os_lmbench_batch(double unit_ns, double window_ns);
+
 #endif /* EMBPERF_OS_FILES_H */

@@ -22,9 +22,13 @@
  * cases' prepare(), untimed. The 'files' parameter bounds a sample's batch,
  * which bounds the pool and the untimed work.
  *
- * A third metric, num_files, is lat_fs's second column: the files created
- * in one timed batch. It tells the batch size, not a speed (TI's tables
- * list it as "lat_fs-0k (num_files)").
+ * A third metric, num_files, is lat_fs's second column: the files lat_fs
+ * creates in one timed batch, the count lmbench's benchmp settles on: it
+ * calibrates a batch to its timing window ('enough'), then scales it to
+ * last one second. So it is about the files created per second, a rate in
+ * disguise (TI's tables list it as "lat_fs-0k (num_files)"): os.fs derives
+ * it from the median create rate by benchmp's rule (ep_os_lmbench_batch()),
+ * not from its own batches, which 'files' caps.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -110,6 +114,9 @@ static const struct ep_param_desc fs_params[] = {
 	  "file sizes, comma-separated, each 0..1M (lat_fs: 0k,1k,4k,10k; -s one size)" },
 	{ "files", EP_PT_INT, "100", { { 1, 100000 } }, NULL, "",
 	  "most files created or deleted in one sample; bounds the untimed set-up work" },
+	{ "enough", EP_PT_DURATION, "5ms", { { 100000, 60000000000LL } }, NULL, "ns",
+	  "lmbench's timing window (its ENOUGH; 5ms where its clock test passes at once): "
+	  "num_files is lat_fs's count for it" },
 	EP_OS_PARAM_TMPDIR,
 };
 
@@ -132,7 +139,8 @@ static const struct ep_metric_desc fs_metrics[] = {
 	[METRIC_DELETE] = { "delete", "files/s", EP_METRIC_PER_SECOND, 1.0, EP_PRIMARY_MEDIAN, 1,
 			    "files deleted (unlink) per second, median as lat_fs" },
 	[METRIC_NUM_FILES] = { "num_files", "files", EP_METRIC_VALUE, 1.0, EP_PRIMARY_MEDIAN, 1,
-			       "files created in one timed batch (lat_fs's second column)" },
+			       "files lat_fs times in one batch at the create rate measured: "
+			       "about one second of creates (lat_fs's second column)" },
 };
 
 static const char *name_of(const struct fs_state *st, size_t k)
@@ -495,20 +503,90 @@ static int fs_setup(struct ep_run *run, void **state)
 	return rc;
 }
 
-/* finish: lat_fs's num_files, the units of one create sample. */
+/*
+ * benchmp (lmbench3 lib_timing.c) first calibrates: it times a batch of n
+ * units, starting at 1, and keeps n once a batch lasts 0.99 to 1.2 times
+ * its window; otherwise it scales n to 1.1 windows from the batch's time,
+ * or, below 150 us, a time too short to scale from, multiplies it by 8 (and
+ * gives up past 2^27). Then, when the window is shorter than its SHORT (1 s),
+ * it scales the calibrated n to last SHORT (+1), and times that count.
+ */
+#define LMB_KEEP_LO 0.99
+#define LMB_KEEP_HI 1.2
+#define LMB_AIM 1.1
+#define LMB_SCALE_FROM_US 150.0
+#define LMB_MAX_UNITS (1ULL << 27)
+#define LMB_SHORT_US 1e6
+
+/* benchmp's calibration: the count it keeps for @window_us; 0: it gives up. */
+static uint64_t lmbench_calibrate(double unit_us, double window_us)
+{
+	uint64_t n = 1;
+
+	/* Past the first scaling n stays (the time is linear); a bound all the same. */
+	for (int step = 0; step < 64; step++) {
+		double batch_us = (double)n * unit_us;
+		uint64_t next;
+
+		if (batch_us >= LMB_KEEP_LO * window_us && batch_us <= LMB_KEEP_HI * window_us)
+			return n;
+		if (batch_us > LMB_SCALE_FROM_US)
+			next = (uint64_t)((double)n / batch_us * LMB_AIM * window_us + 1.0);
+		else
+			next = n << 3;
+		if (next > LMB_MAX_UNITS)
+			return 0;
+		if (next == n)
+			return n; /* the window holds no whole count: benchmp keeps n */
+		n = next;
+	}
+	return n;
+}
+
+/**
+ * ep_os_lmbench_batch() - the units lmbench's benchmp times in one batch.
+ * @unit_ns:   time of one unit (1e9 / the rate).
+ * @window_ns: benchmp's timing window, lmbench's 'enough'.
+ *
+ * benchmp's search run on units that each take @unit_ns: the count a run
+ * of lmbench settles on, and prints where it prints one (lat_fs's second
+ * column): about the units of one second, whatever the window, unless the
+ * window is 1 s or more. Its overhead corrections (a clock read, a loop)
+ * and its whole-microsecond clock are left out.
+ *
+ * Return: the count; 0 when @unit_ns or @window_ns is not positive, or when
+ * benchmp would give up (units too short to fill the window with 2^27).
+ */
+uint64_t ep_os_lmbench_batch(double unit_ns, double window_ns)
+{
+	double unit_us = unit_ns / 1e3, window_us = window_ns / 1e3;
+	uint64_t n;
+
+	if (!(unit_us > 0.0) || !(window_us > 0.0))
+		return 0;
+	n = lmbench_calibrate(unit_us, window_us);
+	if (!n || window_us >= LMB_SHORT_US)
+		return n;
+	/* SHORT x n / (n x unit): the calibrated batch's rate over SHORT. */
+	return (uint64_t)(LMB_SHORT_US / unit_us) + 1;
+}
+
+/* finish: lat_fs's num_files, from the median create rate. */
 static int fs_finish(struct ep_run *run, void *state)
 {
 	struct fs_state *st = state;
+	double window_ns = (double)ep_param_int(run, "enough");
 
 	for (int i = 0; i < st->n_cases; i += 2) {
 		const struct embperf_result *res =
 			ep_run_find_result(run, METRIC_CREATE, st->cases[i].label);
+		double rate = res ? embperf_result_value(res) : 0.0;
+		uint64_t files = rate > 0.0 ? ep_os_lmbench_batch(1e9 / rate, window_ns) : 0;
 		int rc;
 
-		if (!res || !res->n_samples)
+		if (!files)
 			continue;
-		rc = ep_run_add_value(run, METRIC_NUM_FILES, st->cases[i].label,
-				      res->counters[EP_CTR_UNITS] / (double)res->n_samples);
+		rc = ep_run_add_value(run, METRIC_NUM_FILES, st->cases[i].label, (double)files);
 		if (rc)
 			return rc;
 	}

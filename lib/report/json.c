@@ -421,7 +421,9 @@ static json_object *result_object(const struct embperf_report *report,
 	put(obj, "params", pairs_object(&r->param_kv, failed), failed);
 	put_fields(obj, TABLE(value_fields), r, failed);
 	put(obj, "stats", fields_object(TABLE(stats_fields), &r->stats, failed), failed);
-	put(obj, "samples", samples_array(r, failed), failed);
+	/* A result loaded without its samples keeps stats.n: no "samples" then. */
+	if (r->n_samples == (size_t)r->stats.n)
+		put(obj, "samples", samples_array(r, failed), failed);
 	put_trial_parts(obj, r, failed);
 	put(obj, "counters", counters_object(r, failed), failed);
 	put_fields(obj, TABLE(tail_fields), r, failed);

@@ -275,6 +275,38 @@ static void label_names(const struct embperf_result *r, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+/*
+ * "{metric:FROM=TO,...}": the metric's name, or the TO of the item whose
+ * FROM it is (TO may be empty): a data sheet's column name for a metric
+ * ("throughput" for throughput_l2) without a second run. @list is the text
+ * after "metric:", @len its length.
+ */
+static int expand_renamed_metric(struct embperf_report *report, const char *tmpl,
+				 const char *list, size_t len, const struct embperf_result *r,
+				 struct ep_buf *out)
+{
+	const char *end = list + len, *item = list;
+
+	while (item <= end) {
+		const char *comma = memchr(item, ',', (size_t)(end - item));
+		const char *stop = comma ? comma : end;
+		const char *eq = memchr(item, '=', (size_t)(stop - item));
+
+		if (!eq || eq == item || memchr(eq + 1, '=', (size_t)(stop - eq - 1)))
+			return ep_report_fail(report, -EINVAL,
+					      "title '%s': '{metric:%.*s}': item '%.*s' is not FROM=TO; accepted: {metric:FROM=TO[,FROM=TO...]} (TO may be empty)",
+					      tmpl, (int)len, list, (int)(stop - item), item);
+		if ((size_t)(eq - item) == strlen(r->metric) &&
+		    !strncmp(item, r->metric, (size_t)(eq - item))) {
+			ep_buf_append(out, eq + 1, (size_t)(stop - eq - 1));
+			return 0;
+		}
+		item = stop + 1;
+	}
+	ep_buf_append(out, r->metric, strlen(r->metric));
+	return 0;
+}
+
 /* Replace the {NAME} of @tmpl between @open and @close by its value for @r. */
 static int expand_name(struct embperf_report *report, const char *tmpl, const char *open,
 		       const char *close, const struct embperf_result *r, struct ep_buf *out)
@@ -291,11 +323,13 @@ static int expand_name(struct embperf_report *report, const char *tmpl, const ch
 		ep_buf_append(out, r->metric, strlen(r->metric));
 		return 0;
 	}
+	if (name_len >= 7 && !strncmp(name, "metric:", 7))
+		return expand_renamed_metric(report, tmpl, name + 7, name_len - 7, r, out);
 	value = label_find(r, name, name_len);
 	if (!value) {
 		label_names(r, names, sizeof(names));
 		return ep_report_fail(report, -EINVAL,
-				      "title '%s': result %s/%s[%s] has no label '%.*s'; accepted: {metric} or a label of the result (%s)",
+				      "title '%s': result %s/%s[%s] has no label '%.*s'; accepted: {metric}, {metric:FROM=TO,...} or a label of the result (%s)",
 				      tmpl, r->kernel, r->metric, r->labels, (int)name_len, name,
 				      names);
 	}
@@ -548,6 +582,78 @@ const char *embperf_report_sysinfo(const embperf_report *report, const char *key
 		if (!strcmp(report->sysinfo[i].key, key))
 			return report->sysinfo[i].value;
 	return NULL;
+}
+
+/* The sysinfo keys a caller may set: short names JSON readers can use as they are. */
+static int sysinfo_key_ok(const char *key)
+{
+	size_t len = key ? strlen(key) : 0;
+
+	if (!len || len > 64)
+		return 0;
+	for (const char *p = key; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("_-.", *p)))
+			return 0;
+	return 1;
+}
+
+/**
+ * embperf_report_set_sysinfo() - record a system information entry.
+ * @report: report.
+ * @key:    name (letters, digits, '_', '-', '.'; 1 to 64 of them).
+ * @value:  text.
+ *
+ * Return: 0, -EINVAL or -ENOMEM (detail in embperf_report_errmsg()).
+ */
+int embperf_report_set_sysinfo(embperf_report *report, const char *key, const char *value)
+{
+	if (!report)
+		return -EINVAL;
+	if (!sysinfo_key_ok(key))
+		return ep_report_fail(report, -EINVAL,
+				      "sysinfo key '%s': accepted: 1 to 64 letters, digits, '_', '-' or '.'",
+				      key ? key : "(null)");
+	if (!value)
+		return ep_report_fail(report, -EINVAL, "sysinfo '%s': value NULL; accepted: a string",
+				      key);
+	if (ep_report_set_sysinfo(report, key, value))
+		return ep_report_fail(report, -ENOMEM, "out of memory recording sysinfo '%s'", key);
+	return 0;
+}
+
+/**
+ * embperf_report_add_result() - copy one result into a report.
+ * @report: report.
+ * @result: result of a bench or a report.
+ * @title:  title template, or NULL to keep the result's title as it is.
+ *
+ * Return: 1, -EINVAL or -ENOMEM (detail in embperf_report_errmsg()); the
+ * report is unchanged on failure.
+ */
+int embperf_report_add_result(embperf_report *report, const embperf_result *result,
+			      const char *title)
+{
+	struct embperf_result *copy;
+
+	if (!report)
+		return -EINVAL;
+	if (!result)
+		return ep_report_fail(report, -EINVAL,
+				      "result: NULL; accepted: a result of a bench or a report");
+	if (title)
+		return ep_report_add_results(report, &result, 1, title);
+	/* The title as it is: a stored title is text, not a template. */
+	copy = ep_result_dup(result);
+	if (copy) {
+		copy->verdict = EMBPERF_VERDICT_NONE;
+		copy->has_baseline = 0;
+	}
+	if (!copy || ep_report_append(report, copy)) {
+		ep_result_free(copy);
+		return ep_report_fail(report, -ENOMEM, "out of memory copying a result");
+	}
+	return 1;
 }
 
 /**

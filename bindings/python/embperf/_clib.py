@@ -166,6 +166,9 @@ PROTOTYPES = {
     "embperf_report_parse": (ReportPtr, (CtxPtr, c_char_p)),
     "embperf_report_compare": (c_int, (ReportPtr, ReportPtr, c_double)),
     "embperf_report_errmsg": (c_char_p, (ReportPtr,)),
+    # Merging reports (0.4)
+    "embperf_report_add_result": (c_int, (ReportPtr, ResultPtr, c_char_p)),
+    "embperf_report_set_sysinfo": (c_int, (ReportPtr, c_char_p, c_char_p)),
     # The network peer (0.3)
     "embperf_server_new": (ServerPtr, (CtxPtr,)),
     "embperf_server_free": (None, (ServerPtr,)),

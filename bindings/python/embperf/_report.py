@@ -148,6 +148,29 @@ class Report(OwnedHandle):
             raise Error(rc, self.errmsg, "embperf_report_add")
         return rc
 
+    def merge(self, other):
+        """Copy every result of the Report ``other`` into this one, titles as
+        they are (since 0.4); return how many were added."""
+        if not isinstance(other, Report):
+            raise TypeError("merge() needs an embperf.Report, not %s" % type(other).__name__)
+        added = 0
+        for index in range(len(other)):
+            ptr = self._lib.embperf_report_result(other._handle(), index)
+            rc = self._lib.embperf_report_add_result(self._handle(), ptr, None)
+            if rc < 0:
+                raise Error(rc, self.errmsg, "embperf_report_add_result")
+            added += rc
+        return added
+
+    def set_sysinfo(self, key, value):
+        """Record a system information entry (since 0.4): ``key`` is 1 to 64
+        letters, digits, '_', '-' or '.'; ``value`` any text."""
+        rc = self._lib.embperf_report_set_sysinfo(self._handle(), encode(key), encode(value))
+        if rc == -errno.EINVAL:
+            raise ParameterError(rc, self.errmsg, "embperf_report_set_sysinfo", "key", key)
+        if rc < 0:
+            raise Error(rc, self.errmsg, "embperf_report_set_sysinfo")
+
     def __len__(self):
         return max(self._lib.embperf_report_result_count(self._handle()), 0)
 

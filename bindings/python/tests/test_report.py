@@ -125,6 +125,28 @@ class TestContent(ReportCase):
         with self.assertRaises(TypeError):
             self.report.add("mem.lat")
 
+    def test_merge_copies_every_result_with_its_title(self):
+        with embperf.Report(self.ctx) as merged:
+            self.assertEqual(merged.merge(self.report), len(self.report))
+            self.assertEqual(merged.merge(self.report), len(self.report))
+            self.assertEqual(len(merged), 2 * len(self.report))
+            for got, src in zip(merged, list(self.report) * 2):
+                self.assertEqual(got.key, src.key)
+                self.assertEqual(got.samples, src.samples)
+        with self.assertRaises(TypeError):
+            self.report.merge("a.json")
+
+    def test_set_sysinfo_round_trips_through_json(self):
+        with embperf.Report(self.ctx) as report:
+            report.merge(self.report)
+            report.set_sysinfo("board", "AM62Px SK\nrev E1")
+            with self.assertRaises(embperf.ParameterError):
+                report.set_sysinfo("bad key", "x")
+            path = self.path("sysinfo.json")
+            report.save(path, "json")
+        with embperf.Report.load(path) as loaded:
+            self.assertEqual(loaded.sysinfo("board"), "AM62Px SK\nrev E1")
+
 
 class TestRender(ReportCase):
     def test_formats(self):
