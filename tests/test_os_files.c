@@ -555,10 +555,13 @@ static size_t cacheline_once(char *curve, size_t curve_size)
 	}
 	cr_assert_eq(embperf_bench_result_count(b), n + (find_result(b, "line_size", "") ? 1 : 0));
 	/* Every load of the largest stride misses; at 8 bytes most share a line
-	 * (prefetchers or not: a rising curve has this too). */
-	cr_assert(embperf_result_stat(get_result(b, "latency", "stride=8"), EMBPERF_STAT_MIN) <
-			  embperf_result_stat(r, EMBPERF_STAT_MAX),
-		  "stride 8 is not faster than stride %zu", stride[n - 1]);
+	 * (prefetchers or not: a rising curve has this too). Under qemu-user a
+	 * load costs its translation, the same at every stride: a flat curve,
+	 * whose noise orders the two either way (seen in the armhf CI job). */
+	if (!tp_emulated())
+		cr_assert(embperf_result_stat(get_result(b, "latency", "stride=8"),
+					      EMBPERF_STAT_MIN) < embperf_result_stat(r, EMBPERF_STAT_MAX),
+			  "stride 8 is not faster than stride %zu", stride[n - 1]);
 	ep_line_curve_text(curve, curve_size, ns, stride, n);
 	r = find_result(b, "line_size", "");
 	if (r) {
