@@ -27,7 +27,7 @@ quiet_busy_pct() {
 	a=$(awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $5+$6}' /proc/stat)
 	sleep "$QUIET_WINDOW_S"
 	b=$(awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $5+$6}' /proc/stat)
-	echo "$a $b" | awk '{ t = $3 - $1; i = $4 - $2; printf "%.1f", t > 0 ? 100 * (t - i) / t : 0 }'
+	echo "$a $b" | awk '{ t = $3 - $1; i = $4 - $2; printf "%.1f", (t > 0 ? 100 * (t - i) / t : 0) }'
 }
 
 quiet_load() { cut -d' ' -f1 /proc/loadavg; }
