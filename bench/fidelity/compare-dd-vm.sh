@@ -41,6 +41,7 @@ export EMBPERF_VM_APPEND=${EMBPERF_VM_APPEND-clocksource=tsc tsc=reliable}
 # Each run writes and reads SIZE_MB at about MBPS, plus ~5 s of start under TCG.
 export EMBPERF_VM_TIMEOUT=${EMBPERF_VM_TIMEOUT:-$((rounds * $(echo $sizes | wc -w) * 2 * (2 * size_mb / mbps + 6) + 180))}
 
+export EMBPERF_VM_SMP=${EMBPERF_VM_SMP:-2} # both tools run on the guest's CPU 1
 . "$(dirname "$0")/../../tests/vm/lib.sh"
 . "$(dirname "$0")/dd_tables.sh"
 die() { echo "compare-dd-vm.sh: $1" >&2; exit 1; }

@@ -69,6 +69,7 @@ ncases=$(echo $cases | wc -w)
 # Each run: its seconds, ~8 s of process start under TCG; plus the boot.
 export EMBPERF_VM_TIMEOUT=${EMBPERF_VM_TIMEOUT:-$((rounds * ncases * 2 * (secs + 8) + 120))}
 
+export EMBPERF_VM_SMP=${EMBPERF_VM_SMP:-2} # both tools run on the guest's CPU 1
 . "$(dirname "$0")/../../tests/vm/lib.sh"
 die() { echo "compare-fio-vm.sh: $1" >&2; exit 1; }
 skip_all() { die "$1"; }
