@@ -746,7 +746,46 @@ Test(tables, searched_result_shows_its_trial_count)
 	r->truncated = 1;
 	cr_assert_eq(ep_report_append(rep, r), 0);
 	text = embperf_report_render(rep, EMBPERF_FORMAT_TEXT);
-	cr_assert(strstr(text, "| 1 (1 trial, truncated) |"), "%s", text);
+	cr_assert(strstr(text, "| 1 (1 trial, truncated)\n"), "%s", text);
+	free(text);
+	embperf_report_free(rep);
+}
+
+/* Occurrences of @needle in @text. */
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * Without a row title the key is kernel/metric[labels], so the "kernel and
+ * labels" column would say it again on every row: it is left out (issue 27).
+ * A titled row (a suite's or the guide's name) keeps the column.
+ */
+Test(tables, the_kernel_column_appears_only_where_a_title_hides_the_kernel)
+{
+	struct embperf_result *r = ep_result_new("mem.lat", "latency", "ns", "size=16k", "");
+	struct embperf_report *rep = ep_report_alloc(NULL, NULL);
+	char *text, *md;
+
+	cr_assert_not_null(r);
+	cr_assert_eq(ep_result_set_samples(r, lat_samples, 3), 0);
+	cr_assert_eq(ep_report_append(rep, r), 0);
+	text = embperf_report_render(rep, EMBPERF_FORMAT_TEXT);
+	md = embperf_report_render(rep, EMBPERF_FORMAT_MARKDOWN);
+	cr_assert(!strstr(text, "kernel and labels"), "%s", text);
+	cr_assert_eq(count_of(text, "size=16k"), 1, "the labels once:\n%s", text);
+	cr_assert_eq(count_of(md, "size=16k"), 1, "the labels once:\n%s", md);
+	free(text);
+	free(md);
+	cr_assert_eq(ep_result_set_title(r, "lat_mem_rd-16k"), 0);
+	text = embperf_report_render(rep, EMBPERF_FORMAT_TEXT);
+	cr_assert(strstr(text, "kernel and labels"), "%s", text);
+	cr_assert(strstr(text, "| mem.lat size=16k\n"), "%s", text);
 	free(text);
 	embperf_report_free(rep);
 }

@@ -386,6 +386,30 @@ static void put_trial_logs(const struct embperf_report *report, int markdown, st
 			put_trial_log(report->results[i], markdown, b);
 }
 
+/*
+ * Whether the "kernel and labels" column would only repeat the first: no
+ * result has a title of its own, so every key already is kernel/metric[labels].
+ */
+static int kernel_column_repeats_key(const struct embperf_report *report)
+{
+	for (int i = 0; i < report->n_results; i++)
+		if (report->results[i]->title[0])
+			return 0;
+	return 1;
+}
+
+/* Remove column @col from every one of @nrows rows of @cells (COL_COUNT wide). */
+static void drop_column(char **cells, int nrows, int col)
+{
+	for (int r = 0; r < nrows; r++) {
+		char **row = cells + r * COL_COUNT;
+
+		free(row[col]);
+		memmove(row + col, row + col + 1, (size_t)(COL_COUNT - col - 1) * sizeof(*row));
+		row[COL_COUNT - 1] = NULL;
+	}
+}
+
 char *ep_report_render_table(const struct embperf_report *report, int markdown)
 {
 	const char *const *headers = markdown ? markdown_headers : text_headers;
@@ -404,6 +428,10 @@ char *ep_report_render_table(const struct embperf_report *report, int markdown)
 
 		note += res->flags != 0;
 		err = row_cells(res, report->compared, res->flags ? note : 0, cells + r * COL_COUNT);
+	}
+	if (!err && kernel_column_repeats_key(report)) {
+		drop_column(cells, nrows, COL_KERNEL);
+		ncols--;
 	}
 	if (!err) {
 		header(report, markdown, &b);
