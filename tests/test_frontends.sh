@@ -532,7 +532,8 @@ line_try() { # ARGS...: run line until it prints something; 0 when it ran
 # line size or 0 (an independent copy of lib/os/line_rule.c, to check it).
 line_rule() {
 	awk 'NR > 1 { if ($2 > 1.3 * prev) jumped = 1
-	              else if (jumped && $2 < 1.15 * prev) { print pstride; found = 1; exit } }
+	              else if (jumped && $2 < 1.15 * prev && pstride >= 16) { print pstride; found = 1; exit }
+	              else if (jumped && $2 < 1.15 * prev) jumped = 0 }
 	     { prev = $2; pstride = $1 }
 	     END { if (!found) print 0 }'
 }

@@ -489,6 +489,19 @@ Test(os_files, line_rule_compares_each_stride_with_the_one_before)
 	cr_assert_eq(rule_on(just_not_flat), 0);
 }
 
+/* On a 32-bit target the strides start at 4 bytes: a jump at 8 and a flat
+ * 16 would make the line 8 bytes, which no CPU has (the armhf CI job read
+ * it on a flat emulated curve). The rule looks further instead. */
+Test(os_files, line_rule_reports_no_line_under_16_bytes)
+{
+	static const size_t strides32[] = { 4, 8, 16, 32, 64, 128 };
+	const double noise[] = { 10, 13.5, 14, 14.2, 14.1, 14.3 };
+	const double later[] = { 10, 13.5, 14, 30, 31, 32 };
+
+	cr_assert_eq(ep_line_find(noise, strides32, 6), 0);
+	cr_assert_eq(ep_line_find(later, strides32, 6), 32);
+}
+
 Test(os_files, line_curve_text_lists_every_point_and_stays_terminated)
 {
 	const double ns[N_LINE_STRIDES] = { 8.8, 15.2, 28.6, 50.9, 87.8, 124.6 };

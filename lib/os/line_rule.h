@@ -11,6 +11,10 @@
 
 #define EP_LINE_JUMP 1.3  /* line_find: a rise over the previous stride that marks the jump */
 #define EP_LINE_FLAT 1.15 /* line_find: a rise small enough to count as the plateau */
+/* The smallest line size the rule reports: no CPU has a line under 16
+ * bytes, so a plateau after 4 or 8 bytes (strides start at a pointer's
+ * size) is noise, seen on a flat emulated curve in the armhf CI job. */
+#define EP_LINE_MIN_BYTES 16
 
 /**
  * ep_line_find() - lmbench line_find's rule on a curve.
@@ -21,7 +25,9 @@
  * Walking up the strides, the first rise of more than EP_LINE_JUMP over the
  * previous stride marks the jump; after it, the first stride less than
  * EP_LINE_FLAT above the previous one is past the line, and the line is
- * the stride before it. A curve that keeps rising (prefetchers pulling in
+ * the stride before it. A plateau that would put the line below
+ * EP_LINE_MIN_BYTES is not the line: the walk goes on as if no jump had
+ * been seen. A curve that keeps rising (prefetchers pulling in
  * neighbouring lines, per-page costs shared by fewer loads as the stride
  * grows) or never jumps gives no line.
  *
