@@ -26,6 +26,8 @@ UNITS = {
     "bits/sec": "bit/s", "Mbits/sec": "Mbit/s", "Mbytes/sec": "MB/s", "mb/s": "MB/s",
     "mbs": "MB/s", "microsec": "us", "nanosec": "ns", "mips": "MIPS",
     "KBytes/Sec": "kB/s",
+    # lmbench's column name for lat_fs's count, TI's unit for it; os.fs's unit
+    "num_files": "files",
 }
 
 
