@@ -8,8 +8,10 @@
  *
  *   @table [match=GLOB] [kernel=K,..] [metric=M,..] [LABEL=VALUE ..]
  *          [sort=name] [unit=FROM:TO:FACTOR] [from=system] TITLE
- *   @key LABEL [divide=N] HEADER a key column: rows are the label's values
- *                                (divide=N: shown as a number divided by N)
+ *   @key LABEL [divide=N] [size=fio] HEADER a key column: rows are the
+ *                                label's values (divide=N: shown as a number
+ *                                divided by N; size=fio: a size as fio prints
+ *                                bs, 4k, 256k, 1m)
  *   @column [metric=M] [label=L] [LABEL=VALUE ..] [unit=..] HEADER
  *   @unmeasured REASON           why the table has no rows (no kernel)
  *   @missing "ROW" REASON        a row no kernel measures (yet), and why
@@ -319,7 +321,7 @@ static void list_name(const struct table *t, const embperf_result *r, char *buf,
 		 shown_unit(r, &t->conv, &f));
 }
 
-/* The operands and header of "@key LABEL [divide=N] HEADER", after the label. */
+/* The operands and header of "@key LABEL [divide=N] [size=fio] HEADER", after the label. */
 static const char *key_rest(const struct suite_directive *d, char *label, size_t size)
 {
 	size_t len = strcspn(d->args, " \t");
@@ -328,10 +330,45 @@ static const char *key_rest(const struct suite_directive *d, char *label, size_t
 	return d->args + len + strspn(d->args + len, " \t");
 }
 
+/*
+ * A size as fio prints a block size: the largest binary suffix that divides
+ * it, lowercase (4k, 256k, 1m). TI keys its fio tables so; a label written
+ * "1M" or "1048576" shows the same. Left as it is when not a whole size.
+ */
+static void fio_size(char *value, size_t size)
+{
+	static const char suffix[] = "kmgt";
+	double v = guide_number(value);
+	int i = -1;
+
+	if (isnan(v) || v < 1.0 || v != floor(v))
+		return;
+	while (i < 3 && fmod(v, 1024.0) == 0.0) {
+		v /= 1024.0;
+		i++;
+	}
+	if (i < 0)
+		snprintf(value, size, "%.15g", v);
+	else
+		snprintf(value, size, "%.15g%c", v, suffix[i]);
+}
+
+/* A key label's value as its @key options show it (divide=N, size=fio). */
+static void key_shown(const char *rest, char *value, size_t size)
+{
+	char opt[32];
+
+	if (guide_arg(rest, "divide", opt, sizeof(opt)) && atof(opt) > 0 &&
+	    !isnan(guide_number(value)))
+		snprintf(value, size, "%.15g", guide_number(value) / atof(opt));
+	if (guide_arg(rest, "size", opt, sizeof(opt)) && !strcmp(opt, "fio"))
+		fio_size(value, size);
+}
+
 /* The key tuple of @r as one string "v1\tv2"; 0 when @r lacks a key label. */
 static int key_of(const struct table *t, const embperf_result *r, char *buf, size_t size)
 {
-	char label[64], value[128], divide[32];
+	char label[64], value[128];
 	size_t used = 0;
 
 	buf[0] = '\0';
@@ -340,9 +377,7 @@ static int key_of(const struct table *t, const embperf_result *r, char *buf, siz
 
 		if (embperf_result_label(r, label, value, sizeof(value)) < 0)
 			return 0;
-		if (guide_arg(rest, "divide", divide, sizeof(divide)) && atof(divide) > 0 &&
-		    !isnan(guide_number(value)))
-			snprintf(value, sizeof(value), "%.15g", guide_number(value) / atof(divide));
+		key_shown(rest, value, sizeof(value));
 		used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? "\t" : "", value);
 	}
 	return 1;

@@ -58,6 +58,7 @@ static const struct key_info keys[] = {
 	{ "storage", "remount", "1: unmount and mount each folder before a read (root; the folders are mount points)" },
 	{ "storage", "file_size", "the file size of the file system and raw rows (100M)" },
 	{ "storage", "ubifs_file_size", "the file size of the UBIFS rows (8M: a flash volume is small and slow)" },
+	{ "storage", "fio_file_size", "the file size of the fio rows (1G, as TI's fio runs)" },
 };
 
 static const char *const sections[] = { "", "network", "audio", "storage", "parameters" };
