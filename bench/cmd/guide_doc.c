@@ -8,10 +8,12 @@
  *
  *   @table [match=GLOB] [kernel=K,..] [metric=M,..] [LABEL=VALUE ..]
  *          [sort=name] [unit=FROM:TO:FACTOR] [from=system] TITLE
- *   @key LABEL [divide=N] [size=fio] HEADER a key column: rows are the
- *                                label's values (divide=N: shown as a number
- *                                divided by N; size=fio: a size as fio prints
- *                                bs, 4k, 256k, 1m)
+ *   @key LABEL [divide=N] [size=fio] [command=P1,P2..] HEADER
+ *                                a key column: rows are the label's values
+ *                                (divide=N: shown as a number divided by N;
+ *                                size=fio: a size as fio prints bs, 4k, 256k,
+ *                                1m; command=P1,..: the command that ran the
+ *                                row, "embperf run KERNEL P1=V1 ..")
  *   @column [metric=M] [label=L] [LABEL=VALUE ..] [unit=..] HEADER
  *   @unmeasured REASON           why the table has no rows (no kernel)
  *   @missing "ROW" REASON        a row no kernel measures (yet), and why
@@ -321,7 +323,7 @@ static void list_name(const struct table *t, const embperf_result *r, char *buf,
 		 shown_unit(r, &t->conv, &f));
 }
 
-/* The operands and header of "@key LABEL [divide=N] [size=fio] HEADER", after the label. */
+/* The operands and header of "@key LABEL [options] HEADER", after the label. */
 static const char *key_rest(const struct suite_directive *d, char *label, size_t size)
 {
 	size_t len = strcspn(d->args, " \t");
@@ -353,16 +355,36 @@ static void fio_size(char *value, size_t size)
 		snprintf(value, size, "%.15g%c", v, suffix[i]);
 }
 
-/* A key label's value as its @key options show it (divide=N, size=fio). */
-static void key_shown(const char *rest, char *value, size_t size)
+/*
+ * command=P1,P2: the row's "Command Used" as the command that measured it,
+ * "embperf run KERNEL P1=V1 P2=V2" with the values it ran with (a vendor
+ * prints its tool's command line there; ours is the honest equivalent).
+ */
+static void command_shown(const char *names, const embperf_result *r, char *value, size_t size)
 {
-	char opt[32];
+	char list[128], one[96], *save = NULL;
+	size_t used;
+
+	snprintf(list, sizeof(list), "%s", names);
+	used = (size_t)snprintf(value, size, "embperf run %s", embperf_result_kernel(r));
+	for (char *name = strtok_r(list, ",", &save); name && used < size;
+	     name = strtok_r(NULL, ",", &save))
+		if (guide_arg(embperf_result_params(r), name, one, sizeof(one)))
+			used += (size_t)snprintf(value + used, size - used, " %s=%s", name, one);
+}
+
+/* A key label's value as its @key options show it (divide=N, size=fio, command=..). */
+static void key_shown(const char *rest, const embperf_result *r, char *value, size_t size)
+{
+	char opt[128];
 
 	if (guide_arg(rest, "divide", opt, sizeof(opt)) && atof(opt) > 0 &&
 	    !isnan(guide_number(value)))
 		snprintf(value, size, "%.15g", guide_number(value) / atof(opt));
 	if (guide_arg(rest, "size", opt, sizeof(opt)) && !strcmp(opt, "fio"))
 		fio_size(value, size);
+	if (guide_arg(rest, "command", opt, sizeof(opt)))
+		command_shown(opt, r, value, size);
 }
 
 /* The key tuple of @r as one string "v1\tv2"; 0 when @r lacks a key label. */
@@ -377,7 +399,7 @@ static int key_of(const struct table *t, const embperf_result *r, char *buf, siz
 
 		if (embperf_result_label(r, label, value, sizeof(value)) < 0)
 			return 0;
-		key_shown(rest, value, sizeof(value));
+		key_shown(rest, r, value, sizeof(value));
 		used += (size_t)snprintf(buf + used, size - used, "%s%s", k ? "\t" : "", value);
 	}
 	return 1;
