@@ -31,6 +31,14 @@ enum cli_exit {
 	CLI_EXIT_CANCELLED = 130,
 };
 
+/** cli_exit_of_run() - the exit code of a run's return value (0, -ECANCELED, -ETIME, other). */
+int cli_exit_of_run(int err);
+/**
+ * cli_exit_worse() - the more serious of two exit codes, in the order
+ * scripts should see them: cancelled, usage, file, budget, run, regression.
+ */
+int cli_exit_worse(int a, int b);
+
 /**
  * struct cli_options - the command line, once parsed.
  * @format:        rendering of reports (enum embperf_format).

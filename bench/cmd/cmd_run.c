@@ -139,31 +139,6 @@ static int set_assignment(embperf_bench *b, const char *arg, const char *where)
 	return err;
 }
 
-/* Exit code of a run's return value. */
-static int run_status(int err)
-{
-	if (err == 0)
-		return CLI_EXIT_OK;
-	if (err == -ECANCELED)
-		return CLI_EXIT_CANCELLED;
-	if (err == -ETIME)
-		return CLI_EXIT_BUDGET;
-	return CLI_EXIT_RUN;
-}
-
-/* The more serious of two exit codes, in the order scripts should see them. */
-static int worse(int a, int b)
-{
-	static const int order[] = {
-		CLI_EXIT_CANCELLED, CLI_EXIT_USAGE, CLI_EXIT_FILE, CLI_EXIT_BUDGET,
-		CLI_EXIT_RUN,       CLI_EXIT_REGRESSION,
-	};
-
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (a == order[i] || b == order[i])
-			return order[i];
-	return CLI_EXIT_OK;
-}
 
 /* Where entry @i comes from, for messages: "memory:12: bw_mem-rd-1mb: ". */
 static void entry_where(const struct plan *p, int i, char *buf, size_t size)
@@ -235,15 +210,15 @@ static int run_entry(struct plan *p, int i, embperf_report *report)
 	p->progress.index = i;
 	p->progress.title = p->titles[i] && !strchr(p->titles[i], '{') ? p->titles[i] : NULL;
 	err = embperf_bench_run(p->benches[i]);
-	status = run_status(err);
+	status = cli_exit_of_run(err);
 	if (status == CLI_EXIT_RUN) {
 		entry_where(p, i, where, sizeof(where));
 		cli_error("%s%s", where, embperf_bench_errmsg(p->benches[i]));
 	}
 	/* A run the budget cut short keeps its samples: they are reported. */
 	if (status == CLI_EXIT_OK || status == CLI_EXIT_BUDGET) {
-		status = worse(status, collect(p, i, report));
-		status = worse(status, collect_aliases(p, i, report));
+		status = cli_exit_worse(status, collect(p, i, report));
+		status = cli_exit_worse(status, collect_aliases(p, i, report));
 	}
 	embperf_bench_free(p->benches[i]);
 	p->benches[i] = NULL;
@@ -261,7 +236,7 @@ static int run_all(const struct cli_options *opt, struct plan *p, embperf_report
 	for (int i = 0; i < p->count; i++) {
 		int s = run_entry(p, i, report);
 
-		status = worse(status, s);
+		status = cli_exit_worse(status, s);
 		if (s == CLI_EXIT_CANCELLED)
 			break;
 		if (s == CLI_EXIT_BUDGET) {
@@ -300,11 +275,11 @@ static int execute(const struct cli_options *opt, struct plan *p)
 	}
 	if (p->baseline)
 		verdict = cli_judge(opt, report, p->baseline);
-	status = worse(status, cli_emit_report(opt, report));
+	status = cli_exit_worse(status, cli_emit_report(opt, report));
 	if (opt->plot_path)
-		status = worse(status, cli_plot_report(opt, report, "--plot: the run", opt->plot_path));
+		status = cli_exit_worse(status, cli_plot_report(opt, report, "--plot: the run", opt->plot_path));
 	embperf_report_free(report);
-	return worse(status, verdict);
+	return cli_exit_worse(status, verdict);
 }
 
 /**

@@ -410,30 +410,6 @@ static void print_plan(const struct guide *g)
 	}
 }
 
-/* Exit code of a run's return value, as `suite` has them. */
-static int run_status(int err)
-{
-	if (err == 0)
-		return CLI_EXIT_OK;
-	if (err == -ECANCELED)
-		return CLI_EXIT_CANCELLED;
-	if (err == -ETIME)
-		return CLI_EXIT_BUDGET;
-	return CLI_EXIT_RUN;
-}
-
-/* The more serious of two exit codes. */
-static int worse(int a, int b)
-{
-	static const int order[] = { CLI_EXIT_CANCELLED, CLI_EXIT_USAGE,  CLI_EXIT_FILE,
-				     CLI_EXIT_BUDGET,    CLI_EXIT_RUN,    CLI_EXIT_REGRESSION };
-
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (a == order[i] || b == order[i])
-			return order[i];
-	return CLI_EXIT_OK;
-}
-
 /* The rows of entry @i (and of the aliases naming it) into the report. */
 static int collect(struct guide *g, int i)
 {
@@ -550,17 +526,17 @@ static int run_all(struct guide *g)
 		}
 		show_where(g, i, ordinal++);
 		err = embperf_bench_run(ge->bench);
-		s = run_status(err);
+		s = cli_exit_of_run(err);
 		if (s == CLI_EXIT_RUN)
 			failed(g, i, err);
 		else if (s == CLI_EXIT_OK || s == CLI_EXIT_BUDGET)
-			s = worse(s, collect(g, i));
+			s = cli_exit_worse(s, collect(g, i));
 		if (s == CLI_EXIT_CANCELLED || s == CLI_EXIT_BUDGET) {
 			stop = s;
 			if (s == CLI_EXIT_CANCELLED)
 				snprintf(ge->reason, sizeof(ge->reason), "cancelled (SIGINT) while this row ran");
 		}
-		status = worse(status, s);
+		status = cli_exit_worse(status, s);
 		embperf_bench_free(ge->bench);
 		ge->bench = NULL;
 	}
@@ -697,11 +673,11 @@ static int write_guide(struct guide *g)
 		cli_error("%s", embperf_report_errmsg(g->report));
 		status = CLI_EXIT_FILE;
 	}
-	status = worse(status, guide_render_dir(g->opt, g->layout, g->report, NULL, dir));
+	status = cli_exit_worse(status, guide_render_dir(g->opt, g->layout, g->report, NULL, dir));
 	if (baseline)
-		status = worse(status, guide_render_dir(g->opt, g->layout, g->report, baseline, dir));
+		status = cli_exit_worse(status, guide_render_dir(g->opt, g->layout, g->report, baseline, dir));
 	embperf_report_free(baseline);
-	return worse(status, verdict);
+	return cli_exit_worse(status, verdict);
 }
 
 static void guide_free(struct guide *g)
@@ -760,7 +736,7 @@ int cmd_guide(const struct cli_options *opt)
 		status = run_all(&g);
 		if (status == CLI_EXIT_CANCELLED)
 			cli_error("cancelled: the guide keeps what was measured");
-		status = worse(status, write_guide(&g));
+		status = cli_exit_worse(status, write_guide(&g));
 	}
 	guide_free(&g);
 	cli_session_close(g.ctx);

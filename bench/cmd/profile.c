@@ -63,18 +63,6 @@ static const struct key_info keys[] = {
 
 static const char *const sections[] = { "", "network", "audio", "storage", "parameters" };
 
-static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, err_size, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 static int in_list(const char *word, size_t len, const char *const *list, size_t n)
 {
@@ -186,15 +174,15 @@ static int add_item(struct profile *p, const char *section, const char *key, con
 	if (!belongs || strcmp(belongs, section)) {
 		keys_of(section, list, sizeof(list));
 		if (belongs)
-			return fail(err, err_size, -EBADMSG, "%s: key '%s' belongs in section [%s]",
+			return suite_fail(err, err_size, -EBADMSG, "%s: key '%s' belongs in section [%s]",
 				    where, key, *belongs ? belongs : "top (before any [section])");
-		return fail(err, err_size, -EBADMSG, "%s: unknown key '%s' in %s%s%s (accepted: %s)",
+		return suite_fail(err, err_size, -EBADMSG, "%s: unknown key '%s' in %s%s%s (accepted: %s)",
 			    where, key, *section ? "[" : "the top", section, *section ? "]" : "",
 			    list);
 	}
 	item = profile_find(p, key);
 	if (item)
-		return fail(err, err_size, -EBADMSG, "%s: key '%s' is already given at %s", where,
+		return suite_fail(err, err_size, -EBADMSG, "%s: key '%s' is already given at %s", where,
 			    key, item->where);
 	grown = realloc(p->items, (size_t)(p->n_items + 1) * sizeof(*grown));
 	if (!grown)
@@ -220,7 +208,7 @@ static int parse_section(char *line, const char **section, const char *where, ch
 			return 0;
 		}
 	}
-	return fail(err, err_size, -EBADMSG,
+	return suite_fail(err, err_size, -EBADMSG,
 		    "%s: unknown section [%s] (accepted: [network], [audio], [storage], [parameters])",
 		    where, line);
 }
@@ -248,7 +236,7 @@ static int parse_lines(struct profile *p, char *err, size_t err_size)
 		}
 		eq = strchr(s, '=');
 		if (!eq || eq == s)
-			return fail(err, err_size, -EBADMSG,
+			return suite_fail(err, err_size, -EBADMSG,
 				    "%s: expected 'key = value' or '[section]', got '%s'", where, s);
 		*eq = '\0';
 		ret = add_item(p, section, trim(s), trim(eq + 1), where, err, err_size);
@@ -280,7 +268,7 @@ static int add_operands(struct profile *p, char **operands, int n, char *err, si
 		cursor += strlen(cursor) + 1;
 		eq = strchr(key, '=');
 		if (!eq || eq == key)
-			return fail(err, err_size, -EBADMSG, "%s: expected key=value", where);
+			return suite_fail(err, err_size, -EBADMSG, "%s: expected key=value", where);
 		*eq = '\0';
 		old = profile_find(p, key);
 		if (old)
@@ -307,7 +295,7 @@ static int read_profile(const char *path, char **text, char *err, size_t err_siz
 		free(buf);
 		if (fd >= 0)
 			close(fd);
-		return fail(err, err_size, code, "%s: %s", path, strerror(-code));
+		return suite_fail(err, err_size, code, "%s: %s", path, strerror(-code));
 	}
 	n = read(fd, buf, PROFILE_MAX_BYTES + 1);
 	close(fd);
@@ -315,7 +303,7 @@ static int read_profile(const char *path, char **text, char *err, size_t err_siz
 		int code = n < 0 ? -errno : -EBADMSG;
 
 		free(buf);
-		return fail(err, err_size, code, "%s: %s", path,
+		return suite_fail(err, err_size, code, "%s: %s", path,
 			    n < 0 ? strerror(-code) : "not a profile (larger than 64 KiB, or binary)");
 	}
 	buf[n] = '\0';
@@ -362,20 +350,20 @@ static int check_raw(const struct profile *p, const struct profile_item *it, cha
 	struct stat st;
 
 	if (stat(it->value, &st) < 0)
-		return fail(err, err_size, -EINVAL, "%s: %s = %s: %s", it->where, it->key, it->value,
+		return suite_fail(err, err_size, -EINVAL, "%s: %s = %s: %s", it->where, it->key, it->value,
 			    strerror(errno));
 	if (S_ISREG(st.st_mode))
 		return 0;
 	if (!S_ISBLK(st.st_mode))
-		return fail(err, err_size, -EINVAL,
+		return suite_fail(err, err_size, -EINVAL,
 			    "%s: %s = %s: neither a block device nor a file (a raw flash is read through its mtdblock device)",
 			    it->where, it->key, it->value);
 	if (mounted(st.st_rdev))
-		return fail(err, err_size, -EINVAL,
+		return suite_fail(err, err_size, -EINVAL,
 			    "%s: %s = %s: the device or one of its partitions is mounted; a raw target must not be (unmount it, or name a free device)",
 			    it->where, it->key, it->value);
 	if (strcmp(profile_value(p, "destructive", "0"), "1"))
-		return fail(err, err_size, -EINVAL,
+		return suite_fail(err, err_size, -EINVAL,
 			    "%s: %s = %s: a block device is written by the guide's raw rows, which destroys its data: add 'destructive = 1' to [storage] to allow it",
 			    it->where, it->key, it->value);
 	return 0;
@@ -388,28 +376,28 @@ static int check_value(const struct profile *p, const struct profile_item *it, c
 	char path[300];
 
 	if (!*it->value)
-		return fail(err, err_size, -EINVAL, "%s: %s has no value", it->where, it->key);
+		return suite_fail(err, err_size, -EINVAL, "%s: %s has no value", it->where, it->key);
 	if (is_folder_key(it->key) && stat(it->value, &st) < 0)
-		return fail(err, err_size, -EINVAL, "%s: %s = %s: %s (a folder on that medium and file system)",
+		return suite_fail(err, err_size, -EINVAL, "%s: %s = %s: %s (a folder on that medium and file system)",
 			    it->where, it->key, it->value, strerror(errno));
 	if (is_folder_key(it->key) && !S_ISDIR(st.st_mode))
-		return fail(err, err_size, -EINVAL, "%s: %s = %s: not a folder", it->where, it->key,
+		return suite_fail(err, err_size, -EINVAL, "%s: %s = %s: not a folder", it->where, it->key,
 			    it->value);
 	if (is_raw_key(it->key))
 		return check_raw(p, it, err, err_size);
 	if (!strcmp(it->key, "interface")) {
 		snprintf(path, sizeof(path), "/sys/class/net/%s", it->value);
 		if (strchr(it->value, '/') || access(path, F_OK) < 0)
-			return fail(err, err_size, -EINVAL,
+			return suite_fail(err, err_size, -EINVAL,
 				    "%s: interface = %s: this host has no such network interface (see ip link)",
 				    it->where, it->value);
 	}
 	if (!strcmp(it->key, "durations") && strcmp(it->value, "short") && strcmp(it->value, "full"))
-		return fail(err, err_size, -EINVAL, "%s: durations = %s: accepted: short, full",
+		return suite_fail(err, err_size, -EINVAL, "%s: durations = %s: accepted: short, full",
 			    it->where, it->value);
 	if ((!strcmp(it->key, "destructive") || !strcmp(it->key, "remount")) &&
 	    strcmp(it->value, "0") && strcmp(it->value, "1"))
-		return fail(err, err_size, -EINVAL, "%s: %s = %s: accepted: 0, 1", it->where,
+		return suite_fail(err, err_size, -EINVAL, "%s: %s = %s: accepted: 0, 1", it->where,
 			    it->key, it->value);
 	return 0;
 }

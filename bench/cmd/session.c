@@ -191,3 +191,27 @@ void cli_session_close(embperf_ctx *ctx)
 	cli_progress_clear();
 	embperf_ctx_free(ctx);
 }
+
+int cli_exit_of_run(int err)
+{
+	if (err == 0)
+		return CLI_EXIT_OK;
+	if (err == -ECANCELED)
+		return CLI_EXIT_CANCELLED;
+	if (err == -ETIME)
+		return CLI_EXIT_BUDGET;
+	return CLI_EXIT_RUN;
+}
+
+int cli_exit_worse(int a, int b)
+{
+	static const int order[] = {
+		CLI_EXIT_CANCELLED, CLI_EXIT_USAGE, CLI_EXIT_FILE, CLI_EXIT_BUDGET,
+		CLI_EXIT_RUN,       CLI_EXIT_REGRESSION,
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (a == order[i] || b == order[i])
+			return order[i];
+	return CLI_EXIT_OK;
+}

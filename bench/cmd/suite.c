@@ -59,10 +59,7 @@ const char *suite_builtin_text(const char *name)
 	return NULL;
 }
 
-static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
+int suite_fail(char *err, size_t err_size, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -207,7 +204,7 @@ static int add_layout_directive(struct suite *s, const char *name, char *cursor,
 	struct suite_directive *grown;
 
 	if (st->depth > 0)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: @%s in an included suite: layout directives belong to the guide that includes it",
 			    s->origin, lineno, name);
 	grown = grow(s->directives, s->n_directives, sizeof(*grown));
@@ -250,12 +247,12 @@ static int parse_include_operands(const struct suite *s, struct suite_include *i
 			const char *p = token + sizeof(prefix_option) - 1;
 
 			if (*inc->prefix || !*p || strpbrk(p, "{}"))
-				return fail(err, err_size, -EBADMSG,
+				return suite_fail(err, err_size, -EBADMSG,
 					    "%s:%d: '%s': expected one @prefix=TEXT, TEXT without '{' or '}'",
 					    s->origin, inc->line, token);
 			inc->prefix = p;
 		} else if (!is_assignment(token)) {
-			return fail(err, err_size, -EBADMSG,
+			return suite_fail(err, err_size, -EBADMSG,
 				    "%s:%d: @include %s: expected key=value or @prefix=TEXT, got '%s'",
 				    s->origin, inc->line, inc->name, token);
 		} else if (push(&inc->params, &inc->n_params, token) < 0) {
@@ -367,11 +364,11 @@ static int include_suite(struct suite *s, int index, const struct parse_state *s
 	int ret;
 
 	if (st->depth >= SUITE_MAX_DEPTH)
-		return fail(err, err_size, -EBADMSG, "%s:%d: @include %s: includes nest deeper than %d",
+		return suite_fail(err, err_size, -EBADMSG, "%s:%d: @include %s: includes nest deeper than %d",
 			    s->origin, inc->line, inc->name, SUITE_MAX_DEPTH);
 	ret = read_included(s, inc, st, &text, &origin, &child_st.is_file, inner, sizeof(inner));
 	if (ret == 0 && in_chain(st, origin))
-		ret = fail(inner, sizeof(inner), -EBADMSG, "it includes %s again (a loop)", origin);
+		ret = suite_fail(inner, sizeof(inner), -EBADMSG, "it includes %s again (a loop)", origin);
 	if (ret == 0) {
 		child_st.depth++;
 		child_st.chain[child_st.depth] = origin;
@@ -382,7 +379,7 @@ static int include_suite(struct suite *s, int index, const struct parse_state *s
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0)
-		return fail(err, err_size, -EBADMSG, "%s:%d: @include %s: %s", s->origin, inc->line,
+		return suite_fail(err, err_size, -EBADMSG, "%s:%d: @include %s: %s", s->origin, inc->line,
 			    inc->name, inner);
 	return splice_included(s, index, inc->suite);
 }
@@ -402,7 +399,7 @@ static int parse_include(struct suite *s, char *cursor, int lineno, const struct
 	*inc = (struct suite_include){ .line = lineno, .prefix = "" };
 	inc->name = next_token(&cursor);
 	if (!inc->name)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: expected '@include NAME [key=value ...] [@prefix=TEXT]'", s->origin,
 			    lineno);
 	ret = parse_include_operands(s, inc, cursor, err, err_size);
@@ -423,11 +420,11 @@ static int parse_directive(struct suite *s, char *line, int lineno, const struct
 			return add_layout_directive(s, layout_directives[i], cursor, lineno, st,
 						    err, err_size);
 	if (strcmp(name, "@description") != 0)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: unknown directive '%s' (accepted: @description, @include; in a guide @table, @key, @column, @plot, @unmeasured, @missing, @text)",
 			    s->origin, lineno, name);
 	if (*s->description)
-		return fail(err, err_size, -EBADMSG, "%s:%d: a second @description", s->origin,
+		return suite_fail(err, err_size, -EBADMSG, "%s:%d: a second @description", s->origin,
 			    lineno);
 	s->description = rest_of_line(cursor);
 	return 0;
@@ -479,19 +476,19 @@ static int parse_alias(struct suite *s, char *line, int lineno, char *err, size_
 	a.title = next_token(&cursor);
 	target = next_token(&cursor);
 	if (!a.title || !target || next_token(&cursor))
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: expected '= NEWTITLE TITLE' (an alias: the rows of the entry titled TITLE, reported again as NEWTITLE)",
 			    s->origin, lineno);
 	if (strcmp(a.title, "-") == 0)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: an alias needs a title, not '-'", s->origin, lineno);
 	a.entry = find_entry(s, target);
 	if (a.entry < 0)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: alias '%s': no entry titled '%s' above; accepted: the title of an entry on an earlier line",
 			    s->origin, lineno, a.title, target);
 	if (find_entry(s, a.title) >= 0 || find_alias(s, a.title) >= 0)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: alias '%s': that title is already used above", s->origin,
 			    lineno, a.title);
 	return add_alias(s, &a);
@@ -509,15 +506,15 @@ static int parse_entry_option(const struct suite *s, struct suite_entry *e, cons
 	const char *value = token + sizeof(metric_option) - 1;
 
 	if (strncmp(token, metric_option, sizeof(metric_option) - 1) != 0)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: unknown entry option '%s' (accepted: @metric=NAME[,NAME...])",
 			    s->origin, e->line, token);
 	if (e->metrics)
-		return fail(err, err_size, -EBADMSG, "%s:%d: a second @metric=", s->origin,
+		return suite_fail(err, err_size, -EBADMSG, "%s:%d: a second @metric=", s->origin,
 			    e->line);
 	if (*value == '\0' || *value == ',' || value[strlen(value) - 1] == ',' ||
 	    strstr(value, ",,"))
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: '%s': expected @metric=NAME[,NAME...]", s->origin, e->line,
 			    token);
 	e->metrics = value;
@@ -540,12 +537,12 @@ static int parse_entry(struct suite *s, char *line, int lineno, char *err, size_
 		e.title = NULL;
 	}
 	if (e.title && find_alias(s, e.title) >= 0)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: title '%s' is already an alias above", s->origin, lineno,
 			    e.title);
 	e.kernel = next_token(&cursor);
 	if (!e.kernel)
-		return fail(err, err_size, -EBADMSG,
+		return suite_fail(err, err_size, -EBADMSG,
 			    "%s:%d: expected 'TITLE KERNEL [key=value ...]', got only '%s'",
 			    s->origin, lineno, token);
 	while ((token = next_token(&cursor))) {
@@ -559,7 +556,7 @@ static int parse_entry(struct suite *s, char *line, int lineno, char *err, size_
 		}
 		if (token[0] == '=' || !strchr(token, '=')) {
 			free(e.params);
-			return fail(err, err_size, -EBADMSG,
+			return suite_fail(err, err_size, -EBADMSG,
 				    "%s:%d: expected key=value, got '%s'", s->origin, lineno,
 				    token);
 		}
@@ -648,7 +645,7 @@ static int check_row_names(const struct suite *s, char *err, size_t err_size)
 				continue;
 			row_where(s, &ri, wa, sizeof(wa));
 			row_where(s, &rj, wb, sizeof(wb));
-			return fail(err, err_size, -EBADMSG,
+			return suite_fail(err, err_size, -EBADMSG,
 				    "%s: row name '%s' is also the row name of %s; accepted: names unique in the suite (an @include can add @prefix=TEXT)",
 				    wb, b, wa);
 		}
@@ -674,7 +671,7 @@ static int parse_lines(struct suite *s, const struct parse_state *st, char *err,
 		line = newline ? newline + 1 : NULL;
 	}
 	if (s->n_entries == 0)
-		return fail(err, err_size, -EBADMSG, "%s: no entries (expected lines 'TITLE KERNEL [key=value ...]')",
+		return suite_fail(err, err_size, -EBADMSG, "%s: no entries (expected lines 'TITLE KERNEL [key=value ...]')",
 			    s->origin);
 	return st->depth ? 0 : check_row_names(s, err, err_size);
 }
@@ -686,17 +683,17 @@ static int parse_text(const char *origin, const char *text, struct parse_state *
 	int ret;
 
 	if (!s)
-		return fail(err, err_size, -ENOMEM, "%s: out of memory", origin);
+		return suite_fail(err, err_size, -ENOMEM, "%s: out of memory", origin);
 	s->origin = strdup(origin);
 	s->text = strdup(text);
 	s->description = "";
 	if (!s->origin || !s->text) {
 		suite_free(s);
-		return fail(err, err_size, -ENOMEM, "%s: out of memory", origin);
+		return suite_fail(err, err_size, -ENOMEM, "%s: out of memory", origin);
 	}
 	ret = parse_lines(s, st, err, err_size);
 	if (ret == -ENOMEM)
-		fail(err, err_size, ret, "%s: out of memory", origin);
+		suite_fail(err, err_size, ret, "%s: out of memory", origin);
 	if (ret < 0) {
 		suite_free(s);
 		return ret;
@@ -740,21 +737,21 @@ static int read_text_file(const char *path, char **text, char *err, size_t err_s
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return fail(err, err_size, -errno, "%s: %s", path, strerror(errno));
+		return suite_fail(err, err_size, -errno, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		int code = -errno;
 
 		close(fd);
-		return fail(err, err_size, code, "%s: %s", path, strerror(-code));
+		return suite_fail(err, err_size, code, "%s: %s", path, strerror(-code));
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
-		return fail(err, err_size, -EISDIR, "%s: is a directory, not a suite file", path);
+		return suite_fail(err, err_size, -EISDIR, "%s: is a directory, not a suite file", path);
 	}
 	buf = malloc(SUITE_FILE_MAX_BYTES + 1);
 	if (!buf) {
 		close(fd);
-		return fail(err, err_size, -ENOMEM, "%s: out of memory", path);
+		return suite_fail(err, err_size, -ENOMEM, "%s: out of memory", path);
 	}
 	/* Read one byte more than allowed, to tell a file that is too big. */
 	while (used <= SUITE_FILE_MAX_BYTES) {
@@ -767,7 +764,7 @@ static int read_text_file(const char *path, char **text, char *err, size_t err_s
 
 			free(buf);
 			close(fd);
-			return fail(err, err_size, code, "%s: %s", path, strerror(-code));
+			return suite_fail(err, err_size, code, "%s: %s", path, strerror(-code));
 		}
 		if (n == 0)
 			break;
@@ -776,7 +773,7 @@ static int read_text_file(const char *path, char **text, char *err, size_t err_s
 	close(fd);
 	if (used > SUITE_FILE_MAX_BYTES || memchr(buf, '\0', used)) {
 		free(buf);
-		return fail(err, err_size, -EBADMSG, "%s: %s", path,
+		return suite_fail(err, err_size, -EBADMSG, "%s: %s", path,
 			    used > SUITE_FILE_MAX_BYTES ? "larger than 1 MiB, not a suite file" :
 							  "holds NUL bytes, not a suite file");
 	}

@@ -275,4 +275,12 @@ char *entry_title(const char *prefix, const char *title);
 int entry_add_rows(embperf_report *report, const embperf_bench *b, const char *prefix,
 		   const char *title);
 
+/**
+ * suite_fail() - write the message of an error of a suite or profile file
+ * into @err (at most @err_size bytes, terminated).
+ * Return: @code, so that a parser can return suite_fail(...).
+ */
+int suite_fail(char *err, size_t err_size, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif /* EMBPERF_BENCH_SUITE_H */
