@@ -30,6 +30,7 @@
 #include "embperf.h"
 #include "lib/net/addr.h"
 #include "lib/net/client.h"
+#include "emulated.h"
 #include "proc_state.h"
 
 static embperf_ctx *ctx;
@@ -324,7 +325,10 @@ Test(net_tcp, udp_rr_runs)
  * transactions of the measured part are lost, and the trial goes on.
  * Bounds: drops of the window >= floor(started / 4) - 1 (the window may cut
  * a cycle of 4 at either end); a response later than lost_after (100 ms, a
- * stall of this loaded VM) may add one, never take one away.
+ * stall of this loaded VM) may add one, never take one away. Natively at
+ * most 3 such stalls in the second; under qemu-user they are common (the
+ * armhf CI job read 9 lost of 20 started), so there only the lower bound
+ * and "some answered" hold.
  */
 Test(net_tcp, udp_rr_counts_every_lost_transaction)
 {
@@ -340,7 +344,9 @@ Test(net_tcp, udp_rr_counts_every_lost_transaction)
 	started = lost + answered;
 	cr_assert_gt(lost, 0.0);
 	cr_assert_geq(lost, floor(started / 4.0) - 1.0, "%g lost of %g", lost, started);
-	cr_assert_leq(lost, ceil(started / 4.0) + 3.0, "%g lost of %g", lost, started);
+	if (!tp_emulated())
+		cr_assert_leq(lost, ceil(started / 4.0) + 3.0, "%g lost of %g", lost, started);
+	cr_assert_gt(answered, 0.0, "%g lost of %g", lost, started);
 	cr_assert_float_eq(value("loss"), 100.0 * lost / started, 1e-6);
 }
 
