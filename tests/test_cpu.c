@@ -285,6 +285,19 @@ Test(cpu, mhz_is_plausible_and_agrees_with_add_latency)
 	double clock_mhz = value_of(mhz, "mhz", ""), period_ns = value_of(mhz, "clock", "");
 	double add_ns, add_cycles;
 
+	/*
+	 * A fit of loop times disturbed by load can land far off (the CI of
+	 * 8b84c67 read 16207 MHz once, the gcc job beside the others), as
+	 * lmbench's mhz does: up to three runs, one in range is enough; a
+	 * unit mistake is out of range in all three.
+	 */
+	for (int again = 0; again < 2 && !(clock_mhz >= 100.0 && clock_mhz <= 10000.0); again++) {
+		tp_figure("cpu.mhz read %.1f MHz; run again", clock_mhz);
+		embperf_bench_free(mhz);
+		mhz = run_mhz();
+		clock_mhz = value_of(mhz, "mhz", "");
+		period_ns = value_of(mhz, "clock", "");
+	}
 	cr_assert(clock_mhz >= 100.0 && clock_mhz <= 10000.0, "%g MHz", clock_mhz);
 	cr_assert_float_eq(clock_mhz * period_ns, 1000.0, 1e-6);
 	set2(ops, "int", "add");
