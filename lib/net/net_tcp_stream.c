@@ -330,7 +330,7 @@ static double tx_rate(struct tcp_stream *st, struct ep_trial *t, uint64_t measur
 	ep_run_log(st->run, EMBPERF_LOG_WARNING,
 		   "net.tcp.stream: the peer could not time the measured bytes (they arrived "
 		   "between two of its time points); this trial's throughput is the sender's");
-	return mbit_per_s(measured, ep_tally_elapsed_ns(ep_trial_tally(t)));
+	return mbit_per_s(measured, ep_trial_elapsed_ns(t));
 }
 
 static int body_tx(struct tcp_stream *st, struct ep_trial *t)
@@ -343,9 +343,7 @@ static int body_tx(struct tcp_stream *st, struct ep_trial *t)
 	if (!rc)
 		rc = tx_report(st, ramp, measured, &r, &mbps);
 	if (!rc)
-		mbps = tx_rate(st, t, measured, mbps);
-	if (!rc)
-		count_figures(ep_trial_tally(t), mbps, &r);
+		count_figures(ep_trial_tally(t), tx_rate(st, t, measured, mbps), &r);
 	return rc;
 }
 
@@ -448,9 +446,9 @@ static int both_figures(struct tcp_stream *st, struct ep_trial *t, uint64_t ramp
 
 	if (rc)
 		return rc;
-	tx_mbps = tx_rate(st, t, measured, tx_mbps);
 	if (r.sent < rx_bytes)
 		return fail(st, -EPROTO, "report", "the peer sent less than this host received");
+	tx_mbps = tx_rate(st, t, measured, tx_mbps);
 	count_figures(ta, tx_mbps + rx_mbps, &r);
 	ep_tally_count_after(ta, C_THROUGHPUT_TX, tx_mbps);
 	ep_tally_count_after(ta, C_THROUGHPUT_RX, rx_mbps);

@@ -16,11 +16,11 @@ size_t ep_line_find(const double *ns, const size_t *stride_bytes, int n)
 	for (int i = 1; i < n; i++) {
 		if (ns[i] > EP_LINE_JUMP * ns[i - 1])
 			jumped = 1;
-		else if (jumped && ns[i] < EP_LINE_FLAT * ns[i - 1] &&
-			 stride_bytes[i - 1] >= EP_LINE_MIN_BYTES)
-			return stride_bytes[i - 1];
-		else if (jumped && ns[i] < EP_LINE_FLAT * ns[i - 1])
+		else if (jumped && ns[i] < EP_LINE_FLAT * ns[i - 1]) {
+			if (stride_bytes[i - 1] >= EP_LINE_MIN_BYTES)
+				return stride_bytes[i - 1];
 			jumped = 0; /* a "line" under 16 bytes: noise, look further */
+		}
 	}
 	return 0;
 }
