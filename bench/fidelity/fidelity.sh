@@ -14,14 +14,16 @@
 #   - both tools pinned alike (PIN_CPU, default 1, for one-process rows);
 #   - interleaved: every round runs each row's reference and embperf once,
 #     the reference first in odd rounds and embperf first in even ones;
-#   - at least 5 rounds (ROUNDS, -r);
+#   - 7 rounds by default (ROUNDS, -r): 5 give a verdict, 6 the first
+#     95 % interval;
 #   - before each round the machine must be quiet (quiet.sh: 1-minute load
 #     below 1, the CPUs under 5 % busy for 2 s); the harness waits, or stops
 #     saying who is busy; the load is written beside every round;
 #   - per row: the paired ratio's median (embperf / reference, round by
 #     round) with its distribution-free 95 % interval, each tool's median
 #     and spread ((max - min) / median over the rounds), and a verdict
-#     against the row's band.
+#     against the row's band: met, NOT met, or unresolved (the median out
+#     of the band, its interval reaching into it).
 # A family whose reference is missing is named and skipped; a reference
 # that fails prints its own error beside the row. Each family's rounds go
 # to DIR/data/CPU/FAMILY.tsv (the raw figures, kept); DIR/CPU.md is made
@@ -32,7 +34,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=$src/build
-rounds=${ROUNDS:-5}
+rounds=${ROUNDS:-7}
 out=$src/doc/fidelity
 list=0 page_only=0
 fams=()
@@ -160,6 +162,19 @@ run_family() { # NAME
 	)
 }
 
+# The summary rows of every family with data, as markdown.
+page_rows() {
+	local f name
+	for f in "$data"/*.tsv; do
+		name=${f##*/}
+		name=${name%.tsv}
+		(
+			. "$here/fam-$name.sh"
+			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" -v md=1 "$f"
+		)
+	done
+}
+
 write_page() {
 	local page=$out/$cpu_slug.md f
 	[ -d "$data" ] || { echo "fidelity.sh: no data in $data" >&2; return 1; }
@@ -170,19 +185,27 @@ write_page() {
 		echo "Made by \`bench/fidelity/fidelity.sh\` from the data files in \`data/$cpu_slug/\`;"
 		echo "the protocol is in [README.md](README.md). Ratio: embperf / reference, the median of"
 		echo "the round-by-round ratios with its 95 % interval; spread: (max - min) / median over the"
-		echo "rounds, reference / embperf; verdict: the median within the row's band (and, after a"
-		echo "slash, 'spread' when embperf's spread is above the reference's)."
+		echo "rounds, reference / embperf; verdict: **met** when the median is within the row's band,"
+		echo "**NOT met** when it is outside and so is its interval (or there is no interval, below 6"
+		echo "rounds), **unresolved** when it is outside but its interval reaches into the band (the"
+		echo "rounds cannot tell); after a slash, 'spread' when embperf's spread is above the reference's."
+		echo
+		page_rows >"$out/.rows.$$"
+		echo "| family | rows | met | unresolved | NOT met | embperf spreads more |"
+		echo "|---|---|---|---|---|---|"
+		awk -F' [|] ' '{ f = substr($1, 3); n[f]++; if (!(f in o)) o[f] = ++k
+			v = $8; sub(/ [|]$/, "", v)
+			if (v ~ /^met/) m[f]++; else if (v ~ /^unresolved/) u[f]++; else if (v ~ /^NOT met/) x[f]++
+			if (v ~ /spread/) s[f]++ }
+			END { for (f in o) l[o[f]] = f
+			for (i = 1; i <= k; i++) { f = l[i]
+				printf "| %s | %d | %d | %d | %d | %d |\n", f, n[f], m[f], u[f], x[f], s[f] } }' \
+			"$out/.rows.$$"
 		echo
 		echo "| family | row | reference | embperf | ratio [95 % interval] | spread ref / emb | band | verdict |"
 		echo "|---|---|---|---|---|---|---|---|"
-		for f in "$data"/*.tsv; do
-			local name=${f##*/}
-			name=${name%.tsv}
-			(
-				. "$here/fam-$name.sh"
-				awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" -v md=1 "$f"
-			)
-		done
+		cat "$out/.rows.$$"
+		rm -f "$out/.rows.$$"
 		echo
 		echo "## The rounds"
 		for f in "$data"/*.tsv; do

@@ -7,7 +7,9 @@
 # paired ratio embperf / reference round by round, its median and a
 # distribution-free interval of at least 95 % (ranks j and n + 1 - j of the
 # sorted ratios, j the largest with P(Binomial(n, 1/2) < j) <= 0.025; none
-# below 6 pairs), and the verdict against the row's band.
+# below 6 pairs), and the verdict against the row's band: "met" (the median
+# in the band), "NOT met" (outside it, and so is the interval when there is
+# one), "unresolved" (outside it, but the interval reaches into the band).
 #
 # Variables (awk -v): fam (the family's name), bands ("REGEX=LO:HI;..."),
 # the first REGEX matching the KEY gives its band, default 0.95:1.05), md
@@ -87,6 +89,10 @@ function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verd
 		j = ci_rank(n)
 		ci = j >= 1 ? sprintf(" [%.3f, %.3f]", r[j], r[n + 1 - j]) : " [-]"
 		verdict = rm >= blo && rm <= bhi ? "met" : "NOT met"
+		# A median outside the band whose interval still reaches into it is
+		# not shown to differ: the rounds leave it open.
+		if (verdict != "met" && j >= 1 && r[j] <= bhi && r[n + 1 - j] >= blo)
+			verdict = "unresolved"
 		if (n < 5)
 			verdict = "too few rounds"
 		if (emb_spr > ref_spr && emb_spr > 2)

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test_fidelity_table.sh - the fidelity harness's verdicts
+# (bench/fidelity/table.awk) on made-up rounds whose answers are known:
+# a median in the band is met; outside it, NOT met when the 95 % interval
+# is outside too (or there is none, below 6 rounds), unresolved when the
+# interval reaches into the band; fewer than 5 pairs give no verdict.
+# Usage: test_fidelity_table.sh SRCDIR
+src=${1:?usage: test_fidelity_table.sh SRCDIR}
+. "$(dirname "$0")/tap.sh"
+awkf=$src/bench/fidelity/table.awk
+echo "1..8"
+
+# rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
+rows() {
+	local key=$1 r=0 x
+	shift
+	for x in "$@"; do
+		r=$((r + 1))
+		echo "$r $key reference 100"
+		echo "$r $key embperf $(awk -v x="$x" 'BEGIN { print 100 * x }')"
+	done
+}
+
+# verdict_of KEY RATIO... - the verdict table.awk gives that row, without
+# its spread flag (the reference's rounds here do not move).
+verdict_of() {
+	rows "$@" | awk -f "$awkf" -v fam=t -v bands=".*=0.95:1.05" -v md=1 |
+		awk -F' [|] ' '{ v = $8; sub(/ [|]$/, "", v); sub(/ \/ spread$/, "", v); print v }'
+}
+
+check() { # NAME WANT KEY RATIO...
+	local name=$1 want=$2 got
+	shift 2
+	got=$(verdict_of "$@")
+	if [ "$got" = "$want" ]; then pass "$name: $want"; else fail "$name" "want '$want', got '$got'"; fi
+}
+
+check "inside the band" "met" a 1.00 1.01 0.99 1.02 0.98 1.00 1.01
+check "far outside, tight rounds" "NOT met" b 1.20 1.21 1.19 1.22 1.20 1.18 1.21
+check "outside, interval reaching in" "unresolved" c 1.10 1.20 0.90 1.08 1.30 0.97 1.12
+check "below the band, interval reaching in" "unresolved" d 0.90 0.80 1.00 0.92 0.70 0.99 0.91
+check "5 rounds outside: no interval" "NOT met" e 1.10 1.20 0.90 1.08 1.30
+check "4 rounds" "too few rounds" f 1.00 1.00 1.00 1.00
+# The interval of 7 pairs is ranks 1 and 7: the extremes.
+row=$(rows g 1.10 1.20 0.90 1.08 1.30 0.97 1.12 | awk -f "$awkf" -v fam=t -v bands=".*=0.95:1.05" -v md=1)
+case $row in
+*"1.100 [0.900, 1.300]"*) pass "7 pairs: the median and ranks 1 and 7" ;;
+*) fail "7 pairs: the median and ranks 1 and 7" "row: $row" ;;
+esac
+row=$(rows h 1.00 1.00 1.00 1.00 1.00 1.00 1.00 | awk -f "$awkf" -v fam=t -v bands=".*=0.95:1.05" -v md=1)
+case $row in
+*"| met |") pass "equal rounds: met, no spread flag" ;;
+*) fail "equal rounds: met, no spread flag" "row: $row" ;;
+esac
+[ "$failures" -eq 0 ]
