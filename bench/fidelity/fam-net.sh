@@ -20,7 +20,10 @@
 #                   sent) beside net.udp.stream size=64 unpaced; a generator
 #                   is meant to be at least as fast: its band is open above
 # Neither side is pinned (both tools' defaults); each run in its own session.
-# NET_ROWS picks the groups of rows (default "tcp rr udp64").
+# NET_ROWS picks the groups of rows (default "tcp rr udp64"). Where the
+# runs go is net_host, net_server and net_client: loopback here; another
+# family (fam-netshaped.sh) sources this file and moves them into network
+# namespaces.
 
 NET_SECS=${NET_SECS:-5}
 
@@ -33,16 +36,26 @@ fam_refs() {
 	done
 	echo "iperf3=$(command -v iperf3) ($(iperf3 --version | head -1)); sockperf=$(command -v sockperf) ($(sockperf --version 2>&1 | head -1))"
 }
-fam_setup() {
+net_host=127.0.0.1
+# net_server COMMAND... - a server in a session of its own, in the background.
+net_server() {
+	setsid "$@" >/dev/null 2>&1 &
+	net_pids+=($!)
+}
+# net_client COMMAND... - a client run in a session of its own, waited for.
+net_client() { setsid -w "$@"; }
+
+net_servers() {
 	net_tmp=$(mktemp -d)
 	net_pids=()
-	setsid "$EMBPERF" serve -q --listen 127.0.0.1:15301 & net_pids+=($!)
-	setsid iperf3 -s -B 127.0.0.1 -p 15201 >/dev/null 2>&1 & net_pids+=($!)
-	setsid iperf3 -s -B 127.0.0.1 -p 15202 >/dev/null 2>&1 & net_pids+=($!)
-	setsid sockperf server --tcp -i 127.0.0.1 -p 15401 >/dev/null 2>&1 & net_pids+=($!)
-	setsid sockperf server -i 127.0.0.1 -p 15402 >/dev/null 2>&1 & net_pids+=($!)
+	net_server "$EMBPERF" serve -q --listen "$net_host:15301"
+	net_server iperf3 -s -B "$net_host" -p 15201
+	net_server iperf3 -s -B "$net_host" -p 15202
+	net_server sockperf server --tcp -i "$net_host" -p 15401
+	net_server sockperf server -i "$net_host" -p 15402
 	sleep 1
 }
+fam_setup() { net_servers; }
 fam_cleanup() {
 	local p
 	for p in "${net_pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -64,10 +77,10 @@ tcp_ref() { # uses dir
 	local opt=() got="d['end']['sum_received']['bits_per_second'] / 1e6" back
 	[ "$dir" = rx ] && opt=(-R)
 	if [ "$dir" = both ]; then
-		setsid -w iperf3 -c 127.0.0.1 -p 15202 -O 1 -t "$NET_SECS" -R -J >"$net_tmp/r" 2>&1 &
+		net_client iperf3 -c "$net_host" -p 15202 -O 1 -t "$NET_SECS" -R -J >"$net_tmp/r" 2>&1 &
 		back=$!
 	fi
-	setsid -w iperf3 -c 127.0.0.1 -p 15201 -O 1 -t "$NET_SECS" "${opt[@]}" -J >"$net_tmp/o" 2>&1
+	net_client iperf3 -c "$net_host" -p 15201 -O 1 -t "$NET_SECS" "${opt[@]}" -J >"$net_tmp/o" 2>&1
 	if [ "$dir" = both ]; then
 		wait "$back"
 		emit "tcp_$dir-Mbit/s" reference "$(awk -v a="$(json_value "$net_tmp/o" "$got")" \
@@ -77,14 +90,14 @@ tcp_ref() { # uses dir
 	emit "tcp_$dir-Mbit/s" reference "$(json_value "$net_tmp/o" "$got")"
 }
 tcp_ep() {
-	setsid -w "$EMBPERF" run net.tcp.stream peer=127.0.0.1:15301 direction="$dir" size=128k \
+	net_client "$EMBPERF" run net.tcp.stream peer="$net_host:15301" direction="$dir" size=128k \
 		rsize=128k ramp=1s duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
 	emit "tcp_$dir-Mbit/s" embperf "$(ep_value "$net_tmp/o" throughput)"
 }
 rr_ref() { # uses proto
 	local opt=() port=15402
 	[ "$proto" = tcp ] && opt=(--tcp) port=15401
-	setsid -w sockperf ping-pong "${opt[@]}" -i 127.0.0.1 -p "$port" -m 64 -t "$NET_SECS" \
+	net_client sockperf ping-pong "${opt[@]}" -i "$net_host" -p "$port" -m 64 -t "$NET_SECS" \
 		--mps=max >"$net_tmp/o" 2>&1
 	set -- $(sed 's/\x1b\[[0-9;]*m//g' "$net_tmp/o" | awk '
 		/\[Valid Duration\]/ { for (i = 1; i <= NF; i++) {
@@ -96,17 +109,17 @@ rr_ref() { # uses proto
 	emit "${proto}_rr-p50_us" reference "${2:-}"
 }
 rr_ep() {
-	setsid -w "$EMBPERF" run "net.$proto.rr" peer=127.0.0.1:15301 request=64 response=64 \
+	net_client "$EMBPERF" run "net.$proto.rr" peer="$net_host:15301" request=64 response=64 \
 		duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
 	emit "${proto}_rr-trans/s" embperf "$(ep_value "$net_tmp/o" transactions)"
 	emit "${proto}_rr-p50_us" embperf "$(ep_p50 "$net_tmp/o" latency)"
 }
 udp_ref() {
-	setsid -w iperf3 -c 127.0.0.1 -p 15201 -u -b 0 -l 64 -t "$NET_SECS" -J >"$net_tmp/o" 2>&1
+	net_client iperf3 -c "$net_host" -p 15201 -u -b 0 -l 64 -t "$NET_SECS" -J >"$net_tmp/o" 2>&1
 	emit udp64-sent/s reference "$(json_value "$net_tmp/o" "(lambda s: s['packets'] / s['seconds'])(d['end'].get('sum_sent', d['end']['sum']))")"
 }
 udp_ep() {
-	setsid -w "$EMBPERF" run net.udp.stream peer=127.0.0.1:15301 size=64 ramp=200ms \
+	net_client "$EMBPERF" run net.udp.stream peer="$net_host:15301" size=64 ramp=200ms \
 		duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
 	emit udp64-sent/s embperf "$(json_value "$net_tmp/o" "[r for r in d['results'] if r['metric'] == 'offered'][0]['value'] * 1e6 / (8 * 64)")"
 }
