@@ -42,7 +42,7 @@ fio_side() { # uses name rw bs engine depth
 blk_side() {
 	session "$EMBPERF" run blk.io target="$fio_file" size="$FIO_SIZE" rw="$rw" bs="$bs" direct=1 \
 		engine="$engine" iodepth="$depth" time_based=1 duration="${FIO_SECS}s" repetitions=1 \
-		--format=json >"$fio_tmp/out.json" && fio_emit embperf blk
+		${EP_ARGS:-} --format=json >"$fio_tmp/out.json" && fio_emit embperf blk
 }
 fio_emit() { # TOOL SUMMARY-TOOL
 	local s

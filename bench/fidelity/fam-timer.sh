@@ -40,7 +40,7 @@ ct_ref() { # uses prio
 os_ep() { # uses prio
 	local line p
 	line=$("$(dirname "$EMBPERF")/probes/timer-bench" interval=1ms priority="$prio" \
-		duration="${TIMER_SECS}s" repetitions=1)
+		duration="${TIMER_SECS}s" repetitions=1 ${EP_ARGS:-})
 	for p in 50 99; do
 		emit "$(ct_key "$p")" embperf "$(echo "$line" | tr ' ' '\n' | sed -n "s/^p$p=//p")"
 	done

@@ -30,6 +30,9 @@
 # again from all of that CPU's data files, summary table first.
 #
 # Families: the fam-*.sh files beside this script.
+# EP_ARGS: extra parameters for embperf's side of the families that take
+# them (timer, fio), e.g. EP_ARGS=counters=1 for an A/B against the
+# default; written into the data file's header.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -145,7 +148,7 @@ run_family() { # NAME
 		{
 			echo "# family: $name"
 			echo "# cpu: $cpu_model ($cpu_ids); kernel $(uname -r); $(nproc) CPUs"
-			echo "# embperf: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown), $EMBPERF"
+			echo "# embperf: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown), $EMBPERF${EP_ARGS:+, EP_ARGS=$EP_ARGS}"
 			echo "$refs" | sed 's/^/# reference: /'
 			echo "# protocol: $rounds rounds interleaved (odd: reference first), PIN_CPU=${PIN_CPU:-none}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 			echo "# what: $(fam_describe)"
