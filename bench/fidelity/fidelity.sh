@@ -4,6 +4,8 @@
 # tool, with one protocol, and the page of this CPU model in doc/fidelity/.
 #
 #   bench/fidelity/fidelity.sh [-b BUILD] [-r ROUNDS] [-o DIR] [FAMILY...]
+#   bench/fidelity/fidelity.sh ... --as NAME FAMILY   (its data as NAME.tsv,
+#       e.g. a subset of its rows beside an earlier full run)
 #   bench/fidelity/fidelity.sh --list
 #   bench/fidelity/fidelity.sh --page [-o DIR]      (rewrite the page only)
 #
@@ -39,17 +41,18 @@ src=$(cd "$here/../.." && pwd)
 build=$src/build
 rounds=${ROUNDS:-7}
 out=$src/doc/fidelity
-list=0 page_only=0
+list=0 page_only=0 as_name=
 fams=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-b) build=$(cd "$2" && pwd); shift ;;
 	-r) rounds=$2; shift ;;
 	-o) out=$2; shift ;;
+	--as) as_name=$2; shift ;;
 	--list) list=1 ;;
 	--page) page_only=1 ;;
-	-h | --help) sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) echo "fidelity.sh: unknown option '$1'; accepted: -b BUILD, -r ROUNDS, -o DIR, --list, --page" >&2
+	-h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "fidelity.sh: unknown option '$1'; accepted: -b BUILD, -r ROUNDS, -o DIR, --as NAME, --list, --page" >&2
 	    exit 2 ;;
 	*) fams+=("$1") ;;
 	esac
@@ -65,6 +68,11 @@ for f in "$here"/fam-*.sh; do
 	all_fams+=("${n%.sh}")
 done
 [ ${#fams[@]} -gt 0 ] || fams=("${all_fams[@]}")
+case $as_name in
+'') ;;
+*[!a-z0-9_-]*) echo "fidelity.sh: --as '$as_name': accepted: a name of a-z, 0-9, _ and -" >&2; exit 2 ;;
+*) [ ${#fams[@]} -eq 1 ] || { echo "fidelity.sh: --as '$as_name': accepted with one family only" >&2; exit 2; } ;;
+esac
 for f in "${fams[@]}"; do
 	[ -f "$here/fam-$f.sh" ] || {
 		echo "fidelity.sh: no family '$f'; accepted: ${all_fams[*]}" >&2
@@ -160,19 +168,21 @@ run_family() { # NAME
 			fam_round "$r" | awk -v r="$r" '{ print r, $0 }' >>"$tmp/rows"
 		done
 		echo "# ended: $(date -u '+%Y-%m-%d %H:%M UTC'), $(quiet_state)" >>"$tmp/head"
-		cat "$tmp/head" "$tmp/rows" >"$data/$name.tsv"
-		awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" "$data/$name.tsv"
+		cat "$tmp/head" "$tmp/rows" >"$data/${as_name:-$name}.tsv"
+		awk -f "$here/table.awk" -v fam="${as_name:-$name}" -v bands="$(fam_bands)" "$data/${as_name:-$name}.tsv"
 	)
 }
 
-# The summary rows of every family with data, as markdown.
+# The summary rows of every data file, as markdown, each under its file's
+# name; its family (the header's) gives the bands.
 page_rows() {
-	local f name
+	local f name fam
 	for f in "$data"/*.tsv; do
 		name=${f##*/}
 		name=${name%.tsv}
+		fam=$(sed -n 's/^# family: //p' "$f" | head -1)
 		(
-			. "$here/fam-$name.sh"
+			. "$here/fam-${fam:-$name}.sh"
 			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" -v md=1 "$f"
 		)
 	done
