@@ -47,8 +47,8 @@ if [ "$backend" = afalg ]; then
 	engine="-engine afalg"
 	"$openssl" engine -t afalg >/dev/null 2>&1 || {
 		echo "openssl's afalg engine does not load here (no AF_ALG sockets, or no" \
-			"engines-3/afalg.so); compare with the kernel's tcrypt instead" \
-			"(doc/methodology-crypto.md)" >&2
+			"engines-3/afalg.so); compare in a VM (compare-afalg-vm.sh) or with" \
+			"the kernel's tcrypt instead (doc/methodology-crypto.md)" >&2
 		exit 1
 	}
 fi
