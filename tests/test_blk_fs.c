@@ -105,7 +105,7 @@ static int count(const char *metric)
 /**
  * check_case() - the case @op at @bs_bytes moved the whole 4 MiB file in
  * calls of @bs_bytes (the last one shorter) in each of its @trials, at a
- * positive rate. (cpu_load, from /proc/stat's ticks, may be missing for a
+ * positive rate. (cpu_system, from /proc/stat's ticks, may be missing for a
  * trial shorter than a tick.)
  */
 static void check_case(const char *op, double bs_bytes, const char *fs, int trials)

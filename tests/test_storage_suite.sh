@@ -45,7 +45,7 @@ for bs in 102400 262144 524288 1048576 5242880 4k 256k 1m 4m; do
 done
 # A trial shorter than a /proc/stat tick has no CPU load: only some rows need one.
 grep -q "^raw-read-50mb-bandwidth,.*,MB/s," "$T/out" || missing="$missing raw-read-50mb-bandwidth"
-grep -qE "^(write|read)-$fstype-[0-9a-z]+-cpu_load,.*,%," "$T/out" || missing="$missing any cpu_load row"
+grep -qE "^(write|read)-$fstype-[0-9a-z]+-cpu_system,.*,%," "$T/out" || missing="$missing any cpu_system row"
 if [ -z "$missing" ]; then
 	pass "every buffer size of the guide, both directions, MB/s (and CPU load); the raw read"
 else

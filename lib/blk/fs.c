@@ -33,7 +33,7 @@
 #define FS_MAX_BS (64LL << 20)
 #define FS_DEFAULT_BS "102400,262144,524288,1048576,5242880"
 
-enum { M_THROUGHPUT, M_CPU_LOAD, M_CPU_PROCESS };
+enum { M_THROUGHPUT, M_CPU_SYSTEM, M_CPU_PROCESS };
 enum { OP_BOTH, OP_WRITE, OP_READ };
 
 static const struct ep_param_desc fs_params[] = {
@@ -54,8 +54,9 @@ static const struct ep_metric_desc fs_metrics[] = {
 	[M_THROUGHPUT] = { "throughput", "MB/s", EP_METRIC_TRIAL_MBPS, 1.0, EP_PRIMARY_MEDIAN,
 			   1, "file bytes / time of the writes and fsync, or of the reads; "
 			   "MB = 10^6 bytes" },
-	[M_CPU_LOAD] = { "cpu_load", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN, 0,
-			 "the whole system's CPU load over the trial (/proc/stat, TI's method)" },
+	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0,
+			   EP_PRIMARY_MEDIAN, 0,
+			   "the whole system's CPU load over the trial (/proc/stat, TI's method)" },
 	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
 			    EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
 };
