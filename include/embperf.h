@@ -1084,6 +1084,10 @@ EMBPERF_API int embperf_report_save(embperf_report *report, enum embperf_format 
  * @ctx:  context that receives the detail message on failure; may be NULL.
  * @path: file written by embperf_report_save() with EMBPERF_FORMAT_JSON.
  *
+ * A metric renamed since the file was written is read under its new name,
+ * in its title too, so that an older baseline still compares
+ * (doc/report-format.md, "Renamed metrics").
+ *
  * Return: a new report owned by the caller, or NULL with errno ENOENT, EACCES,
  * EISDIR (cannot read), EBADMSG (not a valid report: the message names the
  * file, the place and what was expected) or ENOMEM.

@@ -218,6 +218,26 @@ ep compare "$T/extra.json" "$T/saved.json"
 expect_error "a baseline metric missing from current exits 1 and is listed" 1 \
 	'missing: no-such-row'
 
+# A baseline saved when blk.fs named the whole system's CPU load cpu_load (a
+# storage suite row) against a report of today, where it is cpu_system: the
+# rows meet, nothing is missing.
+python3 - "$T/saved.json" "$T/fs-then.json" "$T/fs-now.json" <<'EOF' 2>>"$T/err"
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+for path, metric in ((sys.argv[2], "cpu_load"), (sys.argv[3], "cpu_system")):
+    r = copy.deepcopy(d["results"][0])
+    r["kernel"], r["metric"], r["unit"] = "blk.fs", metric, "%"
+    r["title"] = r["key"] = "write-ext4-102400-" + metric
+    json.dump(dict(d, results=[r]), open(path, "w"))
+EOF
+written+=(fs-then.json fs-now.json)
+ep compare "$T/fs-then.json" "$T/fs-now.json"
+if [ "$status" -eq 0 ] && ! grep -q 'missing:' "$T/err"; then
+	pass "a baseline's blk.fs cpu_load row meets today's cpu_system row"
+else
+	fail "a baseline's blk.fs cpu_load row meets today's cpu_system row" "exit code $status"
+fi
+
 ep run mem.lat size=16k repetitions=3 --baseline="$T/saved.json" --tolerance=1000 -q
 expect_status "run --baseline within a wide tolerance exits 0" 0
 

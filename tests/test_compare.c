@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,6 +268,80 @@ Test(compare, loaded_baseline_matches_derived_keys)
 	cr_assert_eq(embperf_result_verdict(embperf_report_find(cur, "mem.bw/bandwidth[op=rd size=1M]")),
 		     EMBPERF_VERDICT_REGRESSED);
 	cr_assert_eq(embperf_report_compare(cur, loaded, 10.0), 0, "exactly 10%% is within 10%%");
+	free(json);
+	embperf_report_free(loaded);
+	embperf_report_free(base);
+	embperf_report_free(cur);
+}
+
+/* A one-sample result of @kernel's @metric in %, lower better. */
+static struct embperf_result *load_result(const char *kernel, const char *metric,
+					  const char *labels, const char *title, double value)
+{
+	struct embperf_result *r = ep_result_new(kernel, metric, "%", labels, "");
+
+	cr_assert_not_null(r);
+	cr_assert_eq(ep_result_set_title(r, title), 0);
+	cr_assert_eq(ep_result_set_samples(r, &value, 1), 0);
+	return r;
+}
+
+/*
+ * blk.fs's whole-system load named @metric, of a write (a suite row, titled)
+ * and a read (untitled), and crypto.speed's cpu_load: another figure, which
+ * keeps its name.
+ */
+static struct embperf_report *loads_named(const char *metric, double write_load)
+{
+	struct embperf_report *rep = ep_report_alloc(NULL, NULL);
+	char title[64];
+
+	cr_assert_not_null(rep);
+	snprintf(title, sizeof(title), "write-ext4-102400-%s", metric);
+	cr_assert_eq(ep_report_append(rep, load_result("blk.fs", metric,
+						       "op=write fs=ext4 bs=102400 size=100M", title,
+						       write_load)), 0);
+	cr_assert_eq(ep_report_append(rep, load_result("blk.fs", metric,
+						       "op=read fs=ext4 bs=102400 size=100M", "",
+						       30.0)), 0);
+	cr_assert_eq(ep_report_append(rep, load_result("crypto.speed", "cpu_load",
+						       "alg=sha256 size=all", "sha256-all-cpu_load",
+						       99.0)), 0);
+	return rep;
+}
+
+Test(compare, a_baseline_of_blk_fs_cpu_load_meets_its_cpu_system)
+{
+	/* Saved when blk.fs named the whole system's load cpu_load. */
+	struct embperf_report *base = loads_named("cpu_load", 40.0);
+	struct embperf_report *cur = loads_named("cpu_system", 41.0), *loaded;
+	const embperf_result *r;
+	char *json;
+	double b;
+
+	json = embperf_report_render(base, EMBPERF_FORMAT_JSON);
+	cr_assert_not_null(json);
+	loaded = embperf_report_parse(NULL, json);
+	cr_assert_not_null(loaded);
+
+	cr_assert_eq(embperf_report_compare(cur, loaded, 5.0), 0, "nothing missing or regressed");
+	cr_assert_eq(cur->n_missing, 0, "first missing: %s", cur->n_missing ? cur->missing[0].key : "");
+	for (int i = 0; i < embperf_report_result_count(cur); i++) {
+		r = embperf_report_result(cur, i);
+		cr_assert_eq(embperf_result_verdict(r), EMBPERF_VERDICT_PASS, "result %d", i);
+	}
+	cr_assert_eq(embperf_result_baseline(embperf_report_find(cur, "write-ext4-102400-cpu_system"),
+					     &b, NULL), 0);
+	cr_assert_eq(b, 40.0);
+	/* The loaded baseline says cpu_system: its renderings and the guide's tables too. */
+	r = embperf_report_find(loaded, "write-ext4-102400-cpu_system");
+	cr_assert_not_null(r);
+	cr_assert_str_eq(embperf_result_metric(r), "cpu_system");
+	r = embperf_report_find(loaded, "blk.fs/cpu_system[op=read fs=ext4 bs=102400 size=100M]");
+	cr_assert_not_null(r);
+	r = embperf_report_find(loaded, "sha256-all-cpu_load");
+	cr_assert_not_null(r);
+	cr_assert_str_eq(embperf_result_metric(r), "cpu_load");
 	free(json);
 	embperf_report_free(loaded);
 	embperf_report_free(base);

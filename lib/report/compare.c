@@ -2,12 +2,13 @@
 /*
  * compare.c - judge a report against a baseline, metric by metric.
  *
- * A result is matched with the first baseline result of the same key. Its
- * value (the primary statistic) is divided by the baseline's; the metric's
- * direction says whether a change beyond the tolerance is an improvement or
- * a regression; a metric better near zero (a signed error) is judged by its
- * magnitude. doc/report-format.md gives the rules for zero, negative and
- * missing values.
+ * A result is matched with the first baseline result of the same key (a
+ * baseline read from a file has its renamed metrics under today's names:
+ * json.c's table of them). Its value (the primary statistic) is divided by
+ * the baseline's; the metric's direction says whether a change beyond the
+ * tolerance is an improvement or a regression; a metric better near zero (a
+ * signed error) is judged by its magnitude. doc/report-format.md gives the
+ * rules for zero, negative and missing values.
  */
 #include <errno.h>
 #include <math.h>

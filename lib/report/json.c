@@ -1214,10 +1214,57 @@ static int parse_body(struct jp *p, json_object *res, const char *where,
 	return parse_comparison(p, res, where, r);
 }
 
+/*
+ * Metrics renamed since a report could have been saved: a result of @kernel
+ * named @old is read as @now, so that a baseline saved before the rename
+ * meets today's results in a compare, a guide and a merge
+ * (doc/report-format.md, "Renamed metrics").
+ */
+static const struct {
+	const char *kernel, *old, *now;
+} renamed[] = {
+	/* the whole system's CPU load, named as by every other kernel */
+	{ "blk.fs", "cpu_load", "cpu_system" },
+};
+
+/* The name of today of @kernel's metric @metric. */
+static const char *metric_now(const char *kernel, const char *metric)
+{
+	for (size_t i = 0; i < EP_ARRAY_SIZE(renamed); i++)
+		if (!strcmp(kernel, renamed[i].kernel) && !strcmp(metric, renamed[i].old))
+			return renamed[i].now;
+	return metric;
+}
+
+/*
+ * @r's metric was read under its new name: its title (a row name a
+ * template's {metric} made) gets the new name in place of the last
+ * occurrence of @old. Return: 0 or -ENOMEM.
+ */
+static int retitle(struct embperf_result *r, const char *old)
+{
+	const char *at = NULL;
+	char *title;
+	int err;
+
+	for (const char *s = strstr(r->title, old); s; s = strstr(s + 1, old))
+		at = s;
+	if (!at)
+		return 0;
+	title = ep_asprintf("%.*s%s%s", (int)(at - r->title), r->title, r->metric,
+			    at + strlen(old));
+	if (!title)
+		return -ENOMEM;
+	err = ep_result_set_title(r, title);
+	free(title);
+	return err;
+}
+
 static int parse_result(struct jp *p, json_object *res, int index, struct embperf_report *report)
 {
 	struct embperf_result f = { .cpu = -1 }, *r = NULL;
 	struct ep_buf labels, params;
+	const char *metric = NULL;
 	char where[64];
 	int err;
 
@@ -1227,12 +1274,16 @@ static int parse_result(struct jp *p, json_object *res, int index, struct embper
 	ep_buf_init(&labels);
 	ep_buf_init(&params);
 	err = parse_head(p, res, where, &f, &labels, &params);
-	if (!err && !(r = ep_result_new(f.kernel, f.metric, f.unit, labels.data, params.data)))
+	if (!err)
+		metric = metric_now(f.kernel, f.metric);
+	if (!err && !(r = ep_result_new(f.kernel, metric, f.unit, labels.data, params.data)))
 		err = -ENOMEM;
 	ep_buf_free(&labels);
 	ep_buf_free(&params);
 	if (!err)
 		err = parse_body(p, res, where, &f, r);
+	if (!err && metric != f.metric)
+		err = retitle(r, f.metric);
 	if (!err && ep_report_append(report, r))
 		err = -ENOMEM;
 	if (err)
