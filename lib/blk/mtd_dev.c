@@ -158,15 +158,9 @@ static int ubi_attached(int index)
 	int found = -1;
 
 	for (int u = 0; u < 32 && found < 0; u++) {
-		FILE *f;
-
 		snprintf(path, sizeof(path), "/sys/class/ubi/ubi%d/mtd_num", u);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f) && atoi(buf) == index)
+		if (!ep_read_first_line(path, buf, sizeof(buf)) && atoi(buf) == index)
 			found = u;
-		fclose(f);
 	}
 	return found;
 }

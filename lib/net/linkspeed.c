@@ -6,26 +6,24 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "addr.h"
+#include "lib/core/sysinfo.h"
 #include "linkspeed.h"
 
 /* /sys/class/net/@name/speed in Mbit/s; 0 when absent or unknown (-1). */
 static int64_t sysfs_speed_mbps(const char *name)
 {
-	char path[64 + IF_NAMESIZE];
-	long long mbps = 0;
-	FILE *f;
+	char path[64 + IF_NAMESIZE], text[32];
+	long long mbps;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", name);
-	f = fopen(path, "re");
-	if (!f)
+	if (ep_read_first_line(path, text, sizeof(text)))
 		return 0;
-	if (fscanf(f, "%lld", &mbps) != 1 || mbps < 0)
-		mbps = 0;
-	fclose(f);
-	return mbps;
+	mbps = strtoll(text, NULL, 10);
+	return mbps > 0 ? mbps : 0;
 }
 
 int64_t ep_link_speed_bps(const struct sockaddr_storage *local)
