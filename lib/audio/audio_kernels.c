@@ -113,11 +113,9 @@ static const struct ep_metric_desc audio_metrics[] = {
 			       EP_PRIMARY_MEDIAN, 0,
 			       "how long after a period was complete the thread woke for it "
 			       "(frames past the period / rate); percentiles of every wake-up" },
-	[AUDIO_M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-				  EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
-	[AUDIO_M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0,
-				 EP_PRIMARY_MEDIAN, 0,
-				 "the whole system's CPU load, % (TI's /proc/stat method)" },
+	[AUDIO_M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_PROCESS_HELP),
+	[AUDIO_M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("the whole system's CPU load, % (TI's "
+						    "/proc/stat method)"),
 	[AUDIO_M_TONE_ERROR] = { "tone_error", "ppm", EP_METRIC_TRIAL_DERIVED, 1.0,
 				 EP_PRIMARY_MEDIAN, EP_BETTER_ZERO,
 				 "check=tone: (tone frequency found - tone_freq) / tone_freq x 10^6, "

@@ -85,10 +85,8 @@ static const struct ep_metric_desc blk_metrics[] = {
 			  0, "short reads and writes finished by another call, per trial" },
 	[M_FSYNCS] = { "fsyncs", "calls", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
 		       "fsync() calls of sync=every:N, per trial" },
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-			    EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
-			   0, "the whole system's CPU load, %" },
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_PROCESS_HELP),
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM(EP_CPU_SYSTEM_HELP),
 };
 
 static const char *const blk_counters[] = { [C_SHORT_IOS] = "short_ios", [C_FSYNCS] = "fsyncs" };

@@ -60,10 +60,8 @@ static const struct ep_metric_desc mtd_metrics[] = {
 			"time of each read, write or erase call" },
 	[M_BAD] = { "bad_blocks", "blocks", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, 0,
 		    "bad eraseblocks skipped, per pass" },
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-			    EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
-			   0, "the whole system's CPU load, %" },
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_PROCESS_HELP),
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM(EP_CPU_SYSTEM_HELP),
 };
 
 static const char *const mtd_counters[] = { [C_BAD] = "bad_blocks" };

@@ -148,6 +148,31 @@ struct ep_metric_desc {
 	const char *help;
 };
 
+/**
+ * EP_METRIC_CPU_PROCESS() - the metric "cpu_process" of a trial kernel: the
+ * process's CPU load over each trial, % of one CPU, lower is better.
+ * @help: the kernel's help line for it.
+ *
+ * In a metric table: [M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_PROCESS_HELP).
+ */
+#define EP_METRIC_CPU_PROCESS(help)                                                          \
+	{ "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0, EP_PRIMARY_MEDIAN,           \
+	  EP_BETTER_LOWER, help }
+
+/**
+ * EP_METRIC_CPU_SYSTEM() - the metric "cpu_system" of a trial kernel: the
+ * whole system's CPU load over each trial (/proc/stat), %, lower is better.
+ * @help: the kernel's help line for it.
+ */
+#define EP_METRIC_CPU_SYSTEM(help)                                                           \
+	{ "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,             \
+	  EP_BETTER_LOWER, help }
+
+/* The help lines most kernels give the two CPU-load metrics. */
+#define EP_CPU_PROCESS_HELP "the process's CPU load, % of one CPU"
+#define EP_CPU_THIS_PROCESS_HELP "this process's CPU load, % of one CPU"
+#define EP_CPU_SYSTEM_HELP "the whole system's CPU load, %"
+
 /** Body of a case: do @units units of work. Returns 0 or a negative errno. */
 typedef int (*ep_body_fn)(void *arg, uint64_t units);
 

@@ -52,10 +52,8 @@ static const struct ep_param_desc pkey_params[] = {
 static const struct ep_metric_desc pkey_metrics[] = {
 	[M_OPS] = { "ops", "ops/s", EP_METRIC_TRIAL_OPS, 1.0, EP_PRIMARY_MEDIAN, 1,
 		    "signs (op=sign) or verifies (op=verify) per second" },
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-			    EP_PRIMARY_MEDIAN, 0, "this process's CPU load, % of one CPU" },
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
-			   0, "the system's CPU load, % of all CPUs (/proc/stat)" },
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("the system's CPU load, % of all CPUs (/proc/stat)"),
 };
 
 /* As crypto.speed's (openssl speed: one trial of 10 s per key and operation). */

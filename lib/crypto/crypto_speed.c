@@ -63,10 +63,8 @@ static const struct ep_metric_desc speed_metrics[] = {
 		     "bytes processed per second / 1000, as openssl speed prints" },
 	[M_THROUGHPUT] = { "throughput", "MB/s", EP_METRIC_TRIAL_MBPS, 1.0, EP_PRIMARY_MEDIAN, 1,
 			   "bytes processed per second, MB = 10^6 bytes" },
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-			    EP_PRIMARY_MEDIAN, 0, "this process's CPU load, % of one CPU" },
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
-			   0, "the system's CPU load, % of all CPUs (/proc/stat)" },
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("the system's CPU load, % of all CPUs (/proc/stat)"),
 	[M_CPU_LOAD] = { "cpu_load", "%", EP_METRIC_VALUE, 1.0, EP_PRIMARY_MEDIAN, 0,
 			 "size=all: cpu_process over all sizes (TI's OpenSSL CPU Load)" },
 };

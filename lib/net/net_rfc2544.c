@@ -148,10 +148,8 @@ static const struct ep_metric_desc rfc_metrics[] = {
 		     "frames lost / frames sent" },
 	[M_LATENCY] = { "latency", "us", EP_METRIC_TRIAL_LATENCY, 1000.0, EP_PRIMARY_MEDIAN, 0,
 			"§26.2: round trip of the tagged frames at the throughput rate" },
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-			    EP_PRIMARY_MEDIAN, 0, "this process's CPU load, % of one CPU" },
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
-			   0, "this host's CPU load, % of all CPUs" },
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("this host's CPU load, % of all CPUs"),
 	[M_PEER_CPU_SYSTEM] = { "peer_cpu_system", "%", EP_METRIC_TRIAL_COUNTER, 1.0,
 				EP_PRIMARY_MEDIAN, 0, "the peer host's CPU load, % of all CPUs" },
 };

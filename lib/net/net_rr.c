@@ -85,11 +85,9 @@ static const struct ep_param_desc udp_rr_params[] = {
 			     "completed transactions / measured time (netperf's Trans. Rate)" }, \
 	[M_LATENCY] = { "latency", "us", EP_METRIC_TRIAL_LATENCY, 1000.0, EP_PRIMARY_MEDIAN, 0, \
 			"round trip of one transaction: request written to response read" }, \
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,           \
-			    EP_PRIMARY_MEDIAN, 0, "this process's CPU load, % of one CPU" }, \
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0,              \
-			   EP_PRIMARY_MEDIAN, 0,                                            \
-			   "this host's CPU load, % of all CPUs (netperf's LOCAL_CPU_UTIL)" }, \
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),                  \
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("this host's CPU load, % of all CPUs (netperf's " \
+					      "LOCAL_CPU_UTIL)"),                           \
 	[M_PEER_CPU_PROCESS] = { "peer_cpu_process", "%", EP_METRIC_TRIAL_COUNTER, 1.0,     \
 				 EP_PRIMARY_MEDIAN, 0,                                      \
 				 "the peer process's CPU load over the flow, % of one CPU" }, \

@@ -147,10 +147,8 @@ static const struct ep_metric_desc timer_metrics[] = {
 	[M_OVERRUNS] = { "overruns", "intervals", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
 			 0, "deadlines that had passed when the wake-up for the one before came "
 			    "(missed intervals), per trial" },
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-			    EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0, EP_PRIMARY_MEDIAN,
-			   0, "the whole system's CPU load, %" },
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_PROCESS_HELP),
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM(EP_CPU_SYSTEM_HELP),
 };
 
 static const char *const timer_counters[] = { [C_OVERRUNS] = "overruns" };
