@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -194,20 +193,9 @@ static int open_flags(const struct blk_job *job)
 static int check_space(struct ep_run *run, const struct blk_job *job, const char *dir,
 		       uint64_t have_bytes)
 {
-	struct statvfs vfs;
-	uint64_t free_bytes, need_bytes;
-
-	if (have_bytes >= job->size_bytes || statvfs(dir, &vfs) || !vfs.f_blocks)
-		return 0; /* ramfs reports no size */
-	need_bytes = job->size_bytes - have_bytes;
-	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	if (need_bytes <= free_bytes)
+	if (have_bytes >= job->size_bytes)
 		return 0;
-	return ep_run_fail(run, -ENOSPC, "parameter 'size': value '%s' needs %" PRIu64 " more "
-			   "bytes in '%s', which has %" PRIu64 " free (short by %" PRIu64 "); "
-			   "accepted: a smaller size, or a 'target' with more room",
-			   ep_param_text(run, "size"), need_bytes, dir, free_bytes,
-			   need_bytes - free_bytes);
+	return ep_disk_check_fits(run, "size", "target", dir, job->size_bytes - have_bytes);
 }
 
 /**

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "lib/blk/job.h"
@@ -164,27 +163,6 @@ static int check_remount(struct fs_state *fs, const char *folder)
 }
 
 /**
- * check_space() - the file of 'size' fits in the folder's file system.
- * Return: 0 (also when statvfs cannot tell), or -ENOSPC naming the shortfall.
- */
-static int check_space(struct fs_state *fs, const char *folder)
-{
-	struct statvfs vfs;
-	uint64_t free_bytes;
-
-	if (statvfs(folder, &vfs) || !vfs.f_blocks)
-		return 0; /* ramfs reports no size */
-	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	if (fs->size <= free_bytes)
-		return 0;
-	return ep_run_fail(fs->run, -ENOSPC, "parameter 'size': value '%s' needs %" PRIu64
-			   " bytes in '%s', which has %" PRIu64 " free (short by %" PRIu64 "); "
-			   "accepted: a smaller size, or a 'folder' with more room",
-			   ep_param_text(fs->run, "size"), fs->size, folder, free_bytes,
-			   fs->size - free_bytes);
-}
-
-/**
  * open_folder() - 'folder': a folder, its mount, room for the file, and the
  * file's name (created by the first write).
  * Return: 0, or an error naming 'folder', 'size' or 'remount'.
@@ -211,7 +189,7 @@ static int open_folder(struct fs_state *fs)
 				   "in /proc/self/mountinfo: %s", folder, strerror(-rc));
 	rc = check_remount(fs, folder);
 	if (!rc)
-		rc = check_space(fs, folder);
+		rc = ep_disk_check_fits(fs->run, "size", "folder", folder, fs->size);
 	return rc;
 }
 

@@ -4,9 +4,11 @@
  * and what the engine's drivers share.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "ctx.h"
 #include "params.h"
@@ -303,6 +305,25 @@ int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
 			   "parameter '%s': value '%s' needs %s of memory, more than the %s "
 			   "available (%s); accepted: a smaller %s",
 			   param, value, need, avail, source, param);
+}
+
+int ep_disk_check_fits(struct ep_run *run, const char *param, const char *where,
+		       const char *path, uint64_t need_bytes)
+{
+	struct statvfs vfs;
+	uint64_t free_bytes;
+
+	if (!need_bytes || statvfs(path, &vfs) || !vfs.f_blocks)
+		return 0; /* ramfs reports no size */
+	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (need_bytes <= free_bytes)
+		return 0;
+	return ep_run_fail(run, -ENOSPC,
+			   "parameter '%s': value '%s' needs %" PRIu64 " bytes of room in '%s', "
+			   "which has %" PRIu64 " free (short by %" PRIu64 "); accepted: a "
+			   "smaller %s, or a '%s' with more room",
+			   param, ep_param_text(run, param), need_bytes, path, free_bytes,
+			   need_bytes - free_bytes, param, where);
 }
 
 /* What the drivers share. */

@@ -150,6 +150,26 @@ int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,
 		      uint64_t need_bytes);
 
 /**
+ * ep_disk_check_fits() - refuse a file larger than the room left on a file system.
+ * @run:        run receiving the detail message.
+ * @param:      parameter the amount comes from ("size").
+ * @where:      parameter that names the place ("target", "folder", "tmpdir").
+ * @path:       a folder or file on that file system.
+ * @need_bytes: bytes the kernel will still write there.
+ *
+ * The disk's counterpart of ep_mem_check_fits(), for kernels that write a
+ * file of a size parameter: called before writing, so that a full disk is
+ * a refusal naming the figures, not a failed write in the middle of a run.
+ *
+ * Return: 0 (also when statvfs() cannot tell, or reports no size as ramfs
+ * does), or -ENOSPC with a message naming @param, its value, the bytes
+ * needed, the bytes free and what is accepted (a smaller @param, or a
+ * @where with more room).
+ */
+int ep_disk_check_fits(struct ep_run *run, const char *param, const char *where,
+		       const char *path, uint64_t need_bytes);
+
+/**
  * ep_run_fail() - record the detail message of a failure and return @err.
  * The message names the parameter, the value and what is accepted. Not for
  * worker threads: it writes the bench's one message buffer without a lock;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "lib/core/util.h"
@@ -78,23 +77,6 @@ void ep_os_file_close(struct ep_os_file *f)
 	ep_os_file_init(f);
 }
 
-int ep_os_check_space(struct ep_run *run, const char *dir, const char *param,
-		      uint64_t need_bytes)
-{
-	struct statvfs vfs;
-	uint64_t free_bytes;
-
-	if (statvfs(dir, &vfs))
-		return 0;
-	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	if (need_bytes <= free_bytes)
-		return 0;
-	return ep_run_fail(run, -ENOSPC,
-			   "parameter '%s': value '%s' needs %" PRIu64 " bytes in '%s', which has "
-			   "%" PRIu64 " free; accepted: a smaller %s or another 'tmpdir'",
-			   param, ep_param_text(run, param), need_bytes, dir, free_bytes, param);
-}
-
 /* Write @size_bytes of a non-zero pattern, then fsync(). */
 static int fill_file(struct ep_run *run, int fd, uint64_t size_bytes)
 {
@@ -138,7 +120,7 @@ static int open_temporary(struct ep_run *run, const char *prefix, uint64_t size_
 
 	if (rc)
 		return rc;
-	rc = ep_os_check_space(run, dir, "size", size_bytes);
+	rc = ep_disk_check_fits(run, "size", "tmpdir", dir, size_bytes);
 	if (rc)
 		return rc;
 	if (snprintf(f->path, sizeof(f->path), "%s/%s-XXXXXX", dir, prefix) >=

@@ -91,19 +91,6 @@ int ep_os_file_open(struct ep_run *run, const char *prefix, uint64_t size_bytes,
 void ep_os_file_close(struct ep_os_file *f);
 
 /**
- * ep_os_check_space() - refuse to write more than the file system holds.
- * @run:        run receiving the message.
- * @dir:        directory the bytes go to.
- * @param:      parameter the amount comes from ("size").
- * @need_bytes: bytes the kernel will write.
- *
- * Return: 0 (also when statvfs() cannot tell); -ENOSPC with a message naming
- * @param, the bytes needed and the bytes free.
- */
-int ep_os_check_space(struct ep_run *run, const char *dir, const char *param,
-		      uint64_t need_bytes);
-
-/**
  * ep_os_sum_words() - read a buffer by adding up its 8-byte words.
  * @buf:   start, 8-byte aligned.
  * @bytes: length; a tail shorter than a word is not read.
