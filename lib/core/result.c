@@ -12,20 +12,9 @@
 #include "util.h"
 
 static const char *const counter_names[EP_CTR_COUNT] = {
-	[EP_CTR_UNITS] = "units",
-	[EP_CTR_CPU_PROCESS_PCT] = "cpu_process_pct",
-	[EP_CTR_CPU_SYSTEM_PCT] = "cpu_system_pct",
-	[EP_CTR_TASK_CLOCK_NS] = "task_clock_ns",
-	[EP_CTR_CONTEXT_SWITCHES] = "context_switches",
-	[EP_CTR_CPU_MIGRATIONS] = "cpu_migrations",
-	[EP_CTR_PAGE_FAULTS] = "page_faults",
-	[EP_CTR_CYCLES] = "cycles",
-	[EP_CTR_INSTRUCTIONS] = "instructions",
-	[EP_CTR_CACHE_REFERENCES] = "cache_references",
-	[EP_CTR_CACHE_MISSES] = "cache_misses",
-	[EP_CTR_OVERHEAD_NS] = "overhead_ns",
-	[EP_CTR_CPU_WAIT_PCT] = "cpu_wait_pct",
-	[EP_CTR_INVOLUNTARY_SWITCHES] = "involuntary_switches",
+#define EP_CTR_NAME(id, name) [id] = name,
+	EP_COUNTERS(EP_CTR_NAME)
+#undef EP_CTR_NAME
 };
 
 static const char *const primary_names[] = {

@@ -14,22 +14,39 @@
 #include "stats.h"
 #include "util.h"
 
-/** Counters recorded with every measured result, in this order. */
+/*
+ * EP_COUNTERS(X) - the counters recorded with every measured result, in
+ * this order, as X(enumerator, name in reports): the one list that both
+ * enum ep_counter and the names of ep_counter_name() are made from (perf
+ * counters: task_clock_ns .. cache_misses, counters.c).
+ */
+#define EP_COUNTERS(X)                                                                             \
+	/* units of work in all kept samples */                                                    \
+	X(EP_CTR_UNITS, "units")                                                                   \
+	/* getrusage user+system / wall, % of one CPU */                                           \
+	X(EP_CTR_CPU_PROCESS_PCT, "cpu_process_pct")                                               \
+	/* /proc/stat (total - idle - iowait) / total, % */                                        \
+	X(EP_CTR_CPU_SYSTEM_PCT, "cpu_system_pct")                                                 \
+	X(EP_CTR_TASK_CLOCK_NS, "task_clock_ns")                                                   \
+	X(EP_CTR_CONTEXT_SWITCHES, "context_switches")                                             \
+	X(EP_CTR_CPU_MIGRATIONS, "cpu_migrations")                                                 \
+	X(EP_CTR_PAGE_FAULTS, "page_faults")                                                       \
+	X(EP_CTR_CYCLES, "cycles")                                                                 \
+	X(EP_CTR_INSTRUCTIONS, "instructions")                                                     \
+	X(EP_CTR_CACHE_REFERENCES, "cache_references")                                             \
+	X(EP_CTR_CACHE_MISSES, "cache_misses")                                                     \
+	/* per unit, the declared overhead subtracted */                                           \
+	X(EP_CTR_OVERHEAD_NS, "overhead_ns")                                                       \
+	/* run-queue wait of the process's threads / wall, % */                                    \
+	X(EP_CTR_CPU_WAIT_PCT, "cpu_wait_pct")                                                     \
+	/* getrusage ru_nivcsw over the samples */                                                 \
+	X(EP_CTR_INVOLUNTARY_SWITCHES, "involuntary_switches")
+
+/** enum ep_counter - the index of each of EP_COUNTERS in a result's counters. */
 enum ep_counter {
-	EP_CTR_UNITS,            /* units of work in all kept samples */
-	EP_CTR_CPU_PROCESS_PCT,  /* getrusage user+system / wall, % of one CPU */
-	EP_CTR_CPU_SYSTEM_PCT,   /* /proc/stat (total - idle - iowait) / total, % */
-	EP_CTR_TASK_CLOCK_NS,
-	EP_CTR_CONTEXT_SWITCHES,
-	EP_CTR_CPU_MIGRATIONS,
-	EP_CTR_PAGE_FAULTS,
-	EP_CTR_CYCLES,
-	EP_CTR_INSTRUCTIONS,
-	EP_CTR_CACHE_REFERENCES,
-	EP_CTR_CACHE_MISSES,
-	EP_CTR_OVERHEAD_NS,      /* per unit, the declared overhead subtracted */
-	EP_CTR_CPU_WAIT_PCT,     /* run-queue wait of the process's threads / wall, % */
-	EP_CTR_INVOLUNTARY_SWITCHES, /* getrusage ru_nivcsw over the samples */
+#define EP_CTR_ENUMERATOR(id, name) id,
+	EP_COUNTERS(EP_CTR_ENUMERATOR)
+#undef EP_CTR_ENUMERATOR
 	EP_CTR_COUNT
 };
 
