@@ -170,11 +170,9 @@ static int locked_file(struct ep_run *run, const char *dir, int *fd)
 	char path[EP_OS_PATH_MAX + 32]; /* 'tmpdir' and the file's own name */
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/embperf-fcntl-XXXXXX", dir);
-	*fd = mkostemp(path, O_CLOEXEC);
+	*fd = ep_os_mkstemp(run, dir, "embperf-fcntl", path, sizeof(path));
 	if (*fd < 0)
-		return ep_run_fail(run, -errno, "parameter 'tmpdir': cannot create a file in '%s': "
-				   "%s", dir, strerror(errno));
+		return *fd;
 	unlink(path);
 	rc = lock_op(*fd, F_WRLCK);
 	if (rc)

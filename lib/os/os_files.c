@@ -60,6 +60,28 @@ int ep_os_tmpdir(struct ep_run *run, char *dir, size_t size)
 	return 0;
 }
 
+int ep_os_mkstemp(struct ep_run *run, const char *dir, const char *prefix, char *path,
+		  size_t size)
+{
+	int fd;
+
+	if (snprintf(path, size, "%s/%s-XXXXXX", dir, prefix) >= (int)size) {
+		path[0] = '\0';
+		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'tmpdir': value '%s' is too "
+				   "long; accepted: a shorter path", dir);
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+
+		path[0] = '\0';
+		return ep_run_fail(run, err, "parameter 'tmpdir': value '%s': cannot create a "
+				   "file in it: %s; accepted: a folder this process may write to",
+				   dir, strerror(-err));
+	}
+	return fd;
+}
+
 void ep_os_file_init(struct ep_os_file *f)
 {
 	f->fd = -1;
@@ -123,19 +145,9 @@ static int open_temporary(struct ep_run *run, const char *prefix, uint64_t size_
 	rc = ep_disk_check_fits(run, "size", "tmpdir", dir, size_bytes);
 	if (rc)
 		return rc;
-	if (snprintf(f->path, sizeof(f->path), "%s/%s-XXXXXX", dir, prefix) >=
-	    (int)sizeof(f->path)) {
-		f->path[0] = '\0';
-		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'tmpdir': value '%s' is too long",
-				   dir);
-	}
-	f->fd = mkostemp(f->path, O_CLOEXEC);
-	if (f->fd < 0) {
-		rc = -errno;
-		f->path[0] = '\0';
-		return ep_run_fail(run, rc, "parameter 'tmpdir': cannot create a file in '%s': %s",
-				   dir, strerror(-rc));
-	}
+	f->fd = ep_os_mkstemp(run, dir, prefix, f->path, sizeof(f->path));
+	if (f->fd < 0)
+		return f->fd;
 	f->temporary = 1;
 	f->size_bytes = size_bytes;
 	rc = fill_file(run, f->fd, size_bytes);

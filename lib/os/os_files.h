@@ -52,6 +52,20 @@ struct ep_os_file {
 int ep_os_tmpdir(struct ep_run *run, char *dir, size_t size);
 
 /**
+ * ep_os_mkstemp() - create a new file, @prefix-XXXXXX, in the folder 'tmpdir'.
+ * @run:    run receiving the message.
+ * @dir:    the folder, as ep_os_tmpdir() gave it.
+ * @prefix: the file's name before its random part ("embperf-select").
+ * @path:   receives the file's path.
+ * @size:   room in @path.
+ *
+ * Return: the new file's descriptor (read-write, O_CLOEXEC), or a negative
+ * errno with a message naming 'tmpdir', the folder and what is accepted.
+ */
+int ep_os_mkstemp(struct ep_run *run, const char *dir, const char *prefix, char *path,
+		  size_t size);
+
+/**
  * ep_os_file_init() - mark a file as not open, so closing it is a no-op.
  * @f: file.
  */

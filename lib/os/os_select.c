@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include "lib/core/run.h"
 #include "lib/core/util.h"
 #include "lib/os/child.h"
+#include "lib/os/os_files.h"
 #include "lib/os/partner.h"
 
 #define SELECT_LABEL_MAX 48
@@ -93,31 +93,18 @@ static void select_teardown(void *state)
 	free(st);
 }
 
-static const char *select_tmpdir(const struct ep_run *run)
-{
-	const char *dir = ep_param_text(run, "tmpdir");
-
-	if (!dir || !*dir)
-		dir = getenv("TMPDIR");
-	return dir && *dir ? dir : "/tmp";
-}
-
 /* A temporary file, opened read-only as lat_select opens it, and unlinked
  * at once: nothing is left behind whatever happens next. */
 static int open_temp_file(struct ep_run *run)
 {
-	const char *dir = select_tmpdir(run);
-	char path[PATH_MAX];
-	int tmp, fd, err;
+	char dir[EP_OS_PATH_MAX], path[EP_OS_PATH_MAX + 32]; /* 'tmpdir' and the file's name */
+	int tmp, fd, err = ep_os_tmpdir(run, dir, sizeof(dir));
 
-	if (snprintf(path, sizeof(path), "%s/embperf-select-XXXXXX", dir) >= (int)sizeof(path))
-		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'tmpdir': '%s' is too long", dir);
-	tmp = mkostemp(path, O_CLOEXEC);
+	if (err)
+		return err;
+	tmp = ep_os_mkstemp(run, dir, "embperf-select", path, sizeof(path));
 	if (tmp < 0)
-		return ep_run_fail(run, -errno,
-				   "parameter 'tmpdir': cannot create a file in '%s': %s "
-				   "(an existing, writable folder is needed)",
-				   dir, strerror(errno));
+		return tmp;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	err = fd < 0 ? -errno : 0;
 	unlink(path);

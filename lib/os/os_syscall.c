@@ -24,6 +24,7 @@
 
 #include "lib/core/run.h"
 #include "lib/core/util.h"
+#include "lib/os/os_files.h"
 
 #define SYS_LABEL_MAX 32
 
@@ -166,38 +167,23 @@ EP_UNTIMED static void sys_teardown(void *state)
 	free(st);
 }
 
-/* The folder for the temporary file: tmpdir, $TMPDIR or /tmp. */
-static const char *tmp_folder(struct ep_run *run)
-{
-	const char *dir = ep_param_text(run, "tmpdir");
-
-	if (dir && *dir)
-		return dir;
-	dir = getenv("TMPDIR");
-	return dir && *dir ? dir : "/tmp";
-}
-
-/* Create the empty file lat_syscall's stat/open/fstat rows use. */
+/* Create the empty file lat_syscall's stat/open/fstat rows use, in 'tmpdir'. */
 static int make_tmp_file(struct ep_run *run, struct sys_state *st)
 {
-	const char *dir = tmp_folder(run);
-	int fd;
+	char dir[EP_OS_PATH_MAX], path[EP_OS_PATH_MAX + 32]; /* 'tmpdir' and the file's name */
+	int fd = ep_os_tmpdir(run, dir, sizeof(dir));
 
-	st->tmp_path = ep_asprintf("%s/embperf-syscall-XXXXXX", dir);
-	if (!st->tmp_path)
-		return -ENOMEM;
-	fd = mkostemp(st->tmp_path, O_CLOEXEC);
-	if (fd < 0) {
-		int err = -errno;
-
-		free(st->tmp_path);
-		st->tmp_path = NULL;
-		return ep_run_fail(run, err,
-				   "parameter 'tmpdir': cannot create a file in '%s': %s; accepted: "
-				   "a writable folder",
-				   dir, strerror(-err));
-	}
+	if (fd)
+		return fd;
+	fd = ep_os_mkstemp(run, dir, "embperf-syscall", path, sizeof(path));
+	if (fd < 0)
+		return fd;
 	close(fd);
+	st->tmp_path = ep_strdup(path);
+	if (!st->tmp_path) {
+		unlink(path);
+		return -ENOMEM;
+	}
 	st->path = ep_strdup(st->tmp_path);
 	return st->path ? 0 : -ENOMEM;
 }
