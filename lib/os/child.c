@@ -178,6 +178,15 @@ void ep_child_keep_fds(const int *keep, int n_keep)
 	close_span(next, ~0U);
 }
 
+int ep_child_refuse_nofork(struct ep_run *run, const char *param, const char *value,
+			   const char *accepted)
+{
+	return ep_run_fail(run, -ENOSYS,
+			   "parameter '%s': value '%s' needs fork(), which this system does not "
+			   "have (a noMMU kernel, or a C library without it)%s%s",
+			   param, value, accepted ? "; accepted: " : "", accepted ? accepted : "");
+}
+
 int ep_child_fork_error(struct ep_run *run, int err, const char *param, const char *value,
 			int started, const char *what)
 {
@@ -191,11 +200,7 @@ int ep_child_fork_error(struct ep_run *run, int err, const char *param, const ch
 			snprintf(limit, sizeof(limit), "%llu", (unsigned long long)rl.rlim_cur);
 	}
 	if (err == -ENOSYS)
-		return ep_run_fail(run, err,
-				   "parameter '%s': value '%s': %s is not available: this system has "
-				   "no fork() (a noMMU kernel, or a C library without it), and this "
-				   "kernel needs it",
-				   param, value, what);
+		return ep_child_refuse_nofork(run, param, value, NULL);
 	if (err == -EAGAIN)
 		return ep_run_fail(run, err,
 				   "parameter '%s': value '%s': %s failed after %d were started: "

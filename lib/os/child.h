@@ -96,6 +96,20 @@ int ep_child_wait(struct ep_run *run, pid_t pid, uint64_t timeout_ns, int *statu
 void ep_child_keep_fds(const int *keep, int n_keep);
 
 /**
+ * ep_child_refuse_nofork() - refuse a value that needs fork() on a system
+ * without it (a noMMU kernel, or a C library without fork()).
+ * @run:      run receiving the message.
+ * @param:    parameter whose value needs the process ("mode", "op").
+ * @value:    its value, as text.
+ * @accepted: what the kernel accepts instead ("mode=threads"), or NULL
+ *            when nothing else does the same work.
+ *
+ * Return: -ENOSYS, with a message naming @param, @value and @accepted.
+ */
+int ep_child_refuse_nofork(struct ep_run *run, const char *param, const char *value,
+			   const char *accepted);
+
+/**
  * ep_child_fork_error() - explain a failed fork() or pthread_create().
  * @run:     run receiving the message.
  * @err:     the negative errno.

@@ -117,11 +117,8 @@ static int proc_call(void *arg, uint64_t units)
 static int fork_failed(struct proc_state *st, int err)
 {
 	if (err == -ENOSYS)
-		return ep_run_fail(st->run, -ENOSYS,
-				   "parameter 'op': value '%s' needs fork(), which this system does "
-				   "not have (a noMMU kernel, or a C library without it); accepted "
-				   "here: proccall",
-				   ep_param_text(st->run, "op"));
+		return ep_child_refuse_nofork(st->run, "op", ep_param_text(st->run, "op"),
+					      "op=proccall");
 	return ep_child_fork_error(st->run, err, "op", ep_param_text(st->run, "op"), 0, "fork()");
 }
 

@@ -298,11 +298,7 @@ static int start_helper(struct ep_run *run, struct ep_partner *partner)
 		pid_t pid = ep_child_fork(NULL);
 
 		if (pid == -ENOSYS)
-			return ep_run_fail(run, -ENOSYS,
-					   "cannot start the %s: this system has no fork() (a noMMU "
-					   "kernel, or a C library without it) and this kernel needs it "
-					   "in parameter 'mode' value 'process'; accepted: mode=threads",
-					   partner->name);
+			return ep_child_refuse_nofork(run, "mode", "process", "mode=threads");
 		if (pid < 0)
 			return ep_run_fail(run, (int)pid,
 					   "cannot start the %s: fork() failed: %s (RLIMIT_NPROC or memory)",
