@@ -53,11 +53,9 @@ static const struct ep_metric_desc fs_metrics[] = {
 	[M_THROUGHPUT] = { "throughput", "MB/s", EP_METRIC_TRIAL_MBPS, 1.0, EP_PRIMARY_MEDIAN,
 			   1, "file bytes / time of the writes and fsync, or of the reads; "
 			   "MB = 10^6 bytes" },
-	[M_CPU_SYSTEM] = { "cpu_system", "%", EP_METRIC_TRIAL_CPU_SYSTEM, 1.0,
-			   EP_PRIMARY_MEDIAN, 0,
-			   "the whole system's CPU load over the trial (/proc/stat, TI's method)" },
-	[M_CPU_PROCESS] = { "cpu_process", "%", EP_METRIC_TRIAL_CPU_PROCESS, 1.0,
-			    EP_PRIMARY_MEDIAN, 0, "the process's CPU load, % of one CPU" },
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM(
+		"the whole system's CPU load over the trial (/proc/stat, TI's method)"),
+	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_PROCESS_HELP),
 };
 
 struct fs_state;
