@@ -194,6 +194,21 @@ Test(nofork, ctx_needs_fork_or_threads)
 	embperf_bench_free(b);
 }
 
+/* os.fcntl has no threads mode: its refusal names fork() and no parameter. */
+Test(nofork, fcntl_says_it_needs_fork_and_names_no_mode)
+{
+	embperf_bench *b;
+
+	without_fork();
+	b = new_bench("os.fcntl", NULL);
+	cr_assert_eq(embperf_bench_run(b), -ENOSYS, "%s", embperf_bench_errmsg(b));
+	cr_assert(strstr(embperf_bench_errmsg(b), "needs fork()"), "%s", embperf_bench_errmsg(b));
+	cr_assert_null(strstr(embperf_bench_errmsg(b), "'mode'"), "%s", embperf_bench_errmsg(b));
+	cr_assert_null(strstr(embperf_bench_errmsg(b), "mode=threads"), "%s", embperf_bench_errmsg(b));
+	embperf_bench_free(b);
+	cr_assert_eq(tp_children().n, 0);
+}
+
 Test(nofork, proc_says_it_needs_fork)
 {
 	static const char *const ops[] = { "fork", "exec", "sh" };

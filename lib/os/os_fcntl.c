@@ -191,6 +191,7 @@ static int fcntl_setup(struct ep_run *run, void **state)
 		.fn = fcntl_partner,
 		.n_keep = 2,
 		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.no_threads = 1, /* POSIX record locks belong to processes */
 	};
 	char dir[EP_OS_PATH_MAX];
 	int rc;

@@ -297,6 +297,11 @@ static int start_helper(struct ep_run *run, struct ep_partner *partner)
 	if (!partner->cfg.threads) {
 		pid_t pid = ep_child_fork(NULL);
 
+		if (pid == -ENOSYS && partner->cfg.no_threads)
+			return ep_run_fail(run, -ENOSYS,
+					   "the %s needs fork(), which this system does not have (a "
+					   "noMMU kernel, or a C library without it), and cannot be a "
+					   "thread here", partner->name);
 		if (pid == -ENOSYS)
 			return ep_child_refuse_nofork(run, "mode", "process", "mode=threads");
 		if (pid < 0)

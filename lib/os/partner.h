@@ -96,6 +96,8 @@ void ep_partner_size_label(const struct ep_run *run, char *label, size_t len);
  *              the caller reads); dropped at the end so that @fn's loop
  *              ends (sockets need none: they are shut down).
  * @n_wake:     entries of @wake.
+ * @no_threads: the kernel has no threads mode (no 'mode' parameter): on a
+ *              system without fork() its refusal names none.
  */
 struct ep_partner_cfg {
 	const char *name;
@@ -109,6 +111,7 @@ struct ep_partner_cfg {
 	int threads;
 	int wake[EP_PARTNER_MAX_KEEP];
 	int n_wake;
+	int no_threads;
 };
 
 /**
