@@ -32,15 +32,8 @@ net_server() {
 net_client() { ip netns exec "${shaped_ns}a" setsid -w "$@"; }
 
 fam_setup() {
-	ip netns add "${shaped_ns}a"
-	ip netns add "${shaped_ns}b"
-	ip link add epshpa netns "${shaped_ns}a" type veth peer name epshpb netns "${shaped_ns}b"
-	ip -n "${shaped_ns}a" addr add 198.18.0.1/30 dev epshpa
-	ip -n "${shaped_ns}b" addr add 198.18.0.2/30 dev epshpb
-	ip -n "${shaped_ns}a" link set epshpa up
-	ip -n "${shaped_ns}b" link set epshpb up
-	ip -n "${shaped_ns}a" link set lo up
-	ip -n "${shaped_ns}b" link set lo up
+	. "$here/veth.sh"
+	veth_up "${shaped_ns}a" "${shaped_ns}b" epshpa epshpb
 	ip netns exec "${shaped_ns}a" tc qdisc add dev epshpa root tbf rate "$SHAPE_RATE" burst 64kb latency 20ms
 	ip netns exec "${shaped_ns}b" tc qdisc add dev epshpb root tbf rate "$SHAPE_RATE" burst 64kb latency 20ms
 	net_servers
@@ -49,8 +42,6 @@ fam_cleanup() {
 	local p
 	for p in "${net_pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	ip netns pids "${shaped_ns}b" 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns del "${shaped_ns}a" 2>/dev/null
-	ip netns del "${shaped_ns}b" 2>/dev/null
+	veth_down "${shaped_ns}a" "${shaped_ns}b"
 	rm -rf "${net_tmp:-/nonexistent}"
 }

@@ -23,22 +23,14 @@ fam_refs() {
 	echo "PING=$(command -v "$PING") ($("$PING" -V 2>&1 | head -1)); PING_DELAY=${PING_DELAY:-none}"
 }
 fam_setup() {
+	. "$here/veth.sh"
 	ping_ns=epfam$$
-	ip netns add "${ping_ns}a"
-	ip netns add "${ping_ns}b"
-	ip link add epfama netns "${ping_ns}a" type veth peer name epfamb netns "${ping_ns}b"
-	ip -n "${ping_ns}a" addr add 198.18.0.1/30 dev epfama
-	ip -n "${ping_ns}b" addr add 198.18.0.2/30 dev epfamb
-	ip -n "${ping_ns}a" link set epfama up
-	ip -n "${ping_ns}b" link set epfamb up
+	veth_up "${ping_ns}a" "${ping_ns}b" epfama epfamb
 	[ -z "${PING_DELAY:-}" ] ||
 		ip netns exec "${ping_ns}a" tc qdisc add dev epfama root netem delay "$PING_DELAY"
 	ip netns exec "${ping_ns}a" "$PING" -c 1 -W 2 198.18.0.2 >/dev/null
 }
-fam_cleanup() {
-	ip netns del "${ping_ns}a" 2>/dev/null
-	ip netns del "${ping_ns}b" 2>/dev/null
-}
+fam_cleanup() { veth_down "${ping_ns}a" "${ping_ns}b"; }
 
 # in_path PATH COMMAND... - on loopback here, or in the veth's first namespace.
 in_path() {
