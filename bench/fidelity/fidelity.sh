@@ -189,7 +189,7 @@ page_rows() {
 }
 
 write_page() {
-	local page=$out/$cpu_slug.md f
+	local page=$out/$cpu_slug.md f rows
 	[ -d "$data" ] || { echo "fidelity.sh: no data in $data" >&2; return 1; }
 	{
 		echo "<!-- SPDX-License-Identifier: MIT -->"
@@ -203,7 +203,7 @@ write_page() {
 		echo "rounds), **unresolved** when it is outside but its interval reaches into the band (the"
 		echo "rounds cannot tell); after a slash, 'spread' when embperf's spread is above the reference's."
 		echo
-		page_rows >"$out/.rows.$$"
+		rows=$(page_rows)
 		echo "| family | rows | met | unresolved | NOT met | embperf spreads more |"
 		echo "|---|---|---|---|---|---|"
 		awk -F' [|] ' '{ f = substr($1, 3); n[f]++; if (!(f in o)) o[f] = ++k
@@ -213,12 +213,11 @@ write_page() {
 			END { for (f in o) l[o[f]] = f
 			for (i = 1; i <= k; i++) { f = l[i]
 				printf "| %s | %d | %d | %d | %d | %d |\n", f, n[f], m[f], u[f], x[f], s[f] } }' \
-			"$out/.rows.$$"
+			<<<"$rows"
 		echo
 		echo "| family | row | reference | embperf | ratio [95 % interval] | spread ref / emb | band | verdict |"
 		echo "|---|---|---|---|---|---|---|---|"
-		cat "$out/.rows.$$"
-		rm -f "$out/.rows.$$"
+		echo "$rows"
 		echo
 		echo "## The rounds"
 		for f in "$data"/*.tsv; do
