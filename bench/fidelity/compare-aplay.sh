@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # bench/fidelity/compare-aplay.sh - CPU load of audio.playback/audio.capture beside
-# aplay/arecord on the same device and parameters (issue 8's target: at most
+# aplay/arecord on the same device and parameters (the target: at most
 # theirs).
 #
 #   bench/fidelity/compare-aplay.sh BUILD_DIR [ROUNDS [SECONDS]]

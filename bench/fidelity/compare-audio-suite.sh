@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# bench/fidelity/compare-audio-suite.sh - issue 8's time target: `embperf suite audio`
+# bench/fidelity/compare-audio-suite.sh - the audio suite's time target: `embperf suite audio`
 # (TI's table: capture and playback at 10 rates, 2 ch, S16_LE, period 64)
 # against the same 20 rows measured the way TI's tests do it by hand, on the
 # same device, with the run-to-run spread of both.

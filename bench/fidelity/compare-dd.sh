@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # compare-dd.sh - blk.fs next to a `dd ... conv=fsync` pair on the same
-# folder, interleaved: the cross-check of TI's method (issue 7: within 5 %).
+# folder, interleaved: the cross-check of TI's method (target: within 5 %).
 # Not run by the tests; doc/benchmarks-blk.md holds its figures.
 #
 #   bench/fidelity/compare-dd.sh [BUILD_DIR]

@@ -38,7 +38,7 @@
 #            ramp=1s duration=Ss (throughput: the sum of the two ways)
 #            Also printed: each way (tcp_both_tx, tcp_both_rx), to see
 #            where a difference in the sum comes from.
-#   tcp_both_pair  the same beside two iperf3 clients at once (issue 26's
+#   tcp_both_pair  the same beside two iperf3 clients at once (the target's
 #            wording), iperf3 -c ... -p 15201 and iperf3 -c ... -p 15202 -R,
 #            each as tcp_tx/tcp_rx
 #   tcp_rr   sockperf ping-pong --tcp -m MSG -t S --mps=max

@@ -15,7 +15,7 @@
 #   GROUP: ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd; with no
 #   operand all of them, in that order (cmd only when LAT_CMD is set).
 #   fcntl: lat_fcntl against os.fcntl; cmd: lat_cmd /bin/true against
-#   os.proc op=cmd cmd=/bin/true (issue 26).
+#   os.proc op=cmd cmd=/bin/true (the lat_cmd row of TI's guide).
 #
 # Environment:
 #   EMBPERF        the embperf command (required unless FRONT_END is set)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # compare-openssl.sh - crypto.speed next to `openssl speed -elapsed -evp
-# ALG`, interleaved: the fidelity check of issue 26 (EVP within 5 % of
+# ALG`, interleaved: crypto.speed's fidelity check (EVP within 5 % of
 # openssl speed for every algorithm and size of TI's table; AF_ALG within
 # 10 % of `openssl speed -engine afalg`). Not run by the tests (it takes
 # minutes); doc/methodology-crypto.md says how to read it, and has no

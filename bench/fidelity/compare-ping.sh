@@ -7,7 +7,7 @@
 # (198.18.0.1 and 198.18.0.2, removed at the end); prints each round's rtt
 # avg of both tools, then per path the median of each tool, its spread and
 # the ratio embperf / ping with a distribution-free 95 % interval
-# (paired-ratios.awk beside it). The issue's target: within 10 % (issue 26).
+# (paired-ratios.awk beside it). The target: rtt avg within 10 % of ping's.
 #
 # ping prints its times truncated to whole microseconds; on loopback, where
 # a round trip is a few microseconds, that alone moves its avg by up to

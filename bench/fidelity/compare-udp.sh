@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 #
 # compare-udp.sh - net.udp.stream next to iperf3 on loopback, interleaved:
-# issue 9's UDP targets. Not run by the tests (it takes minutes); the
-# figures go to doc/benchmarks-net.md.
+# the UDP targets (unpaced: at least 2x iperf3's packets/s at no more CPU
+# per packet; paced: the asked rate within 1 %). Not run by the tests (it
+# takes minutes); the figures go to doc/benchmarks-net.md.
 #
 #   bench/fidelity/compare-udp.sh [BUILD_DIR]
 #

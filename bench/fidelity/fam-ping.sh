@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # fam-ping.sh - net.icmp.ping beside iputils ping's flood (fidelity.sh
-# family; issue 26's target: rtt avg within 10 %). Per round, each row's
+# family; the target: rtt avg within 10 % of ping's). Per round, each row's
 # two runs in turn, both pinned alike (PIN_CPU):
 #   lo-avg    ping -f -q -c PING_COUNT 127.0.0.1 (its rtt avg) beside
 #             net.icmp.ping host=127.0.0.1 count=PING_COUNT interval=0 (rtt_avg)
