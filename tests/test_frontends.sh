@@ -515,7 +515,8 @@ done
 # line prints the size alone on stdout: a power of two, at least a pointer.
 # Like the original it prints nothing when the strides give no jump then
 # plateau: on CPUs whose prefetchers keep the time per load rising past the
-# line (issue 11's Xeon) always, on a noisy shared machine in some runs.
+# line (the Intel Xeon re-run's curve) always, on a noisy shared machine
+# in some runs.
 # Up to three runs; then "not found here" is a skip, not a failure, once
 # -v has shown that the curve indeed gives no size (below).
 line_try() { # ARGS...: run line until it prints something; 0 when it ran

@@ -4,7 +4,7 @@
 # test_mem_refusal.sh - every kernel that allocates or caches by a size
 # parameter refuses a size beyond the memory available, before it allocates
 # or writes anything, with a message naming the parameter, the value, what
-# it needs and what is available (issue 12, small systems).
+# it needs and what is available (for small systems: boards with little memory).
 #
 # A machine has the memory it has, so the test gives the command a small
 # one: in a private mount namespace (unshare -m) a file saying

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_nofork.c - the kernels that fork, on a system without fork() (a noMMU
- * kernel, or a C library without it; issue 12).
+ * kernel, or a C library without it, as on small systems).
  *
  * Every such kernel has mode=threads, where its partner is a thread of the
  * caller, or says that it needs fork(). A system without fork() is made

@@ -458,9 +458,9 @@ Test(os_files, line_rule_finds_64_on_the_amd_curves)
 	cr_assert_eq(ep_line_find(lmbench_run, line_strides, N_LINE_STRIDES - 1), 64);
 }
 
-/* The Intel Xeon curve of issue 11: adjacent-line and streamer prefetch make
- * it rise at every stride, never flat after the jump: not found, and never a
- * number. A curve that never jumps, or jumps only at its end, neither. */
+/* The Intel Xeon re-run's curve (doc/benchmarks-lmbench.md): adjacent-line
+ * and streamer prefetch make it rise at every stride, never flat after the
+ * jump: not found, and never a number. A curve that never jumps, or jumps only at its end, neither. */
 Test(os_files, line_rule_finds_nothing_without_jump_then_plateau)
 {
 	const double intel[N_LINE_STRIDES] = { 8.8, 15.2, 28.6, 50.9, 87.8, 124.6 };
@@ -600,7 +600,7 @@ static size_t cacheline_once(char *curve, size_t curve_size)
 /*
  * Every run is consistent with its own curve, found or not. Whether this
  * machine shows its line is the curve's shape: on CPUs whose prefetchers
- * keep the curve rising (issue 11's Xeon) it does not, and a noisy run may
+ * keep the curve rising (the Intel Xeon re-run's) it does not, and a noisy run may
  * miss a line that is there; it is reported, not judged.
  */
 Test(os_files, cacheline_reports_what_its_curve_gives)

@@ -763,7 +763,7 @@ static int count_of(const char *text, const char *needle)
 
 /*
  * Without a row title the key is kernel/metric[labels], so the "kernel and
- * labels" column would say it again on every row: it is left out (issue 27).
+ * labels" column would say it again on every row: it is left out.
  * A titled row (a suite's or the guide's name) keeps the column.
  */
 Test(tables, the_kernel_column_appears_only_where_a_title_hides_the_kernel)
