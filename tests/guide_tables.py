@@ -109,6 +109,11 @@ def guide_rows(rows, keys):
     return measured, notes
 
 
+# The TODO directive of the checks that --todo-measured and --todo-rows name:
+# printed after "# TODO" for a reader (test_guide.sh matches "# TODO" only).
+PENDING = "pending the suite fixes that measure these rows as the vendor's guide does"
+
+
 class Tap:
     def __init__(self):
         self.n = self.failed = 0
@@ -152,7 +157,7 @@ def main(argv):
             tap.check(all(p in have for p in pending),
                       "%s: rows %s" % (title, ", ".join(pending)),
                       "missing: %s" % [p for p in pending if p not in have],
-                      todo="pending the suite fixes of issue 25 item 4") if pending else None
+                      todo=PENDING) if pending else None
             have = [h for h in have if not todo_rows.search(h)]
         same = [h.lower() for h in have] == [w.lower() for w in want]
         if title in own_command:
@@ -161,7 +166,7 @@ def main(argv):
         if title in measured or title in todo_measured:
             tap.check(same, "%s: the vendor's %d rows in the vendor's order" % (title, len(want)),
                       "want %s\ngot  %s\nnotes %s" % (want, have, notes),
-                      todo="pending the suite fixes of issue 25 item 4"
+                      todo=PENDING
                       if title in todo_measured else None)
         if title not in measured:
             tap.check(same or (not have and notes),
