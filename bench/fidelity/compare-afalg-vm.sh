@@ -94,13 +94,8 @@ run_tool() {
 			repetitions=1 --format=csv 2>&1
 	fi
 }
-for r in $(seq 1 "$rounds"); do
-	for alg in $algs; do
-		interleave "$r" "$alg" "reference embperf"
-	done
-done
-echo "@@ done"
-poweroff -f
+set_case() { alg=$1 label=$1; }
+run_rounds "$rounds" "$algs" "reference embperf"
 INIT
 } >"$R/init"
 

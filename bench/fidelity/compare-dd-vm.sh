@@ -86,13 +86,8 @@ run_tool() {
 			repetitions=1 -q --format=json
 	fi
 }
-for r in $(seq 1 "$rounds"); do
-	for bs in $sizes; do
-		interleave "$r" "$bs" "ref blk"
-	done
-done
-echo "@@ done"
-poweroff -f
+set_case() { bs=$1 label=$1; }
+run_rounds "$rounds" "$sizes" "ref blk"
 INIT
 } >"$R/init"
 

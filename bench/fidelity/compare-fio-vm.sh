@@ -150,20 +150,16 @@ after_tool() {
 	echo "@@ cpu $name $1 $r $(cat /tmp/cpu)"
 }
 [ -f /beside.sh ] && { taskset -c 0 sh /beside.sh >/dev/null 2>&1 & echo "@@ beside: $(cat /beside.sh)"; }
-for r in $(seq 1 "$rounds"); do
-	for c in $cases; do
-		IFS=: read name rw bs engine depth <<EOF
-$c
+set_case() {
+	IFS=: read name rw bs engine depth <<EOF
+$1
 EOF
-		dev=/dev/nullb0
-		[ "$depth" = 32 ] && dev=/dev/nullb1
-		on=$dev destructive=destructive=1
-		[ "$target" = file ] && on=/${dev#/dev/}/compare-fio.dat destructive=
-		interleave "$r" "$name" "fio blk"
-	done
-done
-echo "@@ done"
-poweroff -f
+	label=$name dev=/dev/nullb0
+	[ "$depth" = 32 ] && dev=/dev/nullb1
+	on=$dev destructive=destructive=1
+	[ "$target" = file ] && on=/${dev#/dev/}/compare-fio.dat destructive=
+}
+run_rounds "$rounds" "$cases" "fio blk"
 INIT
 } >"$R/init"
 

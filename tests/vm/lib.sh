@@ -155,11 +155,18 @@ INIT
 }
 
 # vm_init_interleave: for the benchmarks' /init, after vm_init_head, the
-# guest function interleave ROUND CASE "FIRST SECOND": runs run_tool TOOL
-# (the script's own function) for both tools, FIRST first in odd rounds and
-# SECOND first in even ones, each run's output between "@@ run CASE TOOL
-# ROUND LOAD1" and "@@ end STATUS" (vm_boot_runs splits them), then
-# after_tool TOOL when the script defines it.
+# guest functions
+#   interleave ROUND CASE "FIRST SECOND": runs run_tool TOOL (the script's
+#     own function) for both tools, FIRST first in odd rounds and SECOND
+#     first in even ones, each run's output between "@@ run CASE TOOL ROUND
+#     LOAD1" and "@@ end STATUS" (vm_boot_runs splits them), then
+#     after_tool TOOL when the script defines it;
+#   run_rounds ROUNDS "CASES" "FIRST SECOND": the benchmark's end: for each
+#     round r from 1 to ROUNDS and each word c of CASES, set_case c (the
+#     script's own function: it sets what run_tool reads, and $label, the
+#     case's name in the "@@ run" lines), then interleave r "$label"
+#     "FIRST SECOND"; then "@@ done" (vm_boot_runs waits for it) and the
+#     guest powers off. $r and $c stay set for run_tool and after_tool.
 vm_init_interleave() {
 	cat <<'INIT'
 interleave() {
@@ -171,6 +178,16 @@ interleave() {
 		echo "@@ end $?"
 		command -v after_tool >/dev/null && after_tool "$tool"
 	done
+}
+run_rounds() {
+	for r in $(seq 1 "$1"); do
+		for c in $2; do
+			set_case "$c"
+			interleave "$r" "$label" "$3"
+		done
+	done
+	echo "@@ done"
+	poweroff -f
 }
 INIT
 }
