@@ -229,8 +229,7 @@ static int pipe_bw_buffers(struct ep_run *run, struct pipe_bw *st)
 		return rc;
 	if (posix_memalign((void **)&st->wbuf, page, st->size) ||
 	    posix_memalign((void **)&st->rbuf_mem, page, st->size + page))
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
-				   st->size);
+		return ep_partner_size_nomem(run, st->size);
 	memset(st->wbuf, 'w', st->size);
 	memset(st->rbuf_mem, 0, st->size + page);
 	st->rbuf = st->rbuf_mem + PIPE_READ_MISALIGN;

@@ -29,28 +29,19 @@
 #include "lib/core/util.h"
 #include "lib/os/partner.h"
 
-#define TCP_LABEL_MAX 48
 
 /**
  * struct tcp_lat - state of os.tcp.lat.
- * @partner: the echo process.
- * @client:  this process's end of the connection.
- * @server:  the accepted end, the echo process's (closed here after the fork).
+ * @msg:     the echo process; this process's end of the connection
+ *           (client); the accepted end, the echo process's (server,
+ *           closed here after the fork); the message; "size=1".
  * @echo:    the echo process's arguments.
- * @buf:     the message.
  * @echo_buf: the echo thread's buffer (mode=threads), else NULL.
- * @size:    its size.
- * @label:   "size=1".
  */
 struct tcp_lat {
-	struct ep_partner partner;
-	int client;
-	int server;
+	struct ep_partner_msg msg;
 	struct ep_partner_echo echo;
-	char *buf;
 	char *echo_buf;
-	size_t size;
-	char label[TCP_LABEL_MAX];
 };
 
 /**
@@ -93,8 +84,8 @@ static int tcp_lat_body(void *arg, uint64_t units)
 {
 	struct tcp_lat *st = arg;
 
-	return ep_partner_round_trips(&st->partner, st->client, st->client, 1, st->buf, st->size,
-				      units);
+	return ep_partner_round_trips(&st->msg.partner, st->msg.client, st->msg.client, 1,
+				      st->msg.buf, st->msg.size, units);
 }
 
 static void tcp_lat_teardown(void *state)
@@ -103,10 +94,7 @@ static void tcp_lat_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_partner_stop(&st->partner);
-	ep_ipc_close(&st->client);
-	ep_ipc_close(&st->server);
-	free(st->buf);
+	ep_partner_msg_close(&st->msg);
 	free(st->echo_buf);
 	free(st);
 }
@@ -124,50 +112,41 @@ static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 	int rc;
 
 	/* This buffer, and the echo process's copy of it once it writes there. */
-	rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)st->size);
+	rc = ep_mem_check_fits(run, "size", ep_param_text(run, "size"), 2 * (uint64_t)st->msg.size);
 	if (rc)
 		return rc;
-	st->buf = calloc(1, st->size);
+	st->msg.buf = calloc(1, st->msg.size);
 	/* An echo process writes into its own copy of the buffer; a thread needs one. */
-	if (st->buf && cfg.threads)
-		st->echo_buf = calloc(1, st->size);
-	if (!st->buf || (cfg.threads && !st->echo_buf))
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
-				   st->size);
-	rc = ep_ipc_tcp_pair(run, &st->client, &st->server);
+	if (st->msg.buf && cfg.threads)
+		st->echo_buf = calloc(1, st->msg.size);
+	if (!st->msg.buf || (cfg.threads && !st->echo_buf))
+		return ep_partner_size_nomem(run, st->msg.size);
+	rc = ep_ipc_tcp_pair(run, &st->msg.client, &st->msg.server);
 	if (rc)
 		return rc;
-	st->echo = (struct ep_partner_echo){ .in = st->server, .out = st->server,
-					     .buf = st->echo_buf ? st->echo_buf : st->buf,
-					     .size = st->size };
-	cfg.keep[0] = st->server;
-	rc = ep_partner_start(run, &st->partner, &cfg);
+	st->echo = (struct ep_partner_echo){ .in = st->msg.server, .out = st->msg.server,
+					     .buf = st->echo_buf ? st->echo_buf : st->msg.buf,
+					     .size = st->msg.size };
+	cfg.keep[0] = st->msg.server;
+	rc = ep_partner_start(run, &st->msg.partner, &cfg);
 	if (rc)
 		return rc;
 	/* The echo process's death (or end) then reads as an end of file. */
-	ep_partner_release(&st->partner, &st->server);
+	ep_partner_release(&st->msg.partner, &st->msg.server);
 	return tcp_lat_body(st, 1); /* one round trip first: both processes are up */
 }
 
 static int tcp_lat_setup(struct ep_run *run, void **state)
 {
 	struct tcp_lat *st = calloc(1, sizeof(*st));
-	struct ep_case c = { .metric = 0, .body = tcp_lat_body };
 	int rc;
 
 	if (!st)
 		return -ENOMEM;
 	*state = st;
-	st->client = st->server = -1;
-	st->size = (size_t)ep_param_int(run, "size");
-	ep_partner_size_label(run, st->label, sizeof(st->label));
+	ep_partner_msg_init(run, &st->msg);
 	rc = tcp_lat_start(run, st);
-	if (!rc) {
-		c.labels = st->label;
-		c.arg = st;
-		rc = ep_run_add_case(run, &c);
-	}
-	return rc;
+	return rc ? rc : ep_partner_msg_add_case(run, &st->msg, tcp_lat_body, st);
 }
 
 /* --------------------------------------------------------------- connection */

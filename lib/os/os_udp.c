@@ -28,28 +28,19 @@
 #define UDP_MIN_SIZE 4         /* the sequence number */
 #define UDP_MAX_SIZE 65507     /* largest IPv4 UDP payload */
 #define UDP_SERVER_BUF 65536
-#define UDP_LABEL_MAX 48
 
 /**
  * struct udp_lat - state of os.udp.lat.
- * @partner: the server process.
- * @client:  this process's socket, connected to the server's.
- * @server:  the server's socket (closed here after the fork).
- * @buf:     the datagram.
+ * @msg:     the server process; this process's socket, connected to the
+ *           server's (client); the server's socket (server, closed here
+ *           after the fork); the datagram and its size; "size=4".
  * @srv_buf: the server's receive buffer, allocated before the fork.
- * @size:    datagram size.
  * @seq:     sequence number of the next datagram.
- * @label:   "size=4".
  */
 struct udp_lat {
-	struct ep_partner partner;
-	int client;
-	int server;
-	char *buf;
+	struct ep_partner_msg msg;
 	char *srv_buf;
-	size_t size;
 	uint32_t seq;
-	char label[UDP_LABEL_MAX];
 };
 
 static const struct ep_param_desc udp_params[] = {
@@ -72,7 +63,7 @@ static void udp_server(void *arg)
 	for (;;) {
 		struct sockaddr_in from;
 		socklen_t len = sizeof(from);
-		ssize_t n = recvfrom(st->server, st->srv_buf, UDP_SERVER_BUF, 0,
+		ssize_t n = recvfrom(st->msg.server, st->srv_buf, UDP_SERVER_BUF, 0,
 				     (struct sockaddr *)&from, &len);
 
 		if (n < 0 && errno == EINTR)
@@ -80,7 +71,8 @@ static void udp_server(void *arg)
 		/* Datagrams have 4 bytes at least: 0 is a shut socket (threads mode). */
 		if (n <= 0)
 			return;
-		if (sendto(st->server, st->srv_buf, (size_t)n, 0, (struct sockaddr *)&from, len) < 0 &&
+		if (sendto(st->msg.server, st->srv_buf, (size_t)n, 0, (struct sockaddr *)&from,
+			   len) < 0 &&
 		    errno != EINTR && errno != ECONNREFUSED)
 			return;
 	}
@@ -91,7 +83,7 @@ static void udp_unblock(void *arg)
 {
 	const struct udp_lat *st = arg;
 
-	shutdown(st->client, SHUT_RDWR);
+	shutdown(st->msg.client, SHUT_RDWR);
 }
 
 static int udp_round_trip(struct udp_lat *st)
@@ -99,19 +91,19 @@ static int udp_round_trip(struct udp_lat *st)
 	uint32_t seq = htonl(st->seq++), back;
 	ssize_t n;
 
-	memcpy(st->buf, &seq, sizeof(seq));
+	memcpy(st->msg.buf, &seq, sizeof(seq));
 	do
-		n = send(st->client, st->buf, st->size, MSG_NOSIGNAL);
+		n = send(st->msg.client, st->msg.buf, st->msg.size, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)st->size)
+	if (n != (ssize_t)st->msg.size)
 		return n < 0 ? -errno : -EMSGSIZE;
 	do
-		n = recv(st->client, st->buf, st->size, 0);
+		n = recv(st->msg.client, st->msg.buf, st->msg.size, 0);
 	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return n < 0 ? -errno : -EPIPE;
-	memcpy(&back, st->buf, sizeof(back));
-	return n == (ssize_t)st->size && back == seq ? 0 : -EPROTO;
+	memcpy(&back, st->msg.buf, sizeof(back));
+	return n == (ssize_t)st->msg.size && back == seq ? 0 : -EPROTO;
 }
 
 static int udp_body(void *arg, uint64_t units)
@@ -119,17 +111,17 @@ static int udp_body(void *arg, uint64_t units)
 	struct udp_lat *st = arg;
 	int err = 0;
 
-	ep_partner_enter(&st->partner);
+	ep_partner_enter(&st->msg.partner);
 	while (units-- && !err) {
 		err = udp_round_trip(st);
-		ep_partner_beat(&st->partner);
+		ep_partner_beat(&st->msg.partner);
 	}
-	ep_partner_leave(&st->partner);
+	ep_partner_leave(&st->msg.partner);
 	if (err == -EPROTO)
-		return ep_run_fail(st->partner.run, err,
+		return ep_run_fail(st->msg.partner.run, err,
 				   "round trip: the answer is not the datagram sent (sequence %u)",
 				   (unsigned)(st->seq - 1));
-	return err ? ep_partner_failed(&st->partner, err, "round trip") : 0;
+	return err ? ep_partner_failed(&st->msg.partner, err, "round trip") : 0;
 }
 
 static void udp_teardown(void *state)
@@ -138,10 +130,7 @@ static void udp_teardown(void *state)
 
 	if (!st)
 		return;
-	ep_partner_stop(&st->partner);
-	ep_ipc_close(&st->client);
-	ep_ipc_close(&st->server);
-	free(st->buf);
+	ep_partner_msg_close(&st->msg);
 	free(st->srv_buf);
 	free(st);
 }
@@ -156,13 +145,13 @@ static int udp_sockets(struct ep_run *run, struct udp_lat *st)
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	st->server = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	st->client = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (st->server < 0 || st->client < 0)
+	st->msg.server = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	st->msg.client = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (st->msg.server < 0 || st->msg.client < 0)
 		return ep_run_fail(run, -errno, "cannot make a UDP socket: %s", strerror(errno));
-	if (bind(st->server, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(st->server, (struct sockaddr *)&a, &len) ||
-	    connect(st->client, (struct sockaddr *)&a, sizeof(a))) {
+	if (bind(st->msg.server, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(st->msg.server, (struct sockaddr *)&a, &len) ||
+	    connect(st->msg.client, (struct sockaddr *)&a, sizeof(a))) {
 		err = -errno;
 		return ep_run_fail(run, err, "cannot set up UDP sockets on 127.0.0.1: %s",
 				   strerror(-err));
@@ -184,41 +173,32 @@ static int udp_start(struct ep_run *run, struct udp_lat *st)
 	};
 	int rc;
 
-	st->buf = calloc(1, st->size);
+	st->msg.buf = calloc(1, st->msg.size);
 	st->srv_buf = malloc(UDP_SERVER_BUF);
-	if (!st->buf || !st->srv_buf)
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory",
-				   st->size);
+	if (!st->msg.buf || !st->srv_buf)
+		return ep_partner_size_nomem(run, st->msg.size);
 	rc = udp_sockets(run, st);
 	if (rc)
 		return rc;
-	cfg.keep[0] = st->server;
-	rc = ep_partner_start(run, &st->partner, &cfg);
+	cfg.keep[0] = st->msg.server;
+	rc = ep_partner_start(run, &st->msg.partner, &cfg);
 	if (rc)
 		return rc;
-	ep_partner_release(&st->partner, &st->server);
+	ep_partner_release(&st->msg.partner, &st->msg.server);
 	return udp_body(st, 1); /* one round trip first: the server is up */
 }
 
 static int udp_setup(struct ep_run *run, void **state)
 {
 	struct udp_lat *st = calloc(1, sizeof(*st));
-	struct ep_case c = { .metric = 0, .body = udp_body };
 	int rc;
 
 	if (!st)
 		return -ENOMEM;
 	*state = st;
-	st->client = st->server = -1;
-	st->size = (size_t)ep_param_int(run, "size");
-	ep_partner_size_label(run, st->label, sizeof(st->label));
+	ep_partner_msg_init(run, &st->msg);
 	rc = udp_start(run, st);
-	if (!rc) {
-		c.labels = st->label;
-		c.arg = st;
-		rc = ep_run_add_case(run, &c);
-	}
-	return rc;
+	return rc ? rc : ep_partner_msg_add_case(run, &st->msg, udp_body, st);
 }
 
 const struct ep_kernel ep_kernel_os_udp_lat = {

@@ -120,7 +120,7 @@ static int unix_alloc(struct ep_run *run, char **buf, size_t size)
 	if (rc)
 		return rc;
 	if (posix_memalign((void **)buf, (size_t)sysconf(_SC_PAGESIZE), size))
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory", size);
+		return ep_partner_size_nomem(run, size);
 	memset(*buf, 'u', size);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -79,6 +80,34 @@ void ep_partner_size_label(const struct ep_run *run, char *label, size_t len)
 	const char *mode = ep_partner_mode_label(run);
 
 	snprintf(label, len, "size=%s%s%s", ep_param_text(run, "size"), *mode ? " " : "", mode);
+}
+
+int ep_partner_size_nomem(struct ep_run *run, size_t size_bytes)
+{
+	return ep_run_fail(run, -ENOMEM, "parameter 'size': %zu bytes: out of memory", size_bytes);
+}
+
+void ep_partner_msg_init(const struct ep_run *run, struct ep_partner_msg *msg)
+{
+	msg->client = msg->server = -1;
+	msg->size = (size_t)ep_param_int(run, "size");
+	ep_partner_size_label(run, msg->label, sizeof(msg->label));
+}
+
+int ep_partner_msg_add_case(struct ep_run *run, struct ep_partner_msg *msg, ep_body_fn body,
+			    void *arg)
+{
+	struct ep_case c = { .metric = 0, .labels = msg->label, .body = body, .arg = arg };
+
+	return ep_run_add_case(run, &c);
+}
+
+void ep_partner_msg_close(struct ep_partner_msg *msg)
+{
+	ep_partner_stop(&msg->partner);
+	ep_ipc_close(&msg->client);
+	ep_ipc_close(&msg->server);
+	free(msg->buf);
 }
 
 /* In the child: die with the parent, keep only what the loop needs, run it. */

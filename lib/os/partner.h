@@ -77,6 +77,16 @@ const char *ep_partner_mode_label(const struct ep_run *run);
 void ep_partner_size_label(const struct ep_run *run, char *label, size_t len);
 
 /**
+ * ep_partner_size_nomem() - fail @run for a buffer of the 'size' parameter
+ * that could not be allocated.
+ * @run:        the run.
+ * @size_bytes: the size asked for.
+ *
+ * Return: -ENOMEM, with "parameter 'size': N bytes: out of memory".
+ */
+int ep_partner_size_nomem(struct ep_run *run, size_t size_bytes);
+
+/**
  * struct ep_partner_cfg - what to run in the helper process.
  * @name:       what the messages call it, e.g. "pipe echo process".
  * @fn:         runs in the child; may loop forever; if it returns the child
@@ -153,6 +163,56 @@ struct ep_partner {
 	int n_owned;
 	char name[64];
 };
+
+/* Bytes of struct ep_partner_msg's label ("size=16M mode=threads"). */
+#define EP_PARTNER_LABEL_MAX 48
+
+/**
+ * struct ep_partner_msg - what the kernels of one message round trip over
+ * a socket with a partner (os.tcp.lat, os.udp.lat) share.
+ * @partner: the partner process (or thread).
+ * @client:  this process's socket.
+ * @server:  the partner's socket (closed here once the partner has it).
+ * @buf:     the message, this process's.
+ * @size:    the message's size in bytes, the parameter 'size'.
+ * @label:   the case's label, from ep_partner_size_label().
+ */
+struct ep_partner_msg {
+	struct ep_partner partner;
+	int client;
+	int server;
+	char *buf;
+	size_t size;
+	char label[EP_PARTNER_LABEL_MAX];
+};
+
+/**
+ * ep_partner_msg_init() - both sockets -1 (none yet), the size from the
+ * parameter 'size', the label.
+ * @run: the run (setup's).
+ * @msg: zero-initialised.
+ */
+void ep_partner_msg_init(const struct ep_run *run, struct ep_partner_msg *msg);
+
+/**
+ * ep_partner_msg_add_case() - add the kernel's one case, labelled with
+ * @msg's label.
+ * @run:  the run (setup's).
+ * @msg:  the shared state, started.
+ * @body: the case's body.
+ * @arg:  its argument, the kernel's state.
+ *
+ * Return: what ep_run_add_case() returns.
+ */
+int ep_partner_msg_add_case(struct ep_run *run, struct ep_partner_msg *msg, ep_body_fn body,
+			    void *arg);
+
+/**
+ * ep_partner_msg_close() - stop the partner, close both sockets, free the
+ * message buffer: the shared part of a teardown.
+ * @msg: the shared state, as far as setup got.
+ */
+void ep_partner_msg_close(struct ep_partner_msg *msg);
 
 /**
  * ep_partner_start() - fork the helper process (or start the helper thread),
