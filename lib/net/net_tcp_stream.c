@@ -79,15 +79,9 @@ static const struct ep_metric_desc stream_metrics[] = {
 			      EP_PRIMARY_MEDIAN, 1,
 			      "direction=both: the way the peer sends, as this host received it" },
 	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),
-	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("this host's CPU load, % of all CPUs (netperf's "
-					      "LOCAL_CPU_UTIL)"),
-	[M_PEER_CPU_PROCESS] = { "peer_cpu_process", "%", EP_METRIC_TRIAL_COUNTER, 1.0,
-				 EP_PRIMARY_MEDIAN, 0,
-				 "the peer process's CPU load over the flow, % of one CPU" },
-	[M_PEER_CPU_SYSTEM] = { "peer_cpu_system", "%", EP_METRIC_TRIAL_COUNTER, 1.0,
-				EP_PRIMARY_MEDIAN, 0,
-				"the peer host's CPU load over the flow, % of all CPUs "
-				"(netperf's REMOTE_CPU_UTIL)" },
+	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM(EP_NETK_CPU_SYSTEM_HELP),
+	[M_PEER_CPU_PROCESS] = EP_METRIC_PEER_CPU_PROCESS(EP_PEER_CPU_PROCESS_HELP),
+	[M_PEER_CPU_SYSTEM] = EP_METRIC_PEER_CPU_SYSTEM(EP_PEER_CPU_SYSTEM_HELP),
 };
 
 /**
