@@ -496,22 +496,12 @@ static int open_both(struct ep_peer_trial *t)
 /* udp.rr: a UDP socket on the control connection's local address, any port. */
 static int open_udp(struct ep_peer_trial *t)
 {
-	struct sockaddr_storage a = t->local;
-	socklen_t len = t->local_len;
-	int fd = ep_udp_socket(a.ss_family, 0);
+	int fd = ep_udp_socket_bound(&t->local, t->local_len, 0, &t->port);
 
 	if (fd < 0)
 		return fd;
 	set_timeouts(fd);
-	ep_addr_set_port(&a, 0);
-	if (bind(fd, (struct sockaddr *)&a, len) || getsockname(fd, (struct sockaddr *)&a, &len)) {
-		int rc = -errno;
-
-		close(fd);
-		return rc;
-	}
 	t->data_fd = fd;
-	t->port = ep_addr_port(&a);
 	return 0;
 }
 

@@ -213,21 +213,11 @@ static void *worker(void *arg)
 /* A UDP socket bound to the control connection's local address, port 0. */
 static int open_sink(struct ep_peer_trial *t)
 {
-	struct sockaddr_storage a = t->local;
-	socklen_t len = t->local_len;
-	int fd = ep_udp_socket(a.ss_family, 1);
+	int fd = ep_udp_socket_bound(&t->local, t->local_len, 1, &t->port);
 
 	if (fd < 0)
 		return fd;
-	ep_addr_set_port(&a, 0);
-	if (bind(fd, (struct sockaddr *)&a, len) || getsockname(fd, (struct sockaddr *)&a, &len)) {
-		int rc = -errno;
-
-		close(fd);
-		return rc;
-	}
 	t->data_fd = fd;
-	t->port = ep_addr_port(&a);
 	return 0;
 }
 

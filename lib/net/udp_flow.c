@@ -102,21 +102,11 @@ static int open_tx_socket(struct ep_udp_flow *f, uint16_t port)
 /* rx: a socket on this side's control address, any port; its port into *@port. */
 static int open_rx_socket(struct ep_udp_flow *f, uint16_t *port)
 {
-	struct sockaddr_storage a = f->peer.local;
-	socklen_t len = f->peer.local_len;
-	int fd = ep_udp_socket(a.ss_family, 1);
+	int fd = ep_udp_socket_bound(&f->peer.local, f->peer.local_len, 1, port);
 
 	if (fd < 0)
 		return fd;
-	ep_addr_set_port(&a, 0);
-	if (bind(fd, (struct sockaddr *)&a, len) || getsockname(fd, (struct sockaddr *)&a, &len)) {
-		int rc = -errno;
-
-		close(fd);
-		return rc;
-	}
 	f->data_fd = fd;
-	*port = ep_addr_port(&a);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "lib/core/clock.h"
 #include "lib/core/util.h"
 #include "udp_io.h"
@@ -252,5 +253,24 @@ EP_UNTIMED int ep_udp_socket(int family, int big_buffers)
 		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
 			(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
 	}
+	return fd;
+}
+
+EP_UNTIMED int ep_udp_socket_bound(const struct sockaddr_storage *local, socklen_t len,
+				   int big_buffers, uint16_t *port)
+{
+	struct sockaddr_storage a = *local;
+	int fd = ep_udp_socket(a.ss_family, big_buffers);
+
+	if (fd < 0)
+		return fd;
+	ep_addr_set_port(&a, 0);
+	if (bind(fd, (struct sockaddr *)&a, len) || getsockname(fd, (struct sockaddr *)&a, &len)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	*port = ep_addr_port(&a);
 	return fd;
 }

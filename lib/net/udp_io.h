@@ -105,4 +105,16 @@ int ep_udp_rx_poll(struct ep_udp_rx *rx, int timeout_ms, int counting);
  */
 int ep_udp_socket(int family, int big_buffers);
 
+/**
+ * ep_udp_socket_bound() - a UDP socket of ep_udp_socket() bound to the
+ * address of @local, on a port the kernel picks.
+ * @local:       the address (its port is ignored).
+ * @len:         its length.
+ * @big_buffers: as for ep_udp_socket().
+ * @port:        receives the port bound.
+ * Return: the descriptor, or a negative errno (nothing left open).
+ */
+int ep_udp_socket_bound(const struct sockaddr_storage *local, socklen_t len, int big_buffers,
+			uint16_t *port);
+
 #endif /* EMBPERF_NET_UDP_IO_H */
