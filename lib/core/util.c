@@ -40,6 +40,18 @@ char *ep_asprintf(const char *fmt, ...)
 	return n < 0 ? NULL : out;
 }
 
+int ep_say(char *err, size_t err_size, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && err_size) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_size, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
 void ep_buf_init(struct ep_buf *b)
 {
 	b->data = NULL;

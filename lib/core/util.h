@@ -31,6 +31,18 @@ char *ep_strdup(const char *s);
 char *ep_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
+ * ep_say() - write the message of a failure into a caller's buffer, for
+ * the functions that take an error buffer and its size.
+ * @err:      receives the message; NULL (or @err_size 0): none is written.
+ * @err_size: bytes of @err.
+ * @rc:       what to return.
+ * @fmt:      printf format of the message.
+ * Return: @rc.
+ */
+int ep_say(char *err, size_t err_size, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
  * struct ep_buf - growable NUL-terminated text.
  * @data: the text ("" after init); @len: its length; @cap: bytes allocated;
  * @failed: set once an allocation failed (later appends are ignored).

@@ -11,7 +11,6 @@
  * refused: a router forwards IP, not these frames.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,24 +34,12 @@
 #include "lib/core/clock.h"
 #include "lib/core/lazylib.h"
 #include "lib/core/run.h"
+#include "lib/core/util.h"
 
 /* The capture's buffer: 8 MiB, as the UDP receiver's socket buffer. */
 #define CAPTURE_BUFFER_BYTES (8 << 20)
 /* A capture keeps the Ethernet header and the test header, no more. */
 #define SNAP_BYTES (EP_L2_HEADER_BYTES + EP_WIRE_HEADER_BYTES)
-
-static int say(char *err, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 /*
  * libpcap is loaded when a layer=l2 link is first opened, not linked
@@ -77,7 +64,7 @@ static int find_iface(struct ep_l2_link *l, const struct sockaddr_in *in, char *
 	int hatype = -1, loop = 0;
 
 	if (getifaddrs(&all))
-		return say(err, len, -errno, "interfaces: %s", strerror(errno));
+		return ep_say(err, len, -errno, "interfaces: %s", strerror(errno));
 	l->ifname[0] = '\0';
 	for (i = all; i && !l->ifname[0]; i = i->ifa_next)
 		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
@@ -95,11 +82,13 @@ static int find_iface(struct ep_l2_link *l, const struct sockaddr_in *in, char *
 		}
 	freeifaddrs(all);
 	if (!l->ifname[0])
-		return say(err, len, -ENODEV, "no interface holds the control connection's address");
+		return ep_say(err, len, -ENODEV,
+			      "no interface holds the control connection's address");
 	if (loop || hatype != ARPHRD_ETHER)
-		return say(err, len, -EOPNOTSUPP, "interface %s is %s, not Ethernet: no Ethernet frame "
-			   "crosses it; accepted: an Ethernet interface to a peer on another host",
-			   l->ifname, loop ? "loopback" : "of another link type");
+		return ep_say(err, len, -EOPNOTSUPP,
+			      "interface %s is %s, not Ethernet: no Ethernet frame crosses it; "
+			      "accepted: an Ethernet interface to a peer on another host",
+			      l->ifname, loop ? "loopback" : "of another link type");
 	return 0;
 }
 
@@ -112,21 +101,22 @@ static int find_peer(struct ep_l2_link *l, const struct sockaddr_in *peer, char 
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
 
 	if (fd < 0)
-		return say(err, len, -errno, "socket: %s", strerror(errno));
+		return ep_say(err, len, -errno, "socket: %s", strerror(errno));
 	inet_ntop(AF_INET, &peer->sin_addr, text, sizeof(text));
 	memcpy(&req.arp_pa, peer, sizeof(*peer));
 	snprintf(req.arp_dev, sizeof(req.arp_dev), "%s", l->ifname);
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", l->ifname);
 	if (ioctl(fd, SIOCGARP, &req) || !(req.arp_flags & ATF_COM))
-		rc = say(err, len, -EHOSTUNREACH, "peer %s has no neighbour entry on interface %s: it "
-			 "is not on this Ethernet segment (a router forwards IP, not these frames)",
-			 text, l->ifname);
+		rc = ep_say(err, len, -EHOSTUNREACH,
+			    "peer %s has no neighbour entry on interface %s: it is not on this "
+			    "Ethernet segment (a router forwards IP, not these frames)",
+			    text, l->ifname);
 	else if (ioctl(fd, SIOCGIFMTU, &ifr))
-		rc = say(err, len, -errno, "MTU of %s: %s", l->ifname, strerror(errno));
+		rc = ep_say(err, len, -errno, "MTU of %s: %s", l->ifname, strerror(errno));
 	else if (l->bytes < EP_L2_MIN_BYTES || l->bytes > (uint32_t)ifr.ifr_mtu + EP_L2_HEADER_BYTES)
-		rc = say(err, len, -EMSGSIZE, "a frame of %u bytes does not fit interface %s "
-			 "(accepted: 64 to its MTU %d + 18)", l->bytes + EP_L2_FCS_BYTES, l->ifname,
-			 ifr.ifr_mtu);
+		rc = ep_say(err, len, -EMSGSIZE,
+			    "a frame of %u bytes does not fit interface %s (accepted: 64 to its "
+			    "MTU %d + 18)", l->bytes + EP_L2_FCS_BYTES, l->ifname, ifr.ifr_mtu);
 	memcpy(l->peer_mac, req.arp_ha.sa_data, sizeof(l->peer_mac));
 	close(fd);
 	return rc;
@@ -165,11 +155,11 @@ static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
 	int bytes = CAPTURE_BUFFER_BYTES, rc;
 
 	if (why)
-		return say(err, len, -EOPNOTSUPP, "raw frames need libpcap, which could not be "
-			   "loaded: %s; accepted: l4, or l2 with libpcap installed", why);
+		return ep_say(err, len, -EOPNOTSUPP, "raw frames need libpcap, which could not be "
+			      "loaded: %s; accepted: l4, or l2 with libpcap installed", why);
 	p = pc.pcap_create(l->ifname, perr);
 	if (!p)
-		return say(err, len, -ENODEV, "pcap on %s: %s", l->ifname, perr);
+		return ep_say(err, len, -ENODEV, "pcap on %s: %s", l->ifname, perr);
 	pc.pcap_set_snaplen(p, SNAP_BYTES);
 	/* A sender's capture takes nothing: the smallest buffer will do. */
 	pc.pcap_set_buffer_size(p, capture ? CAPTURE_BUFFER_BYTES : 65536);
@@ -177,11 +167,11 @@ static int open_pcap(struct ep_l2_link *l, int capture, char *err, size_t len)
 	rc = pc.pcap_activate(p);
 	if (rc < 0) {
 		rc = rc == PCAP_ERROR_PERM_DENIED ? -EPERM : -EIO;
-		say(err, len, rc, "raw frames on interface %s%s: %s%s", l->ifname,
-		    rc == -EPERM ? " need CAP_NET_RAW (root)" : "", pc.pcap_geterr(p),
-		    rc == -EPERM ? "; accepted: l4, or l2 with CAP_NET_RAW on both hosts" : "");
+		ep_say(err, len, rc, "raw frames on interface %s%s: %s%s", l->ifname,
+		       rc == -EPERM ? " need CAP_NET_RAW (root)" : "", pc.pcap_geterr(p),
+		       rc == -EPERM ? "; accepted: l4, or l2 with CAP_NET_RAW on both hosts" : "");
 	} else if (set_filter(l, p, capture) || pc.pcap_setnonblock(p, 1, perr)) {
-		rc = say(err, len, -EIO, "pcap filter on %s: %s", l->ifname, pc.pcap_geterr(p));
+		rc = ep_say(err, len, -EIO, "pcap filter on %s: %s", l->ifname, pc.pcap_geterr(p));
 	}
 	if (rc < 0) {
 		pc.pcap_close(p);
@@ -204,9 +194,10 @@ int ep_l2_open(struct ep_l2_link *l, const struct sockaddr_storage *local,
 	memset(l, 0, sizeof(*l));
 	l->bytes = bytes;
 	if (local->ss_family != AF_INET || peer->ss_family != AF_INET)
-		return say(err, err_len, -EOPNOTSUPP, "the peer is reached over IPv6: the other "
-			   "end's MAC is looked up in the IPv4 neighbour table; accepted: an IPv4 "
-			   "peer on this Ethernet segment");
+		return ep_say(err, err_len, -EOPNOTSUPP,
+			      "the peer is reached over IPv6: the other end's MAC is looked up in "
+			      "the IPv4 neighbour table; accepted: an IPv4 peer on this Ethernet "
+			      "segment");
 	rc = find_iface(l, (const struct sockaddr_in *)local, err, err_len);
 	if (!rc)
 		rc = find_peer(l, (const struct sockaddr_in *)peer, err, err_len);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "lib/core/util.h"
 #include "lib/net/linkstats.h"
 
 #ifndef SO_RXQ_OVFL
@@ -21,19 +22,6 @@
 #endif
 
 #define SNMP_LINE_MAX 1024
-
-__attribute__((format(printf, 4, 5))) static int say(char *err, size_t err_size, int rc,
-						     const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && err_size) {
-		va_start(ap, fmt);
-		vsnprintf(err, err_size, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /*
  * The value of column @name in a /proc/net/snmp pair of lines: @head holds
@@ -67,7 +55,8 @@ static int read_snmp(struct ep_udp_counters *u, char *err, size_t err_size)
 	int found = 0;
 
 	if (!f)
-		return say(err, err_size, -errno, "cannot open /proc/net/snmp: %s", strerror(errno));
+		return ep_say(err, err_size, -errno, "cannot open /proc/net/snmp: %s",
+			      strerror(errno));
 	while (fgets(head, sizeof(head), f)) {
 		if (strncmp(head, "Udp: ", 5) || !fgets(vals, sizeof(vals), f))
 			continue;
@@ -81,9 +70,9 @@ static int read_snmp(struct ep_udp_counters *u, char *err, size_t err_size)
 	}
 	fclose(f);
 	if (!found)
-		return say(err, err_size, -EPROTO,
-			   "/proc/net/snmp has no Udp: lines with InDatagrams, NoPorts, InErrors, "
-			   "OutDatagrams, RcvbufErrors and SndbufErrors");
+		return ep_say(err, err_size, -EPROTO,
+			      "/proc/net/snmp has no Udp: lines with InDatagrams, NoPorts, "
+			      "InErrors, OutDatagrams, RcvbufErrors and SndbufErrors");
 	return 0;
 }
 
@@ -357,9 +346,9 @@ int ep_loss_attribution_text(const struct ep_loss_attribution *a, char *buf, siz
 
 static int no_libnl(char *err, size_t err_size)
 {
-	return say(err, err_size, -EOPNOTSUPP,
-		   "link and qdisc counters need libnl-route-3, and this libembperf was built "
-		   "without it (meson option libnl)");
+	return ep_say(err, err_size, -EOPNOTSUPP,
+		      "link and qdisc counters need libnl-route-3, and this libembperf was built "
+		      "without it (meson option libnl)");
 }
 
 int ep_linkstats_open(struct ep_linkstats_src **src, char *err, size_t err_size)

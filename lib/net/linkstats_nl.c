@@ -7,7 +7,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 
 #include "lib/core/clock.h"
 #include "lib/core/lazylib.h"
+#include "lib/core/util.h"
 #include "lib/net/linkstats.h"
 
 /* A kernel that does not answer within this long is reported, not waited for. */
@@ -32,19 +32,6 @@
 struct ep_linkstats_src {
 	struct nl_sock *sk;
 };
-
-__attribute__((format(printf, 4, 5))) static int say(char *err, size_t err_size, int rc,
-						     const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && err_size) {
-		va_start(ap, fmt);
-		vsnprintf(err, err_size, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /*
  * libnl-route-3 (and libnl-3, which it links) is loaded when a link
@@ -99,19 +86,19 @@ int ep_linkstats_open(struct ep_linkstats_src **src, char *err, size_t err_size)
 	*src = NULL;
 	if ((why = EP_LAZYLIB_OPEN(lnl))) {
 		free(s);
-		return say(err, err_size, -EOPNOTSUPP, "the link and qdisc counters need "
-			   "libnl-route-3, which could not be loaded: %s", why);
+		return ep_say(err, err_size, -EOPNOTSUPP, "the link and qdisc counters need "
+			      "libnl-route-3, which could not be loaded: %s", why);
 	}
 	if (!s || !(s->sk = lnl.nl_socket_alloc())) {
 		free(s);
-		return say(err, err_size, -ENOMEM, "out of memory for a netlink socket");
+		return ep_say(err, err_size, -ENOMEM, "out of memory for a netlink socket");
 	}
 	rc = lnl.nl_connect(s->sk, NETLINK_ROUTE);
 	if (rc < 0) {
 		lnl.nl_socket_free(s->sk);
 		free(s);
-		return say(err, err_size, nl_errno(rc), "cannot open a netlink route socket: %s",
-			   lnl.nl_geterror(rc));
+		return ep_say(err, err_size, nl_errno(rc), "cannot open a netlink route socket: %s",
+			      lnl.nl_geterror(rc));
 	}
 	/* a reply that never comes ends the read instead of hanging the trial */
 	setsockopt(lnl.nl_socket_get_fd(s->sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -178,10 +165,10 @@ static int no_such_link(struct ep_linkstats_src *src, const char *ifname, char *
 		lnl.nl_cache_foreach(cache, add_name, &n);
 		lnl.nl_cache_free(cache);
 	}
-	return say(err, err_size, -ENODEV,
-		   "network interface '%s' does not exist in this network namespace; "
-		   "accepted: one of its interfaces (%s)",
-		   ifname, list[0] ? list : "none could be listed");
+	return ep_say(err, err_size, -ENODEV,
+		      "network interface '%s' does not exist in this network namespace; "
+		      "accepted: one of its interfaces (%s)",
+		      ifname, list[0] ? list : "none could be listed");
 }
 
 static int read_link(struct ep_linkstats_src *src, const char *ifname, struct ep_linkstats *out,
@@ -191,15 +178,16 @@ static int read_link(struct ep_linkstats_src *src, const char *ifname, struct ep
 	int rc;
 
 	if (strlen(ifname) >= IF_NAMESIZE)
-		return say(err, err_size, -EINVAL,
-			   "network interface '%s' is not accepted: names are at most %d characters",
-			   ifname, IF_NAMESIZE - 1);
+		return ep_say(err, err_size, -EINVAL,
+			      "network interface '%s' is not accepted: names are at most %d "
+			      "characters", ifname, IF_NAMESIZE - 1);
 	rc = lnl.rtnl_link_get_kernel(src->sk, 0, ifname, &l);
 	if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_NODEV)
 		return no_such_link(src, ifname, err, err_size);
 	if (rc < 0)
-		return say(err, err_size, nl_errno(rc), "reading interface '%s' through netlink: %s",
-			   ifname, lnl.nl_geterror(rc));
+		return ep_say(err, err_size, nl_errno(rc),
+			      "reading interface '%s' through netlink: %s", ifname,
+			      lnl.nl_geterror(rc));
 	snprintf(out->ifname, sizeof(out->ifname), "%s", ifname);
 	out->ifindex = lnl.rtnl_link_get_ifindex(l);
 	fill_link(l, &out->link);
@@ -217,8 +205,8 @@ static int read_qdisc(struct ep_linkstats_src *src, struct ep_linkstats *out, ch
 	int rc = lnl.rtnl_qdisc_alloc_cache(src->sk, &cache);
 
 	if (rc < 0)
-		return say(err, err_size, nl_errno(rc), "reading the qdiscs through netlink: %s",
-			   lnl.nl_geterror(rc));
+		return ep_say(err, err_size, nl_errno(rc), "reading the qdiscs through netlink: %s",
+			      lnl.nl_geterror(rc));
 	q = lnl.rtnl_qdisc_get_by_parent(cache, out->ifindex, TC_H_ROOT);
 	if (q) {
 		tc = TC_CAST(q);
@@ -334,28 +322,30 @@ int ep_linkstats_iface_for_addr(struct ep_linkstats_src *src, const char *addr,
 	if (inet_pton(AF_INET, addr, bin) != 1) {
 		family = AF_INET6;
 		if (inet_pton(AF_INET6, addr, bin) != 1)
-			return say(err, err_size, -EINVAL,
-				   "address '%s' is not accepted: a numeric IPv4 or IPv6 address "
-				   "(198.18.0.2, 2001:db8::2)",
-				   addr);
+			return ep_say(err, err_size, -EINVAL,
+				      "address '%s' is not accepted: a numeric IPv4 or IPv6 "
+				      "address "
+				      "(198.18.0.2, 2001:db8::2)",
+				      addr);
 	}
 	rc = route_oif(src->sk, family, bin, family == AF_INET ? 4 : 16, &reply);
 	if (rc < 0)
-		return say(err, err_size, nl_errno(rc), "route lookup of '%s' through netlink: %s",
-			   addr, lnl.nl_geterror(rc));
+		return ep_say(err, err_size, nl_errno(rc),
+			      "route lookup of '%s' through netlink: %s", addr,
+			      lnl.nl_geterror(rc));
 	if (reply.error || !reply.oif)
-		return say(err, err_size, reply.error ? reply.error : -ENETUNREACH,
-			   "no route to '%s' in this network namespace: %s", addr,
-			   strerror(reply.error ? -reply.error : ENETUNREACH));
+		return ep_say(err, err_size, reply.error ? reply.error : -ENETUNREACH,
+			      "no route to '%s' in this network namespace: %s", addr,
+			      strerror(reply.error ? -reply.error : ENETUNREACH));
 	rc = lnl.rtnl_link_get_kernel(src->sk, reply.oif, NULL, &l);
 	if (rc < 0)
-		return say(err, err_size, nl_errno(rc),
-			   "the route to '%s' leaves by interface %d, which cannot be read: %s", addr,
-			   reply.oif, lnl.nl_geterror(rc));
+		return ep_say(err, err_size, nl_errno(rc),
+			      "the route to '%s' leaves by interface %d, which cannot be read: "
+			      "%s", addr, reply.oif, lnl.nl_geterror(rc));
 	rc = snprintf(ifname, ifname_size, "%s", lnl.rtnl_link_get_name(l));
 	lnl.rtnl_link_put(l);
 	return rc >= 0 && (size_t)rc < ifname_size
 		       ? 0
-		       : say(err, err_size, -ENAMETOOLONG, "interface name longer than %zu bytes",
-			     ifname_size);
+		       : ep_say(err, err_size, -ENAMETOOLONG,
+				"interface name longer than %zu bytes", ifname_size);
 }
