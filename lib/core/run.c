@@ -19,6 +19,9 @@
 #include "trials.h"
 #include "util.h"
 
+/* Bytes of a label of ep_run_add_param_case(): "op=stat". */
+#define RUN_PARAM_LABEL_MAX 128
+
 /**
  * params_text() - every parameter as "k=v k=v", recorded with each result.
  *
@@ -150,6 +153,16 @@ int ep_run_add_case(struct ep_run *run, const struct ep_case *c)
 	rc->c = *c;
 	rc->c.labels = rc->labels;
 	return 0;
+}
+
+int ep_run_add_param_case(struct ep_run *run, const struct ep_case *c, const char *param)
+{
+	struct ep_case labelled = *c;
+	char label[RUN_PARAM_LABEL_MAX];
+
+	snprintf(label, sizeof(label), "%s=%s", param, ep_param_text(run, param));
+	labelled.labels = label;
+	return ep_run_add_case(run, &labelled);
 }
 
 int ep_run_add_trial_measured(struct ep_run *run, const struct ep_trial_case *tc,

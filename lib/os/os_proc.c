@@ -40,7 +40,6 @@
 #include "lib/os/helper_path.h"
 #include "lib/os/os_paths.h"
 
-#define PROC_LABEL_MAX 32
 #define PROC_EXIT_EXEC_FAILED 127 /* the shell's code for "cannot execute" */
 
 #define PROC_CMD_MAX_WORDS 64
@@ -61,7 +60,6 @@ enum proc_op { OP_FORK, OP_EXEC, OP_SH, OP_PROCCALL, OP_CMD };
  * @devnull:    /dev/null, the children's standard output and error.
  * @timeout_ns: longest a child may live.
  * @counter:    what proccall's callee adds to.
- * @label:      "op=fork".
  */
 struct proc_state {
 	struct ep_run *run;
@@ -74,7 +72,6 @@ struct proc_state {
 	int devnull;
 	uint64_t timeout_ns;
 	long counter;
-	char label[PROC_LABEL_MAX];
 };
 
 static const struct ep_param_desc proc_params[] = {
@@ -373,11 +370,9 @@ static int proc_setup(struct ep_run *run, void **state)
 	if (!rc && st->op != OP_FORK && st->op != OP_PROCCALL)
 		rc = prepare_children(run, st);
 	if (!rc) {
-		snprintf(st->label, sizeof(st->label), "op=%s", ep_param_text(run, "op"));
-		c.labels = st->label;
 		c.body = bodies[st->op];
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_param_case(run, &c, "op");
 	}
 	return rc;
 }

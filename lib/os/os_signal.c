@@ -49,8 +49,6 @@
 #include "lib/core/run.h"
 #include "lib/core/util.h"
 
-#define SIG_LABEL_MAX 32
-
 enum sig_op { OP_INSTALL, OP_CATCH, OP_PROT };
 
 /**
@@ -74,14 +72,12 @@ struct prot_counters {
  * @tid:        the thread running the benchmark.
  * @pc:         prot: the handler's counters and the read-only page
  *              (NULL when not mapped).
- * @label:      "op=prot".
  */
 struct sig_state {
 	struct ep_run *run;
 	pid_t pid;
 	pid_t tid;
 	struct prot_counters pc;
-	char label[SIG_LABEL_MAX];
 };
 
 /**
@@ -272,10 +268,8 @@ static int sig_setup(struct ep_run *run, void **state)
 	if (op == OP_PROT)
 		rc = map_prot_page(st);
 	if (!rc) {
-		snprintf(st->label, sizeof(st->label), "op=%s", ep_param_text(run, "op"));
-		c.labels = st->label;
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_param_case(run, &c, "op");
 	}
 	return rc;
 }

@@ -26,8 +26,6 @@
 #include "lib/core/util.h"
 #include "lib/os/os_files.h"
 
-#define SYS_LABEL_MAX 32
-
 enum sys_op { OP_NULL, OP_READ, OP_WRITE, OP_STAT, OP_FSTAT, OP_OPEN };
 
 /**
@@ -36,14 +34,12 @@ enum sys_op { OP_NULL, OP_READ, OP_WRITE, OP_STAT, OP_FSTAT, OP_OPEN };
  * @fd:       /dev/zero (read), /dev/null (write) or the file (fstat); -1 otherwise.
  * @path:     the file stat and open use.
  * @tmp_path: the temporary file to remove in teardown, or NULL.
- * @label:    "op=stat".
  */
 struct sys_state {
 	struct ep_run *run;
 	int fd;
 	char *path;
 	char *tmp_path;
-	char label[SYS_LABEL_MAX];
 };
 
 static const struct ep_param_desc sys_params[] = {
@@ -246,10 +242,8 @@ EP_UNTIMED static int sys_setup(struct ep_run *run, void **state)
 	if (!rc)
 		rc = open_target(run, st, op);
 	if (!rc) {
-		snprintf(st->label, sizeof(st->label), "op=%s", ep_param_text(run, "op"));
-		c.labels = st->label;
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_param_case(run, &c, "op");
 	}
 	return rc;
 }
