@@ -149,6 +149,19 @@ static int unknown_param(embperf_bench *b, const char *name)
 	return -ENOENT;
 }
 
+/* The descriptor of parameter @name; NULL, with the message of
+ * unknown_param(), when the kernel has none of that name. */
+static const struct ep_param_desc *known_param(embperf_bench *b, const char *name)
+{
+	int i = find_param(b, name);
+
+	if (i < 0) {
+		unknown_param(b, name);
+		return NULL;
+	}
+	return ep_kernel_param(b->kernel, i);
+}
+
 int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 {
 	int i = find_param(bench, name);
@@ -173,13 +186,11 @@ int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 
 int embperf_bench_set_int(embperf_bench *bench, const char *name, int64_t value)
 {
-	int i = find_param(bench, name);
-	const struct ep_param_desc *d;
+	const struct ep_param_desc *d = known_param(bench, name);
 	char text[64];
 
-	if (i < 0)
-		return unknown_param(bench, name);
-	d = ep_kernel_param(bench->kernel, i);
+	if (!d)
+		return -ENOENT;
 	switch (d->type) {
 	case EP_PT_ENUM:
 	case EP_PT_STRING:
@@ -198,13 +209,11 @@ int embperf_bench_set_int(embperf_bench *bench, const char *name, int64_t value)
 
 int embperf_bench_set_double(embperf_bench *bench, const char *name, double value)
 {
-	int i = find_param(bench, name);
-	const struct ep_param_desc *d;
+	const struct ep_param_desc *d = known_param(bench, name);
 	char text[64];
 
-	if (i < 0)
-		return unknown_param(bench, name);
-	d = ep_kernel_param(bench->kernel, i);
+	if (!d)
+		return -ENOENT;
 	if (d->type == EP_PT_DOUBLE) {
 		ep_format_double(value, text, sizeof(text));
 		return embperf_bench_set(bench, name, text);
