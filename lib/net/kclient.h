@@ -34,27 +34,18 @@
 extern const struct ep_default ep_net_defaults[];
 
 /**
- * EP_METRIC_PEER_CPU_PROCESS() - the metric "peer_cpu_process" of a network
- * kernel: the counter the peer reports of its process's CPU load, %, lower
- * is better.
+ * EP_METRIC_PEER_CPU() - a CPU-load metric of a network kernel that the
+ * peer measures and reports as a counter: "peer_cpu_process" (its
+ * process's, % of one CPU) or "peer_cpu_system" (its host's, % of all
+ * CPUs); lower is better.
+ * @name: the metric's name, one of those two.
  * @help: the kernel's help line for it.
  *
  * In a metric table:
- * [M_PEER_CPU_PROCESS] = EP_METRIC_PEER_CPU_PROCESS(EP_PEER_CPU_PROCESS_HELP).
+ * [M_PEER_CPU_SYSTEM] = EP_METRIC_PEER_CPU("peer_cpu_system", EP_PEER_CPU_SYSTEM_HELP).
  */
-#define EP_METRIC_PEER_CPU_PROCESS(help)                                                \
-	{ "peer_cpu_process", "%", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,     \
-	  EP_BETTER_LOWER, help }
-
-/**
- * EP_METRIC_PEER_CPU_SYSTEM() - the metric "peer_cpu_system" of a network
- * kernel: the counter the peer reports of its host's CPU load, %, lower is
- * better.
- * @help: the kernel's help line for it.
- */
-#define EP_METRIC_PEER_CPU_SYSTEM(help)                                                 \
-	{ "peer_cpu_system", "%", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,      \
-	  EP_BETTER_LOWER, help }
+#define EP_METRIC_PEER_CPU(name, help)                                                  \
+	{ name, "%", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN, EP_BETTER_LOWER, help }
 
 /* The help lines of the flow kernels (streams, request/response) for the CPU loads. */
 #define EP_NETK_CPU_SYSTEM_HELP "this host's CPU load, % of all CPUs (netperf's LOCAL_CPU_UTIL)"

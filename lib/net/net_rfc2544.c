@@ -150,8 +150,8 @@ static const struct ep_metric_desc rfc_metrics[] = {
 			"§26.2: round trip of the tagged frames at the throughput rate" },
 	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),
 	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("this host's CPU load, % of all CPUs"),
-	[M_PEER_CPU_SYSTEM] =
-		EP_METRIC_PEER_CPU_SYSTEM("the peer host's CPU load, % of all CPUs"),
+	[M_PEER_CPU_SYSTEM] = EP_METRIC_PEER_CPU("peer_cpu_system",
+						 "the peer host's CPU load, % of all CPUs"),
 };
 
 struct rfc_state;

@@ -80,8 +80,8 @@ static const struct ep_metric_desc stream_metrics[] = {
 			      "direction=both: the way the peer sends, as this host received it" },
 	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),
 	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM(EP_NETK_CPU_SYSTEM_HELP),
-	[M_PEER_CPU_PROCESS] = EP_METRIC_PEER_CPU_PROCESS(EP_PEER_CPU_PROCESS_HELP),
-	[M_PEER_CPU_SYSTEM] = EP_METRIC_PEER_CPU_SYSTEM(EP_PEER_CPU_SYSTEM_HELP),
+	[M_PEER_CPU_PROCESS] = EP_METRIC_PEER_CPU("peer_cpu_process", EP_PEER_CPU_PROCESS_HELP),
+	[M_PEER_CPU_SYSTEM] = EP_METRIC_PEER_CPU("peer_cpu_system", EP_PEER_CPU_SYSTEM_HELP),
 };
 
 /**

@@ -109,8 +109,8 @@ static const struct ep_metric_desc udp_metrics[] = {
 	[M_CPU_PROCESS] = EP_METRIC_CPU_PROCESS(EP_CPU_THIS_PROCESS_HELP),
 	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("this host's CPU load, % of all CPUs (netperf's "
 					      "LOCAL_CPU_UTIL, TI's /proc/stat method)"),
-	[M_PEER_CPU_PROCESS] = EP_METRIC_PEER_CPU_PROCESS(EP_PEER_CPU_PROCESS_HELP),
-	[M_PEER_CPU_SYSTEM] = EP_METRIC_PEER_CPU_SYSTEM(EP_PEER_CPU_SYSTEM_HELP),
+	[M_PEER_CPU_PROCESS] = EP_METRIC_PEER_CPU("peer_cpu_process", EP_PEER_CPU_PROCESS_HELP),
+	[M_PEER_CPU_SYSTEM] = EP_METRIC_PEER_CPU("peer_cpu_system", EP_PEER_CPU_SYSTEM_HELP),
 	[M_FORGIVEN] = { "forgiven", "datagrams", EP_METRIC_TRIAL_COUNTER, 1.0, EP_PRIMARY_MEDIAN,
 			 0, "tx: datagrams due that the pacer gave up on (sender over 100 ms "
 			 "behind), per trial" },
