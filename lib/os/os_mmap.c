@@ -27,7 +27,6 @@
 #define MAP_WIDE_STEP (MAP_TOUCH_PARTS * MAP_TOUCH_STEP) /* lat_mmap's STRIDE */
 #define MAP_MIN_SIZE ((int64_t)(2 * MAP_WIDE_STEP))  /* lat_mmap's MINSIZE: 320k */
 #define MAP_MAX_SIZE ((int64_t)1 << 34)              /* 16G; checked against free space */
-#define MAP_LABEL_MAX 64
 
 enum { TOUCH_TENTH, TOUCH_WHOLE };
 
@@ -38,7 +37,6 @@ enum { TOUCH_TENTH, TOUCH_WHOLE };
  * @size_bytes: bytes mapped per unit.
  * @touch_end:  bytes from the start of the mapping that are touched.
  * @step_bytes: distance between two touched bytes.
- * @label:      "size=1M".
  */
 struct map_state {
 	struct ep_run *run;
@@ -46,7 +44,6 @@ struct map_state {
 	size_t size_bytes;
 	size_t touch_end;
 	size_t step_bytes;
-	char label[MAP_LABEL_MAX];
 };
 
 static const struct ep_param_desc map_params[] = {
@@ -117,14 +114,12 @@ static int map_setup(struct ep_run *run, void **state)
 		st->touch_end = st->size_bytes / MAP_TOUCH_PARTS;
 		st->step_bytes = MAP_TOUCH_STEP;
 	}
-	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
 	/* Only the descriptor is needed: a temporary file is unlinked at once. */
 	rc = ep_os_file_open(run, "embperf-mmap", st->size_bytes, 1, 0, &st->file);
 	if (!rc) {
-		c.labels = st->label;
 		c.body = map_body;
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_param_case(run, &c, "size");
 	}
 	return rc;
 }

@@ -31,7 +31,6 @@
 
 #define PF_MIN_SIZE ((int64_t)1 << 20)  /* lat_pagefault refuses smaller files */
 #define PF_MAX_SIZE ((int64_t)1 << 34)  /* 16G; checked against free space */
-#define PF_LABEL_MAX 64
 #define PF_SEED 0x70a6efa17ULL
 
 /**
@@ -46,7 +45,6 @@
  * @next:       index into @order of the next page the body touches.
  * @next_idle:  the same position for the overhead body.
  * @sink:       where read bytes go so the reads cannot be optimised away.
- * @label:      "size=8M".
  */
 struct pf_state {
 	struct ep_run *run;
@@ -59,7 +57,6 @@ struct pf_state {
 	size_t next;
 	size_t next_idle;
 	volatile int sink;
-	char label[PF_LABEL_MAX];
 };
 
 static const struct ep_param_desc pf_params[] = {
@@ -197,7 +194,6 @@ static int pf_setup(struct ep_run *run, void **state)
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	st->map_bytes = (size_t)(size_bytes - size_bytes % st->page_bytes);
 	st->n_pages = st->map_bytes / st->page_bytes;
-	snprintf(st->label, sizeof(st->label), "size=%s", ep_param_text(run, "size"));
 	/* Only the descriptor is needed: a temporary file is unlinked at once. */
 	rc = ep_os_file_open(run, "embperf-pagefault", size_bytes, 0, 0, &st->file);
 	if (!rc)
@@ -205,11 +201,10 @@ static int pf_setup(struct ep_run *run, void **state)
 	if (!rc)
 		rc = remap(st);
 	if (!rc) {
-		c.labels = st->label;
 		c.body = pf_body;
 		c.overhead = pf_idle;
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_param_case(run, &c, "size");
 	}
 	return rc;
 }
