@@ -23,7 +23,6 @@
 #include "lib/core/util.h"
 #include "lib/os/partner.h"
 
-#define PIPE_LABEL_MAX 48
 #define PIPE_READ_MISALIGN 128 /* bw_pipe reads into a buffer 128 bytes past a page */
 
 /**
@@ -53,7 +52,6 @@ struct pipe_lat {
  * @rbuf:     where reads land.
  * @size:     bytes per write and most bytes per read.
  * @total:    bytes one unit reads.
- * @label:    "size=64k".
  */
 struct pipe_bw {
 	struct ep_partner partner;
@@ -63,7 +61,6 @@ struct pipe_bw {
 	char *rbuf;
 	size_t size;
 	uint64_t total;
-	char label[PIPE_LABEL_MAX];
 };
 
 static const struct ep_param_desc pipe_lat_params[] = {
@@ -277,13 +274,11 @@ static int pipe_bw_setup(struct ep_run *run, void **state)
 	st->total = (uint64_t)ep_param_int(run, "total");
 	if (st->total < st->size)
 		st->total = st->size; /* as bw_pipe */
-	ep_partner_size_label(run, st->label, sizeof(st->label));
 	rc = pipe_bw_start(run, st);
 	if (!rc) {
-		c.labels = st->label;
 		c.arg = st;
 		c.bytes_per_unit = (double)st->total;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_partner_add_size_case(run, &c);
 	}
 	return rc;
 }

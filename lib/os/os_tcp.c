@@ -29,12 +29,11 @@
 #include "lib/core/util.h"
 #include "lib/os/partner.h"
 
-
 /**
  * struct tcp_lat - state of os.tcp.lat.
  * @msg:     the echo process; this process's end of the connection
  *           (client); the accepted end, the echo process's (server,
- *           closed here after the fork); the message; "size=1".
+ *           closed here after the fork); the message.
  * @echo:    the echo process's arguments.
  * @echo_buf: the echo thread's buffer (mode=threads), else NULL.
  */
@@ -139,6 +138,7 @@ static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 static int tcp_lat_setup(struct ep_run *run, void **state)
 {
 	struct tcp_lat *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = tcp_lat_body, .arg = st };
 	int rc;
 
 	if (!st)
@@ -146,7 +146,7 @@ static int tcp_lat_setup(struct ep_run *run, void **state)
 	*state = st;
 	ep_partner_msg_init(run, &st->msg);
 	rc = tcp_lat_start(run, st);
-	return rc ? rc : ep_partner_msg_add_case(run, &st->msg, tcp_lat_body, st);
+	return rc ? rc : ep_partner_add_size_case(run, &c);
 }
 
 /* --------------------------------------------------------------- connection */

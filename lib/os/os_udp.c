@@ -33,7 +33,7 @@
  * struct udp_lat - state of os.udp.lat.
  * @msg:     the server process; this process's socket, connected to the
  *           server's (client); the server's socket (server, closed here
- *           after the fork); the datagram and its size; "size=4".
+ *           after the fork); the datagram and its size.
  * @srv_buf: the server's receive buffer, allocated before the fork.
  * @seq:     sequence number of the next datagram.
  */
@@ -191,6 +191,7 @@ static int udp_start(struct ep_run *run, struct udp_lat *st)
 static int udp_setup(struct ep_run *run, void **state)
 {
 	struct udp_lat *st = calloc(1, sizeof(*st));
+	struct ep_case c = { .metric = 0, .body = udp_body, .arg = st };
 	int rc;
 
 	if (!st)
@@ -198,7 +199,7 @@ static int udp_setup(struct ep_run *run, void **state)
 	*state = st;
 	ep_partner_msg_init(run, &st->msg);
 	rc = udp_start(run, st);
-	return rc ? rc : ep_partner_msg_add_case(run, &st->msg, udp_body, st);
+	return rc ? rc : ep_partner_add_size_case(run, &c);
 }
 
 const struct ep_kernel ep_kernel_os_udp_lat = {

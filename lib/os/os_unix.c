@@ -24,8 +24,6 @@
 #include "lib/core/util.h"
 #include "lib/os/partner.h"
 
-#define UNIX_LABEL_MAX 48
-
 /**
  * struct unix_ipc - state of both kernels.
  * @partner: the echo or writer process.
@@ -36,7 +34,6 @@
  *           echo thread's buffer (latency, mode=threads).
  * @size:    message size (latency); bytes per write and most per read (bandwidth).
  * @total:   bytes per unit (bandwidth).
- * @label:   "size=1".
  */
 struct unix_ipc {
 	struct ep_partner partner;
@@ -46,7 +43,6 @@ struct unix_ipc {
 	char *wbuf;
 	size_t size;
 	uint64_t total;
-	char label[UNIX_LABEL_MAX];
 };
 
 static const struct ep_param_desc unix_lat_params[] = {
@@ -104,7 +100,6 @@ static struct unix_ipc *unix_new(struct ep_run *run)
 		return NULL;
 	st->sv[0] = st->sv[1] = -1;
 	st->size = (size_t)ep_param_int(run, "size");
-	ep_partner_size_label(run, st->label, sizeof(st->label));
 	return st;
 }
 
@@ -158,10 +153,10 @@ static int unix_fork(struct ep_run *run, struct unix_ipc *st, const char *name,
 static int unix_finish_setup(struct ep_run *run, struct unix_ipc *st, int rc, ep_body_fn body,
 			     double bytes_per_unit)
 {
-	struct ep_case c = { .metric = 0, .labels = st->label, .body = body, .arg = st,
+	struct ep_case c = { .metric = 0, .body = body, .arg = st,
 			     .bytes_per_unit = bytes_per_unit };
 
-	return rc ? rc : ep_run_add_case(run, &c);
+	return rc ? rc : ep_partner_add_size_case(run, &c);
 }
 
 /* ------------------------------------------------------------------ latency */

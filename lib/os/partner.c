@@ -24,6 +24,7 @@
 #define PARTNER_GRACE_NS 200000000ULL /* a stalled wait after a cancel or the budget's end */
 #define PARTNER_NS_PER_S 1000000000ULL
 #define PARTNER_LEAVE_NS 2000000000ULL /* a thread's time to leave its loop once woken */
+#define PARTNER_LABEL_MAX 48 /* "size=16M mode=threads" */
 
 int ep_partner_read_full(int fd, void *buf, size_t len)
 {
@@ -75,11 +76,16 @@ const char *ep_partner_mode_label(const struct ep_run *run)
 	return ep_param_int(run, "mode") == EP_PARTNER_THREADS ? "mode=threads" : "";
 }
 
-void ep_partner_size_label(const struct ep_run *run, char *label, size_t len)
+int ep_partner_add_size_case(struct ep_run *run, const struct ep_case *c)
 {
 	const char *mode = ep_partner_mode_label(run);
+	struct ep_case labelled = *c;
+	char label[PARTNER_LABEL_MAX];
 
-	snprintf(label, len, "size=%s%s%s", ep_param_text(run, "size"), *mode ? " " : "", mode);
+	snprintf(label, sizeof(label), "size=%s%s%s", ep_param_text(run, "size"), *mode ? " " : "",
+		 mode);
+	labelled.labels = label;
+	return ep_run_add_case(run, &labelled);
 }
 
 int ep_partner_size_nomem(struct ep_run *run, size_t size_bytes)
@@ -91,15 +97,6 @@ void ep_partner_msg_init(const struct ep_run *run, struct ep_partner_msg *msg)
 {
 	msg->client = msg->server = -1;
 	msg->size = (size_t)ep_param_int(run, "size");
-	ep_partner_size_label(run, msg->label, sizeof(msg->label));
-}
-
-int ep_partner_msg_add_case(struct ep_run *run, struct ep_partner_msg *msg, ep_body_fn body,
-			    void *arg)
-{
-	struct ep_case c = { .metric = 0, .labels = msg->label, .body = body, .arg = arg };
-
-	return ep_run_add_case(run, &c);
 }
 
 void ep_partner_msg_close(struct ep_partner_msg *msg)

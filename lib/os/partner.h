@@ -70,11 +70,15 @@ enum ep_partner_mode { EP_PARTNER_PROCESS = 0, EP_PARTNER_THREADS = 1 };
 const char *ep_partner_mode_label(const struct ep_run *run);
 
 /**
- * ep_partner_size_label() - "size=<the size parameter as given>", then a
- * space and ep_partner_mode_label() when that is not empty, into @label of
- * @len bytes: the labels of the kernels whose only case is a message size.
+ * ep_partner_add_size_case() - add @c labelled "size=<the size parameter
+ * as given>", then a space and ep_partner_mode_label() when that is not
+ * empty: the case of the kernels whose only case is a message size.
+ * @run: the run (setup's).
+ * @c:   the case; copied, with that label whatever its own.
+ *
+ * Return: what ep_run_add_case() returns.
  */
-void ep_partner_size_label(const struct ep_run *run, char *label, size_t len);
+int ep_partner_add_size_case(struct ep_run *run, const struct ep_case *c);
 
 /**
  * ep_partner_size_nomem() - fail @run for a buffer of the 'size' parameter
@@ -164,9 +168,6 @@ struct ep_partner {
 	char name[64];
 };
 
-/* Bytes of struct ep_partner_msg's label ("size=16M mode=threads"). */
-#define EP_PARTNER_LABEL_MAX 48
-
 /**
  * struct ep_partner_msg - what the kernels of one message round trip over
  * a socket with a partner (os.tcp.lat, os.udp.lat) share.
@@ -175,7 +176,6 @@ struct ep_partner {
  * @server:  the partner's socket (closed here once the partner has it).
  * @buf:     the message, this process's.
  * @size:    the message's size in bytes, the parameter 'size'.
- * @label:   the case's label, from ep_partner_size_label().
  */
 struct ep_partner_msg {
 	struct ep_partner partner;
@@ -183,29 +183,15 @@ struct ep_partner_msg {
 	int server;
 	char *buf;
 	size_t size;
-	char label[EP_PARTNER_LABEL_MAX];
 };
 
 /**
  * ep_partner_msg_init() - both sockets -1 (none yet), the size from the
- * parameter 'size', the label.
+ * parameter 'size'.
  * @run: the run (setup's).
  * @msg: zero-initialised.
  */
 void ep_partner_msg_init(const struct ep_run *run, struct ep_partner_msg *msg);
-
-/**
- * ep_partner_msg_add_case() - add the kernel's one case, labelled with
- * @msg's label.
- * @run:  the run (setup's).
- * @msg:  the shared state, started.
- * @body: the case's body.
- * @arg:  its argument, the kernel's state.
- *
- * Return: what ep_run_add_case() returns.
- */
-int ep_partner_msg_add_case(struct ep_run *run, struct ep_partner_msg *msg, ep_body_fn body,
-			    void *arg);
 
 /**
  * ep_partner_msg_close() - stop the partner, close both sockets, free the
