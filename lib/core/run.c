@@ -4,6 +4,7 @@
  * and what the engine's drivers share.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 #include "trials.h"
 #include "util.h"
 
-/* Bytes of a label of ep_run_add_param_case(): "op=stat". */
+/* Bytes of a label of ep_run_add_params_case(): "mode=mo size=1M". */
 #define RUN_PARAM_LABEL_MAX 128
 
 /**
@@ -155,12 +156,19 @@ int ep_run_add_case(struct ep_run *run, const struct ep_case *c)
 	return 0;
 }
 
-int ep_run_add_param_case(struct ep_run *run, const struct ep_case *c, const char *param)
+int ep_run_add_params_case(struct ep_run *run, const struct ep_case *c, ...)
 {
 	struct ep_case labelled = *c;
-	char label[RUN_PARAM_LABEL_MAX];
+	char label[RUN_PARAM_LABEL_MAX] = "";
+	const char *param;
+	size_t len = 0;
+	va_list ap;
 
-	snprintf(label, sizeof(label), "%s=%s", param, ep_param_text(run, param));
+	va_start(ap, c);
+	while ((param = va_arg(ap, const char *)) && len < sizeof(label))
+		len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s=%s", len ? " " : "",
+					param, ep_param_text(run, param));
+	va_end(ap);
 	labelled.labels = label;
 	return ep_run_add_case(run, &labelled);
 }

@@ -112,15 +112,17 @@ void ep_param_range(const struct ep_run *run, const char *name, int64_t *lo, int
 int ep_run_add_case(struct ep_run *run, const struct ep_case *c);
 
 /**
- * ep_run_add_param_case() - add a case labelled with one parameter,
- * "<param>=<its text>" ("op=stat"), whatever @c's labels.
- * @run:   the run.
- * @c:     the case; copied.
- * @param: the parameter's name.
+ * ep_run_add_params_case() - add a case labelled with parameters,
+ * "<param>=<its text>" for each, a space apart ("mode=mo size=1M"),
+ * whatever @c's labels.
+ * @run: the run.
+ * @c:   the case; copied.
+ * @...: the parameters' names, then NULL.
  *
  * Return: 0 or -ENOMEM.
  */
-int ep_run_add_param_case(struct ep_run *run, const struct ep_case *c, const char *param);
+int ep_run_add_params_case(struct ep_run *run, const struct ep_case *c, ...)
+	__attribute__((sentinel));
 
 /**
  * ep_run_add_value() - add a derived one-sample result (EP_METRIC_VALUE metric).

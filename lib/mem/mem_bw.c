@@ -41,7 +41,6 @@
 #define BW_MIN_SIZE 512                /* bytes of one block; bw_mem's minimum */
 #define BW_MAX_SIZE ((int64_t)1 << 40) /* 1T; checked against memory in setup */
 #define BW_BLOCK_WORDS 128             /* 4-byte words per 512-byte block */
-#define BW_LABEL_MAX 64
 #define BW_DST_EXTRA_BYTES 2048       /* bw_mem allocates its second buffer this much longer */
 
 typedef int bw_word; /* bw_mem's TYPE */
@@ -55,7 +54,6 @@ enum bw_op { OP_RD, OP_WR, OP_RDWR, OP_CP, OP_FCP, OP_FRD, OP_FWR, OP_BZERO, OP_
  * @bytes:    size of the buffer: the bytes one pass counts for.
  * @n_blocks: whole 512-byte blocks in @bytes: what the word loops walk.
  * @sink:     where sums are stored so the reads cannot be optimised away.
- * @label:    "op=rd size=1M".
  */
 struct bw_state {
 	struct ep_mem_buf src;
@@ -63,7 +61,6 @@ struct bw_state {
 	size_t bytes;
 	size_t n_blocks;
 	volatile bw_word sink;
-	char label[BW_LABEL_MAX];
 };
 
 static const struct ep_param_desc bw_params[] = {
@@ -306,15 +303,12 @@ EP_UNTIMED static int bw_setup(struct ep_run *run, void **state)
 	*state = st;
 	st->bytes = bytes;
 	st->n_blocks = bytes / (BW_BLOCK_WORDS * sizeof(bw_word));
-	snprintf(st->label, sizeof(st->label), "op=%s size=%s", ep_param_text(run, "op"),
-		 ep_param_text(run, "size"));
 	rc = alloc_buffers(run, st, op);
 	if (!rc) {
-		c.labels = st->label;
 		c.body = bw_bodies[op];
 		c.arg = st;
 		c.bytes_per_unit = (double)bytes; /* bw_mem: the size, once per pass */
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_params_case(run, &c, "op", "size", NULL);
 	}
 	return rc;
 }

@@ -27,7 +27,6 @@
 #define RD_MIN_SIZE 512                 /* bw_file_rd's smallest size (128 ints) */
 #define RD_MAX_SIZE ((int64_t)1 << 34)  /* 16G; checked against free space */
 #define RD_XFER_BYTES ((size_t)64 << 10) /* lmbench's XFERSIZE */
-#define RD_LABEL_MAX 64
 
 enum { MODE_IO, MODE_O2C };
 
@@ -39,7 +38,6 @@ enum { MODE_IO, MODE_O2C };
  * @xfer_bytes: bytes per read() call: 64 KiB, or the size when smaller.
  * @buf:        destination of the reads, page aligned.
  * @sink:       where sums go so the summing cannot be optimised away.
- * @label:      "mode=io size=1M".
  */
 struct rd_state {
 	struct ep_run *run;
@@ -48,7 +46,6 @@ struct rd_state {
 	size_t xfer_bytes;
 	void *buf;
 	volatile uint64_t sink;
-	char label[RD_LABEL_MAX];
 };
 
 static const struct ep_param_desc rd_params[] = {
@@ -152,8 +149,6 @@ EP_UNTIMED static int rd_setup(struct ep_run *run, void **state)
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
 	st->xfer_bytes = st->size_bytes < RD_XFER_BYTES ? st->size_bytes : RD_XFER_BYTES;
-	snprintf(st->label, sizeof(st->label), "mode=%s size=%s", ep_param_text(run, "mode"),
-		 ep_param_text(run, "size"));
 	rc = posix_memalign(&st->buf, (size_t)sysconf(_SC_PAGESIZE), RD_XFER_BYTES) ? -ENOMEM : 0;
 	if (!rc) {
 		memset(st->buf, 0, RD_XFER_BYTES);
@@ -162,11 +157,10 @@ EP_UNTIMED static int rd_setup(struct ep_run *run, void **state)
 				     &st->file);
 	}
 	if (!rc) {
-		c.labels = st->label;
 		c.body = mode == MODE_O2C ? rd_o2c : rd_io;
 		c.arg = st;
 		c.bytes_per_unit = (double)st->size_bytes;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_params_case(run, &c, "mode", "size", NULL);
 	}
 	return rc;
 }

@@ -119,7 +119,7 @@ static int map_setup(struct ep_run *run, void **state)
 	if (!rc) {
 		c.body = map_body;
 		c.arg = st;
-		rc = ep_run_add_param_case(run, &c, "size");
+		rc = ep_run_add_params_case(run, &c, "size", NULL);
 	}
 	return rc;
 }

@@ -24,7 +24,6 @@
 
 #define MRD_MIN_SIZE 512                /* bw_mmap_rd's smallest size (128 ints) */
 #define MRD_MAX_SIZE ((int64_t)1 << 34) /* 16G; checked against free space */
-#define MRD_LABEL_MAX 64
 
 enum { MODE_MO, MODE_O2C };
 
@@ -35,7 +34,6 @@ enum { MODE_MO, MODE_O2C };
  * @size_bytes: bytes summed per unit (and mapped).
  * @map:        the mapping of mode mo, or NULL.
  * @sink:       where sums go so the reads cannot be optimised away.
- * @label:      "mode=mo size=1M".
  */
 struct mrd_state {
 	struct ep_run *run;
@@ -43,7 +41,6 @@ struct mrd_state {
 	size_t size_bytes;
 	void *map;
 	volatile uint64_t sink;
-	char label[MRD_LABEL_MAX];
 };
 
 static const struct ep_param_desc mrd_params[] = {
@@ -144,19 +141,16 @@ EP_UNTIMED static int mrd_setup(struct ep_run *run, void **state)
 	ep_os_file_init(&st->file); /* fd -1: teardown may run before the file opens */
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
-	snprintf(st->label, sizeof(st->label), "mode=%s size=%s", ep_param_text(run, "mode"),
-		 ep_param_text(run, "size"));
 	/* o2c opens the file by name: a temporary one keeps its name. */
 	rc = ep_os_file_open(run, "embperf-mmap_rd", st->size_bytes, 0, mode == MODE_O2C,
 			     &st->file);
 	if (!rc && mode == MODE_MO)
 		rc = map_once(run, st);
 	if (!rc) {
-		c.labels = st->label;
 		c.body = mode == MODE_O2C ? mrd_o2c : mrd_mo;
 		c.arg = st;
 		c.bytes_per_unit = (double)st->size_bytes;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_params_case(run, &c, "mode", "size", NULL);
 	}
 	return rc;
 }

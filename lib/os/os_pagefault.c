@@ -204,7 +204,7 @@ static int pf_setup(struct ep_run *run, void **state)
 		c.body = pf_body;
 		c.overhead = pf_idle;
 		c.arg = st;
-		rc = ep_run_add_param_case(run, &c, "size");
+		rc = ep_run_add_params_case(run, &c, "size", NULL);
 	}
 	return rc;
 }

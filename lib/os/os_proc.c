@@ -372,7 +372,7 @@ static int proc_setup(struct ep_run *run, void **state)
 	if (!rc) {
 		c.body = bodies[st->op];
 		c.arg = st;
-		rc = ep_run_add_param_case(run, &c, "op");
+		rc = ep_run_add_params_case(run, &c, "op", NULL);
 	}
 	return rc;
 }

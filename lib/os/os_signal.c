@@ -269,7 +269,7 @@ static int sig_setup(struct ep_run *run, void **state)
 		rc = map_prot_page(st);
 	if (!rc) {
 		c.arg = st;
-		rc = ep_run_add_param_case(run, &c, "op");
+		rc = ep_run_add_params_case(run, &c, "op", NULL);
 	}
 	return rc;
 }

@@ -34,7 +34,6 @@
 #include "lib/core/run.h"
 #include "lib/core/util.h"
 
-#define SLEEP_LABEL_MAX 64
 #define SLEEP_MIN_NS 1000LL           /* 1 us: lat_usleep's unit */
 #define SLEEP_MAX_NS 1000000000LL     /* 1 s */
 #define SLEEP_STASH_MAX 8             /* foreign signals held back during one body */
@@ -53,7 +52,6 @@ enum sleep_op { OP_USLEEP, OP_NANOSLEEP, OP_SELECT, OP_ITIMER };
  * @stash:      itimer: signals of the same number that were not the timer's,
  *              re-delivered when the body ends.
  * @n_stash:    how many.
- * @label:      "op=usleep interval=100us".
  */
 struct sleep_state {
 	struct ep_run *run;
@@ -65,7 +63,6 @@ struct sleep_state {
 	pid_t tid;
 	siginfo_t stash[SLEEP_STASH_MAX];
 	int n_stash;
-	char label[SLEEP_LABEL_MAX];
 };
 
 static const struct ep_param_desc sleep_params[] = {
@@ -259,11 +256,8 @@ static int sleep_setup(struct ep_run *run, void **state)
 	if (op == OP_ITIMER)
 		rc = make_timer(run, st);
 	if (!rc) {
-		snprintf(st->label, sizeof(st->label), "op=%s interval=%s", ep_param_text(run, "op"),
-			 ep_param_text(run, "interval"));
-		c.labels = st->label;
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_params_case(run, &c, "op", "interval", NULL);
 	}
 	return rc;
 }

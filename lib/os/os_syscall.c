@@ -243,7 +243,7 @@ EP_UNTIMED static int sys_setup(struct ep_run *run, void **state)
 		rc = open_target(run, st, op);
 	if (!rc) {
 		c.arg = st;
-		rc = ep_run_add_param_case(run, &c, "op");
+		rc = ep_run_add_params_case(run, &c, "op", NULL);
 	}
 	return rc;
 }
