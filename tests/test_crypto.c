@@ -51,15 +51,22 @@ static void need_backend(int backend)
 		cr_skip_test("backend %s is not on this machine: %s", cr_backend_name(backend), why);
 }
 
-/* Every algorithm @backend offers passes its known vector; returns how many. */
-static int check_all(int backend)
+/*
+ * Every algorithm @backend offers passes its known vector, its buffers
+ * travelling as @io says (CR_IO_AIO: the ciphers only); returns how many.
+ */
+static int check_all(int backend, int io)
 {
 	int checked = 0;
 
 	for (int i = 0; i < CR_N_ALGS; i++) {
 		struct cr_op op;
 		char why[CR_WHY_MAX];
-		int rc = cr_op_open(&op, &cr_algs[i], backend, why, sizeof(why));
+		int rc;
+
+		if (io == CR_IO_AIO && cr_algs[i].kind != CR_CIPHER)
+			continue;
+		rc = cr_op_open(&op, &cr_algs[i], backend, io, why, sizeof(why));
 
 		if (rc == -EOPNOTSUPP) {
 			cr_log_info("%s: %s not offered: %s", cr_backend_name(backend),
@@ -70,8 +77,8 @@ static int check_all(int backend)
 		cr_assert_eq(rc, 0, "%s: %s", cr_algs[i].name, why);
 		rc = cr_op_check(&op, why, sizeof(why));
 		cr_assert_eq(rc, 0, "%s", why);
-		cr_log_info("%s %s: driver %s, known vector right", cr_backend_name(backend),
-			    cr_algs[i].name, op.driver);
+		cr_log_info("%s%s %s: driver %s, known vector right", cr_backend_name(backend),
+			    io == CR_IO_AIO ? " io=aio" : "", cr_algs[i].name, op.driver);
 		cr_op_close(&op);
 		checked++;
 	}
@@ -82,21 +89,28 @@ Test(crypto, evp_answers_every_known_vector)
 {
 	need_backend(CR_EVP);
 	/* OpenSSL 3's default provider has all of them (single DES would be legacy) */
-	cr_assert_eq(check_all(CR_EVP), CR_N_ALGS);
+	cr_assert_eq(check_all(CR_EVP, CR_IO_SYNC), CR_N_ALGS);
 }
 
 Test(crypto, afalg_answers_every_known_vector_it_offers)
 {
 	need_backend(CR_AFALG);
-	cr_assert_gt(check_all(CR_AFALG), 0, "the kernel offers none of them through AF_ALG");
+	cr_assert_gt(check_all(CR_AFALG, CR_IO_SYNC), 0, "the kernel offers none of them through AF_ALG");
 }
 
-/* The check of @alg (a corrupted copy) through @backend fails, naming both. */
-static void check_fails(const struct cr_alg *alg, int backend)
+Test(crypto, afalg_aio_answers_every_cipher_known_vector_it_offers)
+{
+	need_backend(CR_AFALG);
+	cr_assert_gt(check_all(CR_AFALG, CR_IO_AIO), 0,
+		     "the kernel offers no cipher through AF_ALG (io=aio)");
+}
+
+/* The check of @alg (a corrupted copy) through @backend and @io fails, naming both. */
+static void check_fails(const struct cr_alg *alg, int backend, int io)
 {
 	struct cr_op op;
 	char why[CR_WHY_MAX];
-	int rc = cr_op_open(&op, alg, backend, why, sizeof(why));
+	int rc = cr_op_open(&op, alg, backend, io, why, sizeof(why));
 
 	if (rc == -EOPNOTSUPP) {
 		cr_op_close(&op);
@@ -107,21 +121,23 @@ static void check_fails(const struct cr_alg *alg, int backend)
 	cr_op_close(&op);
 	cr_assert_eq(rc, -EIO, "a corrupted %s must fail its check (rc %d)", alg->name, rc);
 	cr_assert(strstr(why, alg->name) && strstr(why, cr_backend_name(backend)) &&
-			  strstr(why, "wrong answer"),
+			  strstr(why, "wrong answer") && (io != CR_IO_AIO || strstr(why, "io=aio")),
 		  "%s", why);
 }
 
-/* Corrupted answers (first and last byte compared), keys and inputs. */
-static void corrupt_all(int backend)
+/* Corrupted answers (first and last byte compared), keys and inputs; CR_IO_AIO: ciphers. */
+static void corrupt_all(int backend, int io)
 {
 	for (int i = 0; i < CR_N_ALGS; i++) {
 		struct cr_alg bad = cr_algs[i];
 		unsigned char other[CR_MAX_IN_BYTES];
 
+		if (io == CR_IO_AIO && bad.kind != CR_CIPHER)
+			continue;
 		for (int at = 0; at < CR_CHECK_BYTES; at += CR_CHECK_BYTES - 1) {
 			bad = cr_algs[i];
 			bad.expect[at] ^= 0x01;
-			check_fails(&bad, backend);
+			check_fails(&bad, backend, io);
 		}
 		bad = cr_algs[i];
 		memcpy(other, bad.kind == CR_CIPHER ? bad.key : bad.in,
@@ -131,20 +147,26 @@ static void corrupt_all(int backend)
 			bad.key = other;
 		else
 			bad.in = other;
-		check_fails(&bad, backend);
+		check_fails(&bad, backend, io);
 	}
 }
 
 Test(crypto, a_corrupted_vector_fails_the_check_evp)
 {
 	need_backend(CR_EVP);
-	corrupt_all(CR_EVP);
+	corrupt_all(CR_EVP, CR_IO_SYNC);
 }
 
 Test(crypto, a_corrupted_vector_fails_the_check_afalg)
 {
 	need_backend(CR_AFALG);
-	corrupt_all(CR_AFALG);
+	corrupt_all(CR_AFALG, CR_IO_SYNC);
+}
+
+Test(crypto, a_corrupted_vector_fails_the_check_afalg_aio)
+{
+	need_backend(CR_AFALG);
+	corrupt_all(CR_AFALG, CR_IO_AIO);
 }
 
 Test(crypto, the_driver_is_the_highest_priority_usable_entry)
@@ -263,6 +285,38 @@ Test(crypto, a_bad_backend_is_named_with_what_is_accepted)
 		return;
 	}
 	run_fails(-EOPNOTSUPP, (const char *const[]){ "'backend'", "afalg", "AF_ALG", "evp", NULL });
+}
+
+Test(crypto, io_aio_is_refused_off_the_afalg_cipher_path_and_a_bad_io_named)
+{
+	/* before the back end is looked for: the same answer with or without it */
+	speed_refuses("io", "aio", -EINVAL,
+		      (const char *const[]){ "'io'", "'aio'", "backend=evp", "sync", "ciphers", NULL });
+	bench("crypto.speed");
+	tp_set(b, "backend", "afalg");
+	tp_set(b, "alg", "aes-128-cbc,sha256");
+	tp_set(b, "io", "aio");
+	run_fails(-EINVAL, (const char *const[]){ "'io'", "'aio'", "sha256", "digest", "sync",
+						  "backend=afalg", NULL });
+	embperf_bench_free(b);
+	bench("crypto.speed");
+	cr_assert_eq(embperf_bench_set(b, "io", "async"), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(b), "'io'") &&
+			  strstr(embperf_bench_errmsg(b), "async") &&
+			  strstr(embperf_bench_errmsg(b), "sync|aio"),
+		  "%s", embperf_bench_errmsg(b));
+}
+
+Test(crypto, io_is_in_the_labels_of_afalg_only)
+{
+	need_backend(CR_EVP);
+	bench("crypto.speed");
+	tp_set(b, "size", "16");
+	tp_set(b, "io", "sync");
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	for (int i = 0; i < embperf_bench_result_count(b); i++)
+		cr_assert_null(strstr(embperf_result_labels(embperf_bench_result(b, i)), "io="),
+			       "backend=evp: %s", embperf_result_labels(embperf_bench_result(b, i)));
 }
 
 /* ---- a short run ---- */

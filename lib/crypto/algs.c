@@ -106,13 +106,15 @@ int cr_list_item(const char **p, char *item, size_t size)
 	return 1;
 }
 
-int cr_op_open(struct cr_op *op, const struct cr_alg *alg, int backend, char *why,
+int cr_op_open(struct cr_op *op, const struct cr_alg *alg, int backend, int io, char *why,
 	       size_t why_size)
 {
 	memset(op, 0, sizeof(*op));
 	op->alg = alg;
 	op->backend = backend;
+	op->io = io;
 	op->tfm_fd = op->fd = -1;
+	op->pipe_fd[0] = op->pipe_fd[1] = op->event_fd = -1;
 	return backend == CR_AFALG ? cr_afalg_open(op, why, why_size)
 				   : cr_evp_open(op, why, why_size);
 }
@@ -123,6 +125,7 @@ void cr_op_close(struct cr_op *op)
 		cr_evp_close(op);
 		return;
 	}
+	cr_afalg_aio_close(op);
 	if (op->fd >= 0)
 		close(op->fd);
 	if (op->tfm_fd >= 0)
@@ -137,6 +140,12 @@ static void hex(const unsigned char *p, size_t n, char *buf)
 		sprintf(buf + 2 * i, "%02x", p[i]);
 }
 
+/* " io=aio" after the back end's name in a message, when @op takes that path. */
+static const char *io_words(const struct cr_op *op)
+{
+	return op->io == CR_IO_AIO ? " io=aio" : "";
+}
+
 int cr_op_check(struct cr_op *op, char *why, size_t why_size)
 {
 	const struct cr_alg *a = op->alg;
@@ -148,8 +157,9 @@ int cr_op_check(struct cr_op *op, char *why, size_t why_size)
 	memcpy(buf, a->in, a->in_bytes);
 	rc = op->run(op, buf, a->in_bytes);
 	if (rc) {
-		snprintf(why, why_size, "%s through %s (%s) fails on its known vector: %s",
-			 a->name, cr_backend_name(op->backend), op->driver, strerror(-rc));
+		snprintf(why, why_size, "%s through %s%s (%s) fails on its known vector: %s",
+			 a->name, cr_backend_name(op->backend), io_words(op), op->driver,
+			 strerror(-rc));
 		return rc;
 	}
 	if (a->kind == CR_CIPHER)
@@ -158,9 +168,9 @@ int cr_op_check(struct cr_op *op, char *why, size_t why_size)
 		return 0;
 	hex(got, CR_CHECK_BYTES, got_hex);
 	hex(a->expect, CR_CHECK_BYTES, want_hex);
-	snprintf(why, why_size, "%s through %s (%s) gives a wrong answer for its known vector: %s "
-		 "where %s is right", a->name,
-		 cr_backend_name(op->backend), op->driver, got_hex, want_hex);
+	snprintf(why, why_size, "%s through %s%s (%s) gives a wrong answer for its known vector: "
+		 "%s where %s is right", a->name, cr_backend_name(op->backend), io_words(op),
+		 op->driver, got_hex, want_hex);
 	return -EIO;
 }
 
@@ -174,7 +184,7 @@ int cr_offered(int backend, char *buf, size_t size)
 	for (int i = 0; i < CR_N_ALGS; i++) {
 		struct cr_op op;
 
-		if (!cr_op_open(&op, &cr_algs[i], backend, why, sizeof(why))) {
+		if (!cr_op_open(&op, &cr_algs[i], backend, CR_IO_SYNC, why, sizeof(why))) {
 			int len = snprintf(buf + used, size - used, "%s%s", n ? "," : "",
 					   cr_algs[i].name);
 

@@ -13,6 +13,8 @@
 
 enum cr_backend { CR_EVP, CR_AFALG };
 enum cr_kind { CR_CIPHER, CR_DIGEST };
+/* How an AF_ALG cipher buffer travels: sendmsg() + read(), or the afalg engine's AIO path. */
+enum cr_io { CR_IO_SYNC, CR_IO_AIO };
 
 #define CR_CHECK_BYTES 16  /* bytes of a known answer compared */
 #define CR_MAX_IN_BYTES 32 /* the longest known-vector input */
@@ -76,6 +78,7 @@ int cr_list_item(const char **p, char *item, size_t size);
  * vector's key and IV, ready to process buffers.
  * @alg:     the algorithm.
  * @backend: an enum cr_backend.
+ * @io:      an enum cr_io (CR_IO_AIO: AF_ALG ciphers only).
  * @run:     process @len bytes of @buf: ciphers encrypt in place, digests
  *           hash into @out. Return: 0 or a negative errno.
  * @evp_ctx: EVP: the cipher's context (EVP_CIPHER_CTX).
@@ -84,6 +87,11 @@ int cr_list_item(const char **p, char *item, size_t size);
  * @fd:      AF_ALG: the operation's socket (accept()ed); -1 when closed.
  * @msg_ctl: AF_ALG ciphers: the control messages every sendmsg() carries
  *           (ALG_SET_OP encrypt, ALG_SET_IV), @msg_ctl_len bytes.
+ * @pipe_fd:  AF_ALG with CR_IO_AIO: the pipe the buffer is vmsplice()d
+ *           into, [0] read end, [1] write end; -1 when closed.
+ * @event_fd: AF_ALG with CR_IO_AIO: the eventfd the AIO read signals; -1
+ *           when closed.
+ * @aio_ctx:  AF_ALG with CR_IO_AIO: the io_setup() context (0: none).
  * @out:     the last digest.
  * @driver:  what serves it: the kernel's driver ("cbc-aes-aesni", from
  *           /proc/crypto) or "openssl-VERSION".
@@ -91,6 +99,7 @@ int cr_list_item(const char **p, char *item, size_t size);
 struct cr_op {
 	const struct cr_alg *alg;
 	int backend;
+	int io;
 	int (*run)(struct cr_op *op, unsigned char *buf, size_t len);
 	void *evp_ctx;
 	void *evp_alg;
@@ -101,18 +110,22 @@ struct cr_op {
 		unsigned char bytes[64];
 	} msg_ctl;
 	size_t msg_ctl_len;
+	int pipe_fd[2];
+	int event_fd;
+	unsigned long aio_ctx;
 	unsigned char out[CR_MAX_MD_BYTES];
 	char driver[CR_DRIVER_MAX];
 };
 
 /**
- * cr_op_open() - open @alg on @backend; @op is then closed with
- * cr_op_close(), also after a failure.
+ * cr_op_open() - open @alg on @backend, its buffers to travel as @io says
+ * (an enum cr_io; CR_IO_AIO: AF_ALG ciphers only, the caller checks); @op
+ * is then closed with cr_op_close(), also after a failure.
  * @why: receives the reason of a failure ("the kernel offers no cbc(des3_ede)").
  * Return: 0; -EOPNOTSUPP when the back end or the algorithm is not there
  * (no libcrypto, no AF_ALG, the kernel or library lacks it); -ENOMEM; -EIO.
  */
-int cr_op_open(struct cr_op *op, const struct cr_alg *alg, int backend, char *why,
+int cr_op_open(struct cr_op *op, const struct cr_alg *alg, int backend, int io, char *why,
 	       size_t why_size);
 
 /** cr_op_close() - close what cr_op_open() opened; safe on a zeroed or closed @op. */
@@ -139,6 +152,19 @@ int cr_offered(int backend, char *buf, size_t size);
 int cr_evp_open(struct cr_op *op, char *why, size_t why_size);
 void cr_evp_close(struct cr_op *op);
 int cr_afalg_open(struct cr_op *op, char *why, size_t why_size);
+
+/**
+ * cr_afalg_aio_open() - switch @op, an AF_ALG cipher opened and its control
+ * messages built, to the afalg engine's path (afalg_aio.c): sendmsg() of
+ * the control messages with MSG_MORE, vmsplice() and splice() of the data,
+ * io_submit() of the read, read() of its eventfd, io_getevents().
+ * Return: 0; -EOPNOTSUPP without Linux AIO; or the negative errno of
+ * pipe(), eventfd() or io_setup(), with the reason in @why.
+ */
+int cr_afalg_aio_open(struct cr_op *op, char *why, size_t why_size);
+
+/** cr_afalg_aio_close() - close what cr_afalg_aio_open() opened; safe when it opened nothing. */
+void cr_afalg_aio_close(struct cr_op *op);
 
 /**
  * cr_driver_of() - the driver the kernel's crypto API hands out for @kname:

@@ -56,6 +56,10 @@ static const struct ep_param_desc speed_params[] = {
 	  "buffer sizes, comma-separated, 1..64k; ciphers: whole blocks" },
 	{ "backend", EP_PT_ENUM, "evp", { { 0, 0 } }, "evp|afalg", "",
 	  "evp: libcrypto, as openssl speed -evp; afalg: the kernel crypto API (AF_ALG sockets)" },
+	{ "io", EP_PT_ENUM, "sync", { { 0, 0 } }, "sync|aio", "",
+	  "backend=afalg: how a buffer travels; sync: sendmsg() with the data, read(); aio "
+	  "(ciphers): as OpenSSL's afalg engine, sendmsg(), vmsplice()+splice(), io_submit(), "
+	  "read() of an eventfd, io_getevents()" },
 };
 
 static const struct ep_metric_desc speed_metrics[] = {
@@ -89,7 +93,7 @@ struct speed_state;
  * @op:    the algorithm, opened.
  * @bytes: the buffer size.
  * @batch: buffers between two deadline checks.
- * @label: "alg=aes-128-cbc size=16 backend=afalg driver=cbc-aes-aesni".
+ * @label: "alg=aes-128-cbc size=16 backend=afalg io=sync driver=cbc-aes-aesni".
  */
 struct speed_case {
 	struct speed_state *st;
@@ -102,6 +106,7 @@ struct speed_case {
 /**
  * struct speed_state - the run's state.
  * @backend: an enum cr_backend.
+ * @io:      an enum cr_io.
  * @ops:     the algorithms, opened and checked (@n_ops).
  * @sizes:   the buffer sizes (@n_sizes).
  * @buf:     the buffer every case processes, as large as the largest size.
@@ -110,6 +115,7 @@ struct speed_case {
 struct speed_state {
 	struct ep_run *run;
 	int backend;
+	int io;
 	int n_ops;
 	int n_sizes;
 	int n_cases;
@@ -169,12 +175,23 @@ static int alg_failed(struct speed_state *st, const struct cr_alg *a, int rc, co
 			   cr_backend_name(st->backend), offered[0] ? offered : "nothing");
 }
 
-/* Open algorithm @a and check its vector; with @all, one that is not there is skipped. */
+/*
+ * Open algorithm @a and check its vector; with @all, one that is not there
+ * is skipped, and so is a digest with io=aio (check_io() refused a named one).
+ */
 static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 {
-	struct cr_op *op = &st->ops[st->n_ops++];
+	struct cr_op *op;
 	char why[CR_WHY_MAX];
-	int rc = cr_op_open(op, a, st->backend, why, sizeof(why));
+	int rc;
+
+	if (st->io == CR_IO_AIO && a->kind == CR_DIGEST) {
+		ep_run_log(st->run, EMBPERF_LOG_INFO, "crypto.speed: %s left out: a digest, and "
+			   "io=aio is the cipher path", a->name);
+		return 0;
+	}
+	op = &st->ops[st->n_ops++];
+	rc = cr_op_open(op, a, st->backend, st->io, why, sizeof(why));
 
 	if (!rc)
 		rc = cr_op_check(op, why, sizeof(why));
@@ -186,6 +203,39 @@ static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 		return 0;
 	}
 	return rc ? alg_failed(st, a, rc, why) : 0;
+}
+
+/* io=aio with backend @st->backend or algorithm @what: the error naming both. */
+static int io_refused(struct speed_state *st, const char *what)
+{
+	return ep_run_fail(st->run, -EINVAL, "parameter 'io': value 'aio' is not accepted %s; "
+			   "accepted: sync, or aio with backend=afalg and ciphers (%s)", what,
+			   "aes-*, des-ede3-cbc");
+}
+
+/*
+ * io=aio is the AF_ALG cipher path: refused with backend=evp or a digest
+ * named in 'alg', before the back end is looked for (an unknown name is
+ * parse_algs()'s to refuse).
+ */
+static int check_io(struct speed_state *st)
+{
+	const char *p = ep_param_text(st->run, "alg");
+	char item[32], what[64];
+
+	if (st->io != CR_IO_AIO)
+		return 0;
+	if (st->backend != CR_AFALG)
+		return io_refused(st, "with backend=evp (libcrypto: no AF_ALG socket)");
+	while (cr_list_item(&p, item, sizeof(item)) > 0) {
+		const struct cr_alg *a = cr_alg_find(item);
+
+		if (a && a->kind == CR_DIGEST) {
+			snprintf(what, sizeof(what), "with alg=%s, a digest", item);
+			return io_refused(st, what);
+		}
+	}
+	return 0;
 }
 
 /* The 'alg' list (or all): each opened and checked. */
@@ -272,12 +322,17 @@ static int parse_sizes(struct speed_state *st)
 			   SPEED_MAX_SIZES);
 }
 
-/* "alg=X size=S backend=B driver=D" of @op at @size (text). */
+/*
+ * "alg=X size=S backend=B [io=I ]driver=D" of @op at @size (text); io only
+ * with backend=afalg, the one it applies to.
+ */
 static void make_label(const struct speed_state *st, const struct cr_op *op, const char *size,
 		       char *buf, size_t buf_size)
 {
-	snprintf(buf, buf_size, "alg=%s size=%s backend=%s driver=%s", op->alg->name, size,
-		 cr_backend_name(st->backend), op->driver);
+	snprintf(buf, buf_size, "alg=%s size=%s backend=%s%s driver=%s", op->alg->name, size,
+		 cr_backend_name(st->backend),
+		 st->backend != CR_AFALG ? "" : st->io == CR_IO_AIO ? " io=aio" : " io=sync",
+		 op->driver);
 }
 
 static int add_cases(struct speed_state *st)
@@ -327,6 +382,9 @@ static int speed_setup(struct ep_run *run, void **state)
 	*state = st;
 	st->run = run;
 	st->backend = (int)ep_param_int(run, "backend");
+	st->io = (int)ep_param_int(run, "io");
+	if ((rc = check_io(st)))
+		return rc;
 	if ((rc = cr_backend_check(st->backend, why, sizeof(why))))
 		return ep_run_fail(run, rc, "parameter 'backend': value '%s': %s; accepted: evp or "
 				   "afalg, where this system has it", cr_backend_name(st->backend),

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * afalg_aio.c - the AF_ALG cipher path of OpenSSL's afalg engine
+ * (crypto.speed io=aio): the system calls it makes per buffer, so that
+ * crypto.speed's figures can be set beside `openssl speed -engine afalg`.
+ *
+ * Per buffer, on the operation socket:
+ *   1. sendmsg() of the control messages alone (ALG_SET_OP, ALG_SET_IV),
+ *      with MSG_MORE: the data follows;
+ *   2. vmsplice() of the buffer into a pipe and splice() from the pipe into
+ *      the socket (the pages are handed over, not copied);
+ *   3. io_submit() of one IOCB_CMD_PREAD of the result into the buffer, its
+ *      completion signalled on an eventfd (IOCB_FLAG_RESFD);
+ *   4. read() of the eventfd, which blocks until the operation completed;
+ *   5. io_getevents() of the completion, whose result is the bytes read.
+ * The engine waits in read() of its eventfd when openssl speed runs without
+ * -async_jobs (no ASYNC job: its pause returns at once); with jobs, its
+ * caller polls the eventfd instead. Linux AIO through syscall(2): no
+ * libaio.
+ *
+ * The engine puts MSG_MORE in the msghdr's msg_flags, which sendmsg()
+ * ignores, so its kernel logs once "sent an empty control message without
+ * MSG_MORE"; here it is sendmsg()'s flag, and the last splice() of a buffer
+ * is the one without SPLICE_F_MORE, which ends the request.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/aio_abi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lib/crypto/crypto.h"
+
+static long aio_setup(unsigned nr_events, aio_context_t *ctx)
+{
+	return syscall(__NR_io_setup, nr_events, ctx);
+}
+
+static long aio_submit(aio_context_t ctx, struct iocb *cb)
+{
+	struct iocb *cbs[1] = { cb };
+
+	return syscall(__NR_io_submit, ctx, 1L, cbs);
+}
+
+/*
+ * One completion, waiting without a timeout (it is there: the eventfd said
+ * so); no timespec, so no 32- or 64-bit time_t question on 32-bit systems.
+ */
+static long aio_getevent(aio_context_t ctx, struct io_event *ev)
+{
+#if defined(__NR_io_getevents)
+	return syscall(__NR_io_getevents, ctx, 1L, 1L, ev, NULL);
+#elif defined(__NR_io_pgetevents_time64)
+	return syscall(__NR_io_pgetevents_time64, ctx, 1L, 1L, ev, NULL, NULL);
+#else
+	(void)ctx;
+	(void)ev;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Step 1: the control messages, the data to follow. */
+static int send_ctl(struct cr_op *op)
+{
+	struct msghdr msg = { .msg_control = op->msg_ctl.bytes, .msg_controllen = op->msg_ctl_len };
+
+	return sendmsg(op->fd, &msg, MSG_MORE) < 0 ? -errno : 0;
+}
+
+/*
+ * Step 2: @len bytes of @buf into the socket through the pipe, as much as
+ * the pipe holds at a time (64 KiB, less when the buffer straddles more
+ * pages than it has slots); every splice() but the last says more follows.
+ */
+static int splice_in(struct cr_op *op, unsigned char *buf, size_t len)
+{
+	while (len) {
+		struct iovec iov = { buf, len };
+		ssize_t in = vmsplice(op->pipe_fd[1], &iov, 1, SPLICE_F_GIFT);
+
+		if (in <= 0)
+			return in < 0 ? -errno : -EIO;
+		for (ssize_t left = in; left;) {
+			unsigned more = (size_t)left < len ? SPLICE_F_MORE : 0;
+			ssize_t out = splice(op->pipe_fd[0], NULL, op->fd, NULL, (size_t)left, more);
+
+			if (out <= 0)
+				return out < 0 ? -errno : -EIO;
+			left -= out;
+			len -= (size_t)out;
+		}
+		buf += in;
+	}
+	return 0;
+}
+
+/* Steps 3 to 5: the result into @buf by an AIO read; its bytes, or a negative errno. */
+static long aio_read(struct cr_op *op, unsigned char *buf, size_t len)
+{
+	struct iocb cb = { .aio_fildes = (uint32_t)op->fd, .aio_lio_opcode = IOCB_CMD_PREAD,
+			   .aio_buf = (uint64_t)(uintptr_t)buf, .aio_nbytes = len,
+			   .aio_flags = IOCB_FLAG_RESFD, .aio_resfd = (uint32_t)op->event_fd };
+	struct io_event ev = { 0 };
+	uint64_t done;
+	ssize_t n;
+
+	if (aio_submit(op->aio_ctx, &cb) != 1)
+		return -errno;
+	while ((n = read(op->event_fd, &done, sizeof(done))) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(done))
+		return n < 0 ? -errno : -EIO;
+	if (aio_getevent(op->aio_ctx, &ev) != 1)
+		return -errno;
+	return (long)ev.res;
+}
+
+static int aio_encrypt(struct cr_op *op, unsigned char *buf, size_t len)
+{
+	long got;
+	int rc = send_ctl(op);
+
+	if (!rc)
+		rc = splice_in(op, buf, len);
+	if (rc)
+		return rc;
+	got = aio_read(op, buf, len);
+	if (got < 0)
+		return (int)got;
+	return got == (long)len ? 0 : -EIO;
+}
+
+int cr_afalg_aio_open(struct cr_op *op, char *why, size_t why_size)
+{
+	aio_context_t ctx = 0;
+
+	int err;
+
+	if (pipe2(op->pipe_fd, O_CLOEXEC)) {
+		err = errno;
+		op->pipe_fd[0] = op->pipe_fd[1] = -1;
+		snprintf(why, why_size, "pipe(): %s", strerror(err));
+		return -err;
+	}
+	op->event_fd = eventfd(0, EFD_CLOEXEC);
+	if (op->event_fd < 0) {
+		err = errno;
+		snprintf(why, why_size, "eventfd(): %s", strerror(err));
+		return -err;
+	}
+	if (aio_setup(1, &ctx)) {
+		err = errno;
+		snprintf(why, why_size, "io_setup(): %s%s", strerror(err),
+			 err == ENOSYS ? " (the kernel has no Linux AIO: CONFIG_AIO)" : "");
+		return err == ENOSYS ? -EOPNOTSUPP : -err;
+	}
+	op->aio_ctx = ctx;
+	op->run = aio_encrypt;
+	return 0;
+}
+
+void cr_afalg_aio_close(struct cr_op *op)
+{
+	if (op->aio_ctx)
+		syscall(__NR_io_destroy, (aio_context_t)op->aio_ctx);
+	if (op->event_fd >= 0)
+		close(op->event_fd);
+	for (int i = 0; i < 2; i++)
+		if (op->pipe_fd[i] >= 0)
+			close(op->pipe_fd[i]);
+	op->aio_ctx = 0;
+	op->event_fd = op->pipe_fd[0] = op->pipe_fd[1] = -1;
+}
