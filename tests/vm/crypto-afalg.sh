@@ -15,14 +15,21 @@
 # has the settings), or when BUILD_DIR has no crypto.speed.
 #
 # Checks, inside the VM:
-#   - every algorithm of crypto.speed (AES-128/192/256 CBC and ECB, TDES
-#     CBC, MD5, SHA-1, SHA-256, SHA-512) passes its known vector through
-#     AF_ALG and runs (alg=all: none left out), kB/s above 0 at 16 and 1024
-#     bytes, each row's driver label the highest-priority driver
-#     /proc/crypto lists for the algorithm, for TDES the assembler one of
-#     des3_ede-x86_64 rather than the generic template's;
+#   - io=sync: every algorithm of crypto.speed (AES-128/192/256 CBC and
+#     ECB, TDES CBC, MD5, SHA-1, SHA-256, SHA-512) passes its known vector
+#     through AF_ALG and runs (alg=all: none left out), kB/s above 0 at 16
+#     and 1024 bytes, each row labelled io=sync and its driver label the
+#     highest-priority driver /proc/crypto lists for the algorithm, for TDES
+#     the assembler one of des3_ede-x86_64 rather than the generic
+#     template's;
+#   - io=aio (OpenSSL's afalg engine's path: sendmsg() with MSG_MORE,
+#     vmsplice() and splice(), io_submit(), the eventfd, io_getevents()):
+#     every cipher passes its known vector and runs (alg=all: the 7
+#     ciphers, the digests left out), kB/s above 0 at 16 and 1024 bytes,
+#     each row labelled io=aio with the driver of its io=sync row;
 #   - test_crypto's AF_ALG tests: the known vectors, and corrupted vectors
-#     (answer, key, input) failing the check, through the real sockets;
+#     (answer, key, input) failing the check, through the real sockets,
+#     with io=sync and io=aio;
 #   - backend=evp is refused naming libcrypto (embperf does not link it;
 #     the copy test_crypto brought along is removed before);
 #   - a TDES buffer that is not a whole number of 8-byte blocks is refused.
@@ -60,8 +67,10 @@ fi
 	echo 'echo "@@ modules loaded"' # the console's first line carries escape codes
 	echo "have_test=$have_test"
 	cat <<'INIT'
-run all run crypto.speed backend=afalg alg=all size=16,1024 duration=200ms repetitions=1 \
-	--format=csv
+run all run crypto.speed backend=afalg io=sync alg=all size=16,1024 duration=200ms \
+	repetitions=1 --format=csv
+run aio run crypto.speed backend=afalg io=aio alg=all size=16,1024 duration=200ms \
+	repetitions=1 --format=csv
 echo "@@ begin proc_crypto"; cat /proc/crypto; echo "@@ rc proc_crypto 0"
 echo "@@ begin unit"
 mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm # criterion's runner wants it
@@ -79,16 +88,16 @@ vm_boot
 
 vm_ran_to_the_end
 
-# rows ALG SIZE DRIVER KBPS of run "all" (kbps rows)
+# rows [RUN]: ALG SIZE DRIVER KBPS IO of run RUN ("all"), its kbps rows
 rows() {
-	out all | python3 -c 'import csv, sys
+	out "${1:-all}" | python3 -c 'import csv, sys
 rows = [r for r in csv.reader(sys.stdin) if len(r) > 8]
 h = rows[0] if rows and rows[0][0] == "title" else None
 for r in rows[1:] if h else []:
     if r[h.index("metric")] != "kbps":
         continue
     l = dict(kv.split("=", 1) for kv in r[h.index("labels")].split())
-    print(l["alg"], l["size"], l["driver"], r[h.index("value")])'
+    print(l["alg"], l["size"], l["driver"], r[h.index("value")], l.get("io", "-"))'
 }
 # best_driver KNAME: the highest-priority driver /proc/crypto listed for KNAME
 best_driver() {
@@ -99,16 +108,16 @@ best_driver() {
 }
 
 cur=all
-n=$(rows | awk '$4 > 0' | wc -l)
+n=$(rows | awk '$4 > 0 && $5 == "sync"' | wc -l)
 if [ "$(rc all)" = 0 ] && [ "$n" = 22 ]; then
-	pass "every algorithm passes its known vector through AF_ALG and runs: $(rows | awk '$2 == 1024 { printf "%s %s %.0f kB/s; ", $1, $3, $4 }')"
+	pass "io=sync: every algorithm passes its known vector through AF_ALG and runs: $(rows | awk '$2 == 1024 { printf "%s %s %.0f kB/s; ", $1, $3, $4 }')"
 else
-	fail "every algorithm passes its known vector through AF_ALG and runs (22 rows above 0 kB/s)" \
+	fail "io=sync: every algorithm passes its known vector through AF_ALG and runs (22 rows above 0 kB/s, io=sync)" \
 		"rc $(rc all), $n rows"
 fi
 
 bad=""
-while read -r alg size driver kbps; do
+while read -r alg size driver kbps _; do
 	case $alg in
 	aes-*-cbc) kname="cbc(aes)" ;; aes-*-ecb) kname="ecb(aes)" ;;
 	des-ede3-cbc) kname="cbc(des3_ede)" ;; *) kname=$alg ;;
@@ -129,14 +138,32 @@ else
 		"driver '$tdes'"
 fi
 
+cur=aio
+n=$(rows aio | awk '$4 > 0 && $5 == "aio"' | wc -l)
+# ALG:SIZE:DRIVER of each cipher row of run $1, sorted
+drivers() { rows "$1" | awk '$1 !~ /^(md5|sha)/ { print $1 ":" $2 ":" $3 }' | sort; }
+if [ "$(rc aio)" = 0 ] && [ "$n" = 14 ] && [ "$(rows aio | wc -l)" = 14 ]; then
+	pass "io=aio: every cipher passes its known vector through AF_ALG's AIO path and runs: $(rows aio | awk '$2 == 1024 { printf "%s %.0f kB/s; ", $1, $4 }')"
+else
+	fail "io=aio: every cipher passes its known vector through AF_ALG's AIO path and runs (14 rows above 0 kB/s, io=aio)" \
+		"rc $(rc aio), $n rows"
+fi
+if [ "$(rc aio)" = 0 ] && [ "$(drivers aio)" = "$(drivers all)" ]; then
+	pass "io=aio: each cipher row names the driver of its io=sync row"
+else
+	fail "io=aio: each cipher row names the driver of its io=sync row" \
+		"aio: $(drivers aio | tr '\n' ' ') sync: $(drivers all | tr '\n' ' ')"
+fi
+
 cur=unit
 if [ "$have_test" = 0 ]; then
 	skip "test_crypto's AF_ALG tests in the VM" "$TEST_CRYPTO not built (-Dtests=enabled)"
-elif [ "$(rc unit)" = 0 ] && [ "$(out unit | grep -E "^ok .*(afalg_answers_every_known_vector|a_corrupted_vector_fails_the_check_afalg)" |
-	grep -vc SKIP)" = 2 ]; then
-	pass "test_crypto's AF_ALG tests: known vectors right, corrupted ones caught"
+elif [ "$(rc unit)" = 0 ] && [ "$(out unit | grep -E "^ok .*(afalg_(aio_)?answers_every_(cipher_)?known_vector|a_corrupted_vector_fails_the_check_afalg)" |
+	grep -vc SKIP)" = 4 ]; then
+	pass "test_crypto's AF_ALG tests, io=sync and io=aio: known vectors right, corrupted ones caught"
 else
-	fail "test_crypto's AF_ALG tests: known vectors right, corrupted ones caught" "rc $(rc unit)"
+	fail "test_crypto's AF_ALG tests, io=sync and io=aio: known vectors right, corrupted ones caught" \
+		"rc $(rc unit)"
 fi
 
 vm_check_refused evp "libcrypto of OpenSSL 3 cannot be loaded" \
