@@ -53,7 +53,7 @@ static void need_backend(int backend)
 
 /*
  * Every algorithm @backend offers passes its known vector, its buffers
- * travelling as @io says (CR_IO_AIO: the ciphers only); returns how many.
+ * travelling as @io says (an AIO one: the ciphers only); returns how many.
  */
 static int check_all(int backend, int io)
 {
@@ -64,7 +64,7 @@ static int check_all(int backend, int io)
 		char why[CR_WHY_MAX];
 		int rc;
 
-		if (io == CR_IO_AIO && cr_algs[i].kind != CR_CIPHER)
+		if (io != CR_IO_SYNC && cr_algs[i].kind != CR_CIPHER)
 			continue;
 		rc = cr_op_open(&op, &cr_algs[i], backend, io, why, sizeof(why));
 
@@ -77,8 +77,8 @@ static int check_all(int backend, int io)
 		cr_assert_eq(rc, 0, "%s: %s", cr_algs[i].name, why);
 		rc = cr_op_check(&op, why, sizeof(why));
 		cr_assert_eq(rc, 0, "%s", why);
-		cr_log_info("%s%s %s: driver %s, known vector right", cr_backend_name(backend),
-			    io == CR_IO_AIO ? " io=aio" : "", cr_algs[i].name, op.driver);
+		cr_log_info("%s io=%s %s: driver %s, known vector right", cr_backend_name(backend),
+			    cr_io_name(io), cr_algs[i].name, op.driver);
 		cr_op_close(&op);
 		checked++;
 	}
@@ -101,8 +101,9 @@ Test(crypto, afalg_answers_every_known_vector_it_offers)
 Test(crypto, afalg_aio_answers_every_cipher_known_vector_it_offers)
 {
 	need_backend(CR_AFALG);
-	cr_assert_gt(check_all(CR_AFALG, CR_IO_AIO), 0,
-		     "the kernel offers no cipher through AF_ALG (io=aio)");
+	for (int io = CR_IO_AIO; io <= CR_IO_AIO_SPLICE; io++)
+		cr_assert_gt(check_all(CR_AFALG, io), 0,
+			     "the kernel offers no cipher through AF_ALG (io=%s)", cr_io_name(io));
 }
 
 /* The check of @alg (a corrupted copy) through @backend and @io fails, naming both. */
@@ -121,18 +122,18 @@ static void check_fails(const struct cr_alg *alg, int backend, int io)
 	cr_op_close(&op);
 	cr_assert_eq(rc, -EIO, "a corrupted %s must fail its check (rc %d)", alg->name, rc);
 	cr_assert(strstr(why, alg->name) && strstr(why, cr_backend_name(backend)) &&
-			  strstr(why, "wrong answer") && (io != CR_IO_AIO || strstr(why, "io=aio")),
+			  strstr(why, "wrong answer") && (io == CR_IO_SYNC || strstr(why, cr_io_name(io))),
 		  "%s", why);
 }
 
-/* Corrupted answers (first and last byte compared), keys and inputs; CR_IO_AIO: ciphers. */
+/* Corrupted answers (first and last byte compared), keys and inputs; an AIO @io: ciphers. */
 static void corrupt_all(int backend, int io)
 {
 	for (int i = 0; i < CR_N_ALGS; i++) {
 		struct cr_alg bad = cr_algs[i];
 		unsigned char other[CR_MAX_IN_BYTES];
 
-		if (io == CR_IO_AIO && bad.kind != CR_CIPHER)
+		if (io != CR_IO_SYNC && bad.kind != CR_CIPHER)
 			continue;
 		for (int at = 0; at < CR_CHECK_BYTES; at += CR_CHECK_BYTES - 1) {
 			bad = cr_algs[i];
@@ -167,6 +168,7 @@ Test(crypto, a_corrupted_vector_fails_the_check_afalg_aio)
 {
 	need_backend(CR_AFALG);
 	corrupt_all(CR_AFALG, CR_IO_AIO);
+	corrupt_all(CR_AFALG, CR_IO_AIO_SPLICE);
 }
 
 Test(crypto, the_driver_is_the_highest_priority_usable_entry)
@@ -300,10 +302,16 @@ Test(crypto, io_aio_is_refused_off_the_afalg_cipher_path_and_a_bad_io_named)
 						  "backend=afalg", NULL });
 	embperf_bench_free(b);
 	bench("crypto.speed");
+	tp_set(b, "backend", "afalg");
+	tp_set(b, "alg", "md5");
+	tp_set(b, "io", "aio-splice");
+	run_fails(-EINVAL, (const char *const[]){ "'io'", "'aio-splice'", "md5", "digest", NULL });
+	embperf_bench_free(b);
+	bench("crypto.speed");
 	cr_assert_eq(embperf_bench_set(b, "io", "async"), -EINVAL);
 	cr_assert(strstr(embperf_bench_errmsg(b), "'io'") &&
 			  strstr(embperf_bench_errmsg(b), "async") &&
-			  strstr(embperf_bench_errmsg(b), "sync|aio"),
+			  strstr(embperf_bench_errmsg(b), "sync|aio|aio-splice"),
 		  "%s", embperf_bench_errmsg(b));
 }
 

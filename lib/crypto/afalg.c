@@ -9,8 +9,9 @@
  * cipher buffer is one sendmsg() carrying ALG_SET_OP (encrypt) and ALG_SET_IV
  * with the data, then read() of the result in place, as OpenSSL's afalg
  * engine sends the IV with every buffer; a digest is one send() of the
- * buffer and read() of the digest. That is io=sync; with io=aio a cipher
- * buffer takes the afalg engine's own system calls (afalg_aio.c). Which
+ * buffer and read() of the digest. That is io=sync; with io=aio or
+ * io=aio-splice a cipher buffer takes the afalg engine's own system calls
+ * (afalg_aio.c). Which
  * driver served it is the highest-priority one /proc/crypto lists under the
  * name, read after the bind (the kernel builds a template's instance,
  * "cbc(aes)", on first use).
@@ -195,5 +196,5 @@ int cr_afalg_open(struct cr_op *op, char *why, size_t why_size)
 	}
 	build_ctl(op);
 	op->run = afalg_encrypt;
-	return op->io == CR_IO_AIO ? cr_afalg_aio_open(op, why, why_size) : 0;
+	return op->io != CR_IO_SYNC ? cr_afalg_aio_open(op, why, why_size) : 0;
 }

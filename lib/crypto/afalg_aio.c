@@ -1,27 +1,34 @@
 // SPDX-License-Identifier: MIT
 /*
- * afalg_aio.c - the AF_ALG cipher path of OpenSSL's afalg engine
- * (crypto.speed io=aio): the system calls it makes per buffer, so that
- * crypto.speed's figures can be set beside `openssl speed -engine afalg`.
+ * afalg_aio.c - the AF_ALG cipher paths of OpenSSL's afalg engine
+ * (crypto.speed io=aio, io=aio-splice): the system calls it makes per
+ * buffer, so that crypto.speed's figures can be set beside `openssl speed
+ * -engine afalg`.
  *
- * Per buffer, on the operation socket:
- *   1. sendmsg() of the control messages alone (ALG_SET_OP, ALG_SET_IV),
- *      with MSG_MORE: the data follows;
- *   2. vmsplice() of the buffer into a pipe and splice() from the pipe into
- *      the socket (the pages are handed over, not copied);
- *   3. io_submit() of one IOCB_CMD_PREAD of the result into the buffer, its
- *      completion signalled on an eventfd (IOCB_FLAG_RESFD);
- *   4. read() of the eventfd, which blocks until the operation completed;
- *   5. io_getevents() of the completion, whose result is the bytes read.
+ * Per buffer, on the operation socket, the data goes in
+ *   io=aio         by one sendmsg() carrying ALG_SET_OP, ALG_SET_IV and the
+ *                  data: the engine as built by default (Debian's
+ *                  engines-3/afalg.so calls sendmsg(), syscall() and read(),
+ *                  and no vmsplice() or splice());
+ *   io=aio-splice  by sendmsg() of the control messages alone, with
+ *                  MSG_MORE, then vmsplice() of the buffer into a pipe and
+ *                  splice() from the pipe into the socket (the pages handed
+ *                  over, not copied): the engine built with ALG_ZERO_COPY;
+ * and the result comes back in both by
+ *   io_submit() of one IOCB_CMD_PREAD into the buffer, its completion
+ *   signalled on an eventfd (IOCB_FLAG_RESFD); read() of the eventfd, which
+ *   blocks until the operation completed; io_getevents() of the completion,
+ *   whose result is the bytes read.
  * The engine waits in read() of its eventfd when openssl speed runs without
  * -async_jobs (no ASYNC job: its pause returns at once); with jobs, its
  * caller polls the eventfd instead. Linux AIO through syscall(2): no
  * libaio.
  *
- * The engine puts MSG_MORE in the msghdr's msg_flags, which sendmsg()
- * ignores, so its kernel logs once "sent an empty control message without
- * MSG_MORE"; here it is sendmsg()'s flag, and the last splice() of a buffer
- * is the one without SPLICE_F_MORE, which ends the request.
+ * The zero-copy engine puts MSG_MORE in the msghdr's msg_flags, which
+ * sendmsg() ignores, so its control messages end a request with no data
+ * (newer kernels log "sent an empty control message without MSG_MORE"
+ * once); here MSG_MORE is sendmsg()'s flag, and the last splice() of a
+ * buffer, the one without SPLICE_F_MORE, ends the request.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,7 +74,20 @@ static long aio_getevent(aio_context_t ctx, struct io_event *ev)
 #endif
 }
 
-/* Step 1: the control messages, the data to follow. */
+/* io=aio: the control messages and the data; never blocks, as afalg.c's sendmsg(). */
+static int send_all(struct cr_op *op, unsigned char *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = op->msg_ctl.bytes,
+			      .msg_controllen = op->msg_ctl_len };
+	ssize_t n = sendmsg(op->fd, &msg, MSG_DONTWAIT);
+
+	if (n != (ssize_t)len)
+		return n < 0 ? -errno : -EMSGSIZE;
+	return 0;
+}
+
+/* io=aio-splice: the control messages, the data to follow. */
 static int send_ctl(struct cr_op *op)
 {
 	struct msghdr msg = { .msg_control = op->msg_ctl.bytes, .msg_controllen = op->msg_ctl_len };
@@ -76,9 +96,10 @@ static int send_ctl(struct cr_op *op)
 }
 
 /*
- * Step 2: @len bytes of @buf into the socket through the pipe, as much as
- * the pipe holds at a time (64 KiB, less when the buffer straddles more
- * pages than it has slots); every splice() but the last says more follows.
+ * io=aio-splice: @len bytes of @buf into the socket through the pipe, as
+ * much as the pipe holds at a time (64 KiB, less when the buffer straddles
+ * more pages than it has slots); every splice() but the last says more
+ * follows.
  */
 static int splice_in(struct cr_op *op, unsigned char *buf, size_t len)
 {
@@ -102,7 +123,7 @@ static int splice_in(struct cr_op *op, unsigned char *buf, size_t len)
 	return 0;
 }
 
-/* Steps 3 to 5: the result into @buf by an AIO read; its bytes, or a negative errno. */
+/* Both: the result into @buf by an AIO read; its bytes, or a negative errno. */
 static long aio_read(struct cr_op *op, unsigned char *buf, size_t len)
 {
 	struct iocb cb = { .aio_fildes = (uint32_t)op->fd, .aio_lio_opcode = IOCB_CMD_PREAD,
@@ -111,31 +132,44 @@ static long aio_read(struct cr_op *op, unsigned char *buf, size_t len)
 	struct io_event ev = { 0 };
 	uint64_t done;
 	ssize_t n;
+	long r = aio_submit(op->aio_ctx, &cb);
 
-	if (aio_submit(op->aio_ctx, &cb) != 1)
-		return -errno;
+	if (r != 1)
+		return r < 0 ? -errno : -EIO;
 	while ((n = read(op->event_fd, &done, sizeof(done))) < 0 && errno == EINTR)
 		;
 	if (n != (ssize_t)sizeof(done))
 		return n < 0 ? -errno : -EIO;
-	if (aio_getevent(op->aio_ctx, &ev) != 1)
-		return -errno;
+	r = aio_getevent(op->aio_ctx, &ev);
+	if (r != 1)
+		return r < 0 ? -errno : -EIO;
 	return (long)ev.res;
+}
+
+/* The AIO read of @len bytes into @buf, which must give them all. */
+static int read_result(struct cr_op *op, unsigned char *buf, size_t len)
+{
+	long got = aio_read(op, buf, len);
+
+	if (got < 0)
+		return (int)got;
+	return got == (long)len ? 0 : -EIO;
 }
 
 static int aio_encrypt(struct cr_op *op, unsigned char *buf, size_t len)
 {
-	long got;
+	int rc = send_all(op, buf, len);
+
+	return rc ? rc : read_result(op, buf, len);
+}
+
+static int aio_splice_encrypt(struct cr_op *op, unsigned char *buf, size_t len)
+{
 	int rc = send_ctl(op);
 
 	if (!rc)
 		rc = splice_in(op, buf, len);
-	if (rc)
-		return rc;
-	got = aio_read(op, buf, len);
-	if (got < 0)
-		return (int)got;
-	return got == (long)len ? 0 : -EIO;
+	return rc ? rc : read_result(op, buf, len);
 }
 
 int cr_afalg_aio_open(struct cr_op *op, char *why, size_t why_size)
@@ -144,7 +178,7 @@ int cr_afalg_aio_open(struct cr_op *op, char *why, size_t why_size)
 
 	int err;
 
-	if (pipe2(op->pipe_fd, O_CLOEXEC)) {
+	if (op->io == CR_IO_AIO_SPLICE && pipe2(op->pipe_fd, O_CLOEXEC)) {
 		err = errno;
 		op->pipe_fd[0] = op->pipe_fd[1] = -1;
 		snprintf(why, why_size, "pipe(): %s", strerror(err));
@@ -163,7 +197,7 @@ int cr_afalg_aio_open(struct cr_op *op, char *why, size_t why_size)
 		return err == ENOSYS ? -EOPNOTSUPP : -err;
 	}
 	op->aio_ctx = ctx;
-	op->run = aio_encrypt;
+	op->run = op->io == CR_IO_AIO_SPLICE ? aio_splice_encrypt : aio_encrypt;
 	return 0;
 }
 

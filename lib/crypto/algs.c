@@ -140,10 +140,15 @@ static void hex(const unsigned char *p, size_t n, char *buf)
 		sprintf(buf + 2 * i, "%02x", p[i]);
 }
 
-/* " io=aio" after the back end's name in a message, when @op takes that path. */
+const char *cr_io_name(int io)
+{
+	return io == CR_IO_AIO ? "aio" : io == CR_IO_AIO_SPLICE ? "aio-splice" : "sync";
+}
+
+/* " io=aio" after the back end's name in a message, when @op takes an AIO path. */
 static const char *io_words(const struct cr_op *op)
 {
-	return op->io == CR_IO_AIO ? " io=aio" : "";
+	return op->io == CR_IO_AIO ? " io=aio" : op->io == CR_IO_AIO_SPLICE ? " io=aio-splice" : "";
 }
 
 int cr_op_check(struct cr_op *op, char *why, size_t why_size)

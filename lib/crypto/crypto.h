@@ -13,8 +13,15 @@
 
 enum cr_backend { CR_EVP, CR_AFALG };
 enum cr_kind { CR_CIPHER, CR_DIGEST };
-/* How an AF_ALG cipher buffer travels: sendmsg() + read(), or the afalg engine's AIO path. */
-enum cr_io { CR_IO_SYNC, CR_IO_AIO };
+/*
+ * How an AF_ALG cipher buffer travels: sendmsg() + read(); or the afalg
+ * engine's AIO read after sendmsg() (as built by default) or after
+ * vmsplice() + splice() (its zero-copy build); crypto.speed's io values.
+ */
+enum cr_io { CR_IO_SYNC, CR_IO_AIO, CR_IO_AIO_SPLICE };
+
+/** cr_io_name() - "sync", "aio" or "aio-splice". */
+const char *cr_io_name(int io);
 
 #define CR_CHECK_BYTES 16  /* bytes of a known answer compared */
 #define CR_MAX_IN_BYTES 32 /* the longest known-vector input */
@@ -78,7 +85,7 @@ int cr_list_item(const char **p, char *item, size_t size);
  * vector's key and IV, ready to process buffers.
  * @alg:     the algorithm.
  * @backend: an enum cr_backend.
- * @io:      an enum cr_io (CR_IO_AIO: AF_ALG ciphers only).
+ * @io:      an enum cr_io (other than CR_IO_SYNC: AF_ALG ciphers only).
  * @run:     process @len bytes of @buf: ciphers encrypt in place, digests
  *           hash into @out. Return: 0 or a negative errno.
  * @evp_ctx: EVP: the cipher's context (EVP_CIPHER_CTX).
@@ -87,11 +94,11 @@ int cr_list_item(const char **p, char *item, size_t size);
  * @fd:      AF_ALG: the operation's socket (accept()ed); -1 when closed.
  * @msg_ctl: AF_ALG ciphers: the control messages every sendmsg() carries
  *           (ALG_SET_OP encrypt, ALG_SET_IV), @msg_ctl_len bytes.
- * @pipe_fd:  AF_ALG with CR_IO_AIO: the pipe the buffer is vmsplice()d
+ * @pipe_fd:  AF_ALG with CR_IO_AIO_SPLICE: the pipe the buffer is vmsplice()d
  *           into, [0] read end, [1] write end; -1 when closed.
- * @event_fd: AF_ALG with CR_IO_AIO: the eventfd the AIO read signals; -1
+ * @event_fd: AF_ALG with an AIO @io: the eventfd the AIO read signals; -1
  *           when closed.
- * @aio_ctx:  AF_ALG with CR_IO_AIO: the io_setup() context (0: none).
+ * @aio_ctx:  AF_ALG with an AIO @io: the io_setup() context (0: none).
  * @out:     the last digest.
  * @driver:  what serves it: the kernel's driver ("cbc-aes-aesni", from
  *           /proc/crypto) or "openssl-VERSION".
@@ -119,7 +126,8 @@ struct cr_op {
 
 /**
  * cr_op_open() - open @alg on @backend, its buffers to travel as @io says
- * (an enum cr_io; CR_IO_AIO: AF_ALG ciphers only, the caller checks); @op
+ * (an enum cr_io; other than CR_IO_SYNC: AF_ALG ciphers only, the caller
+ * checks); @op
  * is then closed with cr_op_close(), also after a failure.
  * @why: receives the reason of a failure ("the kernel offers no cbc(des3_ede)").
  * Return: 0; -EOPNOTSUPP when the back end or the algorithm is not there
@@ -155,9 +163,11 @@ int cr_afalg_open(struct cr_op *op, char *why, size_t why_size);
 
 /**
  * cr_afalg_aio_open() - switch @op, an AF_ALG cipher opened and its control
- * messages built, to the afalg engine's path (afalg_aio.c): sendmsg() of
- * the control messages with MSG_MORE, vmsplice() and splice() of the data,
- * io_submit() of the read, read() of its eventfd, io_getevents().
+ * messages built, to the afalg engine's path its @op->io names
+ * (afalg_aio.c): sendmsg() of the control messages and the data
+ * (CR_IO_AIO) or of the control messages with MSG_MORE, then vmsplice()
+ * and splice() of the data (CR_IO_AIO_SPLICE); then io_submit() of the
+ * read, read() of its eventfd, io_getevents().
  * Return: 0; -EOPNOTSUPP without Linux AIO; or the negative errno of
  * pipe(), eventfd() or io_setup(), with the reason in @why.
  */

@@ -56,10 +56,11 @@ static const struct ep_param_desc speed_params[] = {
 	  "buffer sizes, comma-separated, 1..64k; ciphers: whole blocks" },
 	{ "backend", EP_PT_ENUM, "evp", { { 0, 0 } }, "evp|afalg", "",
 	  "evp: libcrypto, as openssl speed -evp; afalg: the kernel crypto API (AF_ALG sockets)" },
-	{ "io", EP_PT_ENUM, "sync", { { 0, 0 } }, "sync|aio", "",
+	{ "io", EP_PT_ENUM, "sync", { { 0, 0 } }, "sync|aio|aio-splice", "",
 	  "backend=afalg: how a buffer travels; sync: sendmsg() with the data, read(); aio "
-	  "(ciphers): as OpenSSL's afalg engine, sendmsg(), vmsplice()+splice(), io_submit(), "
-	  "read() of an eventfd, io_getevents()" },
+	  "(ciphers), as OpenSSL's afalg engine: sendmsg() with the data, io_submit(), read() "
+	  "of an eventfd, io_getevents(); aio-splice (ciphers), as its zero-copy build: "
+	  "sendmsg(), vmsplice()+splice() of the data, then the same AIO read" },
 };
 
 static const struct ep_metric_desc speed_metrics[] = {
@@ -177,7 +178,7 @@ static int alg_failed(struct speed_state *st, const struct cr_alg *a, int rc, co
 
 /*
  * Open algorithm @a and check its vector; with @all, one that is not there
- * is skipped, and so is a digest with io=aio (check_io() refused a named one).
+ * is skipped, and so is a digest with an AIO io (check_io() refused a named one).
  */
 static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 {
@@ -185,9 +186,9 @@ static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 	char why[CR_WHY_MAX];
 	int rc;
 
-	if (st->io == CR_IO_AIO && a->kind == CR_DIGEST) {
+	if (st->io != CR_IO_SYNC && a->kind == CR_DIGEST) {
 		ep_run_log(st->run, EMBPERF_LOG_INFO, "crypto.speed: %s left out: a digest, and "
-			   "io=aio is the cipher path", a->name);
+			   "io=%s is a cipher path", a->name, cr_io_name(st->io));
 		return 0;
 	}
 	op = &st->ops[st->n_ops++];
@@ -205,16 +206,16 @@ static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 	return rc ? alg_failed(st, a, rc, why) : 0;
 }
 
-/* io=aio with backend @st->backend or algorithm @what: the error naming both. */
+/* An AIO io with @what (the back end or a digest): the error naming both. */
 static int io_refused(struct speed_state *st, const char *what)
 {
-	return ep_run_fail(st->run, -EINVAL, "parameter 'io': value 'aio' is not accepted %s; "
-			   "accepted: sync, or aio with backend=afalg and ciphers (%s)", what,
-			   "aes-*, des-ede3-cbc");
+	return ep_run_fail(st->run, -EINVAL, "parameter 'io': value '%s' is not accepted %s; "
+			   "accepted: sync, or aio and aio-splice with backend=afalg and ciphers "
+			   "(aes-*, des-ede3-cbc)", cr_io_name(st->io), what);
 }
 
 /*
- * io=aio is the AF_ALG cipher path: refused with backend=evp or a digest
+ * io=aio and aio-splice are AF_ALG cipher paths: refused with backend=evp or a digest
  * named in 'alg', before the back end is looked for (an unknown name is
  * parse_algs()'s to refuse).
  */
@@ -223,7 +224,7 @@ static int check_io(struct speed_state *st)
 	const char *p = ep_param_text(st->run, "alg");
 	char item[32], what[64];
 
-	if (st->io != CR_IO_AIO)
+	if (st->io == CR_IO_SYNC)
 		return 0;
 	if (st->backend != CR_AFALG)
 		return io_refused(st, "with backend=evp (libcrypto: no AF_ALG socket)");
@@ -329,10 +330,9 @@ static int parse_sizes(struct speed_state *st)
 static void make_label(const struct speed_state *st, const struct cr_op *op, const char *size,
 		       char *buf, size_t buf_size)
 {
-	snprintf(buf, buf_size, "alg=%s size=%s backend=%s%s driver=%s", op->alg->name, size,
-		 cr_backend_name(st->backend),
-		 st->backend != CR_AFALG ? "" : st->io == CR_IO_AIO ? " io=aio" : " io=sync",
-		 op->driver);
+	snprintf(buf, buf_size, "alg=%s size=%s backend=%s%s%s driver=%s", op->alg->name, size,
+		 cr_backend_name(st->backend), st->backend == CR_AFALG ? " io=" : "",
+		 st->backend == CR_AFALG ? cr_io_name(st->io) : "", op->driver);
 }
 
 static int add_cases(struct speed_state *st)
