@@ -22,14 +22,16 @@
 #     highest-priority driver /proc/crypto lists for the algorithm, for TDES
 #     the assembler one of des3_ede-x86_64 rather than the generic
 #     template's;
-#   - io=aio (OpenSSL's afalg engine's path: sendmsg() with MSG_MORE,
-#     vmsplice() and splice(), io_submit(), the eventfd, io_getevents()):
-#     every cipher passes its known vector and runs (alg=all: the 7
-#     ciphers, the digests left out), kB/s above 0 at 16 and 1024 bytes,
-#     each row labelled io=aio with the driver of its io=sync row;
+#   - io=aio (OpenSSL's afalg engine's path: sendmsg() with the data,
+#     io_submit(), read() of the eventfd, io_getevents()) and io=aio-splice
+#     (its zero-copy build's: sendmsg() with MSG_MORE, vmsplice() and
+#     splice(), then the same AIO read): every cipher passes its known
+#     vector and runs (alg=all: the 7 ciphers, the digests left out), kB/s
+#     above 0 at 16 and 1024 bytes, each row labelled with its io and the
+#     driver of its io=sync row;
 #   - test_crypto's AF_ALG tests: the known vectors, and corrupted vectors
 #     (answer, key, input) failing the check, through the real sockets,
-#     with io=sync and io=aio;
+#     with io=sync, io=aio and io=aio-splice;
 #   - backend=evp is refused naming libcrypto (embperf does not link it;
 #     the copy test_crypto brought along is removed before);
 #   - a TDES buffer that is not a whole number of 8-byte blocks is refused.
@@ -71,6 +73,8 @@ run all run crypto.speed backend=afalg io=sync alg=all size=16,1024 duration=200
 	repetitions=1 --format=csv
 run aio run crypto.speed backend=afalg io=aio alg=all size=16,1024 duration=200ms \
 	repetitions=1 --format=csv
+run aio-splice run crypto.speed backend=afalg io=aio-splice alg=all size=16,1024 \
+	duration=200ms repetitions=1 --format=csv
 echo "@@ begin proc_crypto"; cat /proc/crypto; echo "@@ rc proc_crypto 0"
 echo "@@ begin unit"
 mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm # criterion's runner wants it
@@ -138,31 +142,37 @@ else
 		"driver '$tdes'"
 fi
 
-cur=aio
-n=$(rows aio | awk '$4 > 0 && $5 == "aio"' | wc -l)
 # ALG:SIZE:DRIVER of each cipher row of run $1, sorted
 drivers() { rows "$1" | awk '$1 !~ /^(md5|sha)/ { print $1 ":" $2 ":" $3 }' | sort; }
-if [ "$(rc aio)" = 0 ] && [ "$n" = 14 ] && [ "$(rows aio | wc -l)" = 14 ]; then
-	pass "io=aio: every cipher passes its known vector through AF_ALG's AIO path and runs: $(rows aio | awk '$2 == 1024 { printf "%s %.0f kB/s; ", $1, $4 }')"
-else
-	fail "io=aio: every cipher passes its known vector through AF_ALG's AIO path and runs (14 rows above 0 kB/s, io=aio)" \
-		"rc $(rc aio), $n rows"
-fi
-if [ "$(rc aio)" = 0 ] && [ "$(drivers aio)" = "$(drivers all)" ]; then
-	pass "io=aio: each cipher row names the driver of its io=sync row"
-else
-	fail "io=aio: each cipher row names the driver of its io=sync row" \
-		"aio: $(drivers aio | tr '\n' ' ') sync: $(drivers all | tr '\n' ' ')"
-fi
+# check_aio IO: the checks of run IO, crypto.speed io=IO
+check_aio() {
+	cur=$1
+	local n
+	n=$(rows "$1" | awk -v io="$1" '$4 > 0 && $5 == io' | wc -l)
+	if [ "$(rc "$1")" = 0 ] && [ "$n" = 14 ] && [ "$(rows "$1" | wc -l)" = 14 ]; then
+		pass "io=$1: every cipher passes its known vector through AF_ALG's AIO path and runs: $(rows "$1" | awk '$2 == 1024 { printf "%s %.0f kB/s; ", $1, $4 }')"
+	else
+		fail "io=$1: every cipher passes its known vector through AF_ALG's AIO path and runs (14 rows above 0 kB/s, io=$1)" \
+			"rc $(rc "$1"), $n rows"
+	fi
+	if [ "$(rc "$1")" = 0 ] && [ "$(drivers "$1")" = "$(drivers all)" ]; then
+		pass "io=$1: each cipher row names the driver of its io=sync row"
+	else
+		fail "io=$1: each cipher row names the driver of its io=sync row" \
+			"$1: $(drivers "$1" | tr '\n' ' ') sync: $(drivers all | tr '\n' ' ')"
+	fi
+}
+check_aio aio
+check_aio aio-splice
 
 cur=unit
 if [ "$have_test" = 0 ]; then
 	skip "test_crypto's AF_ALG tests in the VM" "$TEST_CRYPTO not built (-Dtests=enabled)"
 elif [ "$(rc unit)" = 0 ] && [ "$(out unit | grep -E "^ok .*(afalg_(aio_)?answers_every_(cipher_)?known_vector|a_corrupted_vector_fails_the_check_afalg)" |
 	grep -vc SKIP)" = 4 ]; then
-	pass "test_crypto's AF_ALG tests, io=sync and io=aio: known vectors right, corrupted ones caught"
+	pass "test_crypto's AF_ALG tests, io=sync, aio and aio-splice: known vectors right, corrupted ones caught"
 else
-	fail "test_crypto's AF_ALG tests, io=sync and io=aio: known vectors right, corrupted ones caught" \
+	fail "test_crypto's AF_ALG tests, io=sync, aio and aio-splice: known vectors right, corrupted ones caught" \
 		"rc $(rc unit)"
 fi
 
