@@ -16,8 +16,13 @@
 # "-engine afalg" is libcrypto's own code, not the kernel's, so they are
 # refused), SIZES ("16 1024 16384", among openssl speed's six), SECS (3,
 # openssl speed's default: its -seconds and crypto.speed's duration), ROUNDS
-# (5), OPENSSL (openssl), LOG (a file to keep the guest's console in), and
-# the VM tier's EMBPERF_VM_* (EMBPERF_VM_TIMEOUT set from the runs' count).
+# (5), IO (crypto.speed's io: sync, its default path, one sendmsg() with the
+# data and a read(); aio, the engine's own system calls per buffer as Debian
+# builds it, sendmsg() with the data, io_submit(), read() of the eventfd,
+# io_getevents(); aio-splice, its zero-copy build's, vmsplice() and splice()
+# of the data instead; printed in the header), OPENSSL (openssl),
+# LOG (a file to keep the guest's console in), and the VM tier's
+# EMBPERF_VM_* (EMBPERF_VM_TIMEOUT set from the runs' count).
 #
 # The initramfs holds the modules af_alg, algif_skcipher and algif_hash,
 # embperf, and openssl with engines-3/afalg.so (dlopened, so copied with its
@@ -28,8 +33,8 @@
 # speed runs on libcrypto's code when its -engine fails to load). Then per
 # round and algorithm, the reference first in odd rounds:
 #   reference  openssl speed -elapsed -seconds SECS -mr -engine afalg -evp ALG
-#   embperf    embperf run crypto.speed backend=afalg alg=ALG size=SIZES
-#              duration=SECSs repetitions=1
+#   embperf    embperf run crypto.speed backend=afalg io=IO alg=ALG
+#              size=SIZES duration=SECSs repetitions=1
 # Printed: per ALG-SIZE and round both tools' kB/s (1000 bytes per second),
 # embperf / reference and the guest's load before the first of the two,
 # then the paired ratios (paired-ratios.awk).
@@ -40,6 +45,7 @@ algs=${ALGS:-"aes-128-cbc aes-256-cbc"}
 sizes=${SIZES:-"16 1024 16384"}
 secs=${SECS:-3}
 rounds=${ROUNDS:-5}
+io=${IO:-sync}
 openssl=$(command -v "${OPENSSL:-openssl}")
 engine=$("$openssl" version -e 2>/dev/null | sed -n 's/^ENGINESDIR: "\(.*\)"$/\1/p')/afalg.so
 # Each round and algorithm: openssl's six sizes, embperf's, and 40 s for
@@ -54,6 +60,9 @@ for a in $algs; do
 	*) die "ALGS: '$a': OpenSSL's afalg engine offers aes-128-cbc, aes-192-cbc and aes-256-cbc only" ;;
 	esac
 done
+case $io in sync | aio | aio-splice) ;;
+*) die "IO: '$io' is not crypto.speed's io; accepted: sync, aio, aio-splice" ;;
+esac
 for s in $sizes; do
 	case $s in 16 | 64 | 256 | 1024 | 8192 | 16384) ;; *) die "SIZES: '$s' is not one of openssl speed's" ;; esac
 done
@@ -74,7 +83,7 @@ cnf=$("$openssl" version -d | sed -n 's/^OPENSSLDIR: "\(.*\)"$/\1/p')/openssl.cn
 {
 	vm_init_head
 	vm_init_interleave
-	echo "rounds=$rounds; algs=\"$algs\"; sizes=$(echo $sizes | tr ' ' ,); secs=$secs; openssl=$openssl"
+	echo "rounds=$rounds; algs=\"$algs\"; sizes=$(echo $sizes | tr ' ' ,); secs=$secs; io=$io; openssl=$openssl"
 	cat <<'INIT'
 for m in af_alg algif_skcipher algif_hash; do insmod $m.ko; done
 echo "@@ modules: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
@@ -90,8 +99,8 @@ run_tool() {
 	if [ "$1" = reference ]; then
 		"$openssl" speed -elapsed -seconds "$secs" -mr -engine afalg -evp "$alg" 2>&1
 	else
-		embperf -q run crypto.speed backend=afalg alg="$alg" size="$sizes" duration="${secs}s" \
-			repetitions=1 --format=csv 2>&1
+		embperf -q run crypto.speed backend=afalg io="$io" alg="$alg" size="$sizes" \
+			duration="${secs}s" repetitions=1 --format=csv 2>&1
 	fi
 }
 set_case() { alg=$1 label=$1; }
@@ -100,7 +109,7 @@ INIT
 } >"$R/init"
 
 echo "# $(date -u +%FT%TZ) $(uptime)"
-echo "# guest: qemu TCG, $VM_SMP vCPU, $VM_MEM MiB; $("$openssl" version); SECS=$secs s per size (openssl speed -seconds, crypto.speed duration); $rounds rounds"
+echo "# guest: qemu TCG, $VM_SMP vCPU, $VM_MEM MiB; $("$openssl" version); SECS=$secs s per size (openssl speed -seconds, crypto.speed duration); $rounds rounds; embperf io=$io (IO)"
 vm_boot_runs
 grep '@@ modules\|^@@ engine\|^@@ refcnt' "$T/log" | sed 's/^.*@@ /# guest /'
 grep -q '^@@ engine:.*\[ available \]' "$T/log" || die "openssl's afalg engine is not available in the guest"
