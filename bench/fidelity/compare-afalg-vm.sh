@@ -20,7 +20,8 @@
 # data and a read(); aio, the engine's own system calls per buffer as Debian
 # builds it, sendmsg() with the data, io_submit(), read() of the eventfd,
 # io_getevents(); aio-splice, its zero-copy build's, vmsplice() and splice()
-# of the data instead; printed in the header), OPENSSL (openssl),
+# of the data instead; printed in the header, and as embperf's labels name
+# it after the run), OPENSSL (openssl),
 # LOG (a file to keep the guest's console in), and the VM tier's
 # EMBPERF_VM_* (EMBPERF_VM_TIMEOUT set from the runs' count).
 #
@@ -132,6 +133,7 @@ while read -r alg tool r load file; do
 	fi | sed "s/\$/ $r $load/" >>"$T/all"
 done <"$T/runs"
 echo "# embperf's driver: $(grep -ho 'driver=[^] ,"]*' "$T"/run.* | sort -u | tr '\n' ' ')"
+echo "# embperf's io, from its labels: $(grep -ho ' io=[^] ,"]*' "$T"/run.* | sort -u | tr -d '\n' | sed 's/^ //')"
 printf "%-20s %5s %6s %12s %12s %7s\n" case round load1 reference embperf ratio
 awk '!(($1, $4) in load) { key[++n] = $1; round[n] = $4; load[$1, $4] = $5 } { v[$1, $4, $2] = $3 }
 	END { for (i = 1; i <= n; i++) { a = v[key[i], round[i], "reference"]; b = v[key[i], round[i], "embperf"]
