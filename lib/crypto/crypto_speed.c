@@ -178,7 +178,8 @@ static int alg_failed(struct speed_state *st, const struct cr_alg *a, int rc, co
 
 /*
  * Open algorithm @a and check its vector; with @all, one that is not there
- * is skipped, and so is a digest with an AIO io (check_io() refused a named one).
+ * is skipped, and so is a digest with an AIO io (check_io() refused a
+ * named one).
  */
 static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 {
@@ -215,9 +216,9 @@ static int io_refused(struct speed_state *st, const char *what)
 }
 
 /*
- * io=aio and aio-splice are AF_ALG cipher paths: refused with backend=evp or a digest
- * named in 'alg', before the back end is looked for (an unknown name is
- * parse_algs()'s to refuse).
+ * io=aio and aio-splice are AF_ALG cipher paths: refused with backend=evp
+ * or a digest named in 'alg', before the back end is looked for (an
+ * unknown name is parse_algs()'s to refuse).
  */
 static int check_io(struct speed_state *st)
 {
