@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emulated.h"
 #include "proc_state.h"
 #include "lib/core/sysinfo.h"
 #include "embperf.h"
 #include "lib/core/clock.h"
+#include "lib/mem/buffer.h"
 
 /* No memory system of the next years moves a terabyte per second per core. */
 #define BW_PHYSICAL_BOUND_MBS 1e6
@@ -160,4 +162,78 @@ Test(mem_bw, size_larger_than_memory_is_enomem)
 	cr_assert_eq(embperf_bench_run(b), -ENOMEM);
 	cr_assert(strstr(embperf_bench_errmsg(b), "'size'"), "%s", embperf_bench_errmsg(b));
 	cr_assert(strstr(embperf_bench_errmsg(b), "1T"), "%s", embperf_bench_errmsg(b));
+}
+
+/* ASan and its kind replace malloc(): glibc's layout is not there to compare. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MALLOC_REPLACED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MALLOC_REPLACED 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(MALLOC_REPLACED)
+#define COMPARE_GLIBC 1
+#endif
+
+#ifdef COMPARE_GLIBC
+/*
+ * Where glibc mapped a chunk it served by mmap(): the chunk's header, two
+ * words below the pointer, holds the bytes before the chunk in the mapping
+ * (prev_size) and the chunk's size with the IS_MMAPPED bit (2). Reading the
+ * header instead of /proc/self/maps: adjacent anonymous mappings merge there.
+ */
+static int glibc_mapping_of(const void *p, const char **start, size_t *len)
+{
+	/* through an integer: the header lies outside the object gcc knows */
+	volatile uintptr_t at = (uintptr_t)p - 2 * sizeof(size_t);
+	const size_t *hdr = (const size_t *)at;
+
+	if (!(hdr[1] & 2))
+		return 0;
+	*start = (const char *)hdr - hdr[0];
+	*len = hdr[0] + (hdr[1] & ~(size_t)7);
+	return 1;
+}
+#endif
+
+/*
+ * bw_mem's buffers come from glibc's valloc(): at these sizes a mapping of
+ * their own, the buffer one page in. mem.bw's must lie the same way (not on
+ * a 2 MiB boundary, where transparent huge pages would back a buffer that
+ * bw_mem gets in base pages, and a 1 MiB row would see another cache).
+ */
+Test(mem_bw, buffers_lie_in_their_mapping_as_glibc_valloc_puts_them)
+{
+	size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+	size_t sizes[] = { 1 << 20, (1 << 20) + 2048, 64 << 20 };
+	void *vallocs[3] = { NULL };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct ep_mem_buf buf;
+
+		cr_assert_eq(ep_mem_buf_alloc_like_malloc(NULL, &buf, sizes[i]), 0);
+		cr_expect_eq((char *)buf.addr, (char *)buf.map_addr + page_bytes,
+			     "%zu bytes: the buffer one page into its mapping", sizes[i]);
+		cr_expect_geq(buf.map_bytes, sizes[i] + page_bytes);
+		cr_expect_lt(buf.map_bytes, sizes[i] + 3 * page_bytes);
+#ifdef COMPARE_GLIBC
+		{
+			/* freed at the end: a free() would raise glibc's mmap threshold */
+			void *v = vallocs[i] = valloc(sizes[i]);
+			const char *start;
+			size_t len;
+
+			cr_assert(v);
+			cr_assert(glibc_mapping_of(v, &start, &len), "valloc(%zu) was mmap()ed", sizes[i]);
+			cr_expect_eq((const char *)v - page_bytes, start,
+				     "glibc's valloc(%zu) is one page into a mapping", sizes[i]);
+			cr_expect_eq(len, buf.map_bytes, "valloc(%zu): a mapping of %zu bytes, ours %zu",
+				     sizes[i], len, buf.map_bytes);
+		}
+#endif
+		ep_mem_buf_free(&buf);
+	}
+	for (size_t i = 0; i < sizeof(vallocs) / sizeof(vallocs[0]); i++)
+		free(vallocs[i]);
 }

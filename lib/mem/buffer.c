@@ -102,6 +102,34 @@ int ep_mem_buf_alloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes,
 	return 0;
 }
 
+int ep_mem_buf_alloc_like_malloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes)
+{
+	size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+	/*
+	 * glibc maps the bytes, a page of alignment slack in front (the pointer
+	 * is the first page boundary after the chunk header) and the header
+	 * words of the chunk (under 64 bytes), rounded up to pages.
+	 */
+	size_t map_bytes = round_up(bytes + page_bytes + 64, page_bytes);
+	char text[32];
+	char *p;
+
+	buf->addr = NULL;
+	buf->map_addr = NULL;
+	buf->map_bytes = 0;
+	ep_mem_format_bytes(bytes, text, sizeof(text));
+	if (!bytes || map_bytes < bytes)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': %s cannot be mapped", text);
+	p = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': mapping %s failed (%s)", text,
+				   strerror(errno));
+	buf->map_addr = p;
+	buf->map_bytes = map_bytes;
+	buf->addr = p + page_bytes;
+	return 0;
+}
+
 void ep_mem_buf_free(struct ep_mem_buf *buf)
 {
 	if (buf->map_addr)

@@ -63,6 +63,23 @@ int ep_mem_buf_alloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes,
 		     enum ep_mem_huge mode);
 
 /**
+ * ep_mem_buf_alloc_like_malloc() - map a buffer where glibc's valloc() puts
+ * one of this size: a mapping of its own, at whatever address mmap() gives,
+ * the buffer one page into it.
+ * @run:   run receiving the detail message on failure.
+ * @buf:   receives the mapping; left empty on failure.
+ * @bytes: bytes wanted (> 0).
+ *
+ * For a kernel that reproduces a reference tool's malloc'ed buffer (bw_mem):
+ * without the 2 MiB alignment of ep_mem_buf_alloc(), transparent huge pages
+ * back the buffer exactly where they would back the reference's (none for a
+ * buffer under 2 MiB), so the cache sees the same physical layout.
+ *
+ * Return: 0; -ENOMEM when the mapping fails.
+ */
+int ep_mem_buf_alloc_like_malloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes);
+
+/**
  * ep_mem_buf_free() - unmap a buffer; an empty one is a no-op.
  * @buf: buffer, emptied.
  */

@@ -251,32 +251,21 @@ EP_UNTIMED static void bw_teardown(void *state)
 }
 
 /*
- * Map one buffer laid out as bw_mem's valloc() gets it from glibc at these
- * sizes: one page into a mapping of its own. With the copy destination
- * 2 KiB longer, as bw_mem asks, source and destination lie as far apart as
- * in bw_mem, so effects of their relative placement are the same.
+ * Map and touch the buffers, so no page fault lands in a timed pass. Each is
+ * laid out as bw_mem's valloc() gets it from glibc at these sizes; with the
+ * copy destination 2 KiB longer, as bw_mem asks, source and destination lie
+ * as far apart as in bw_mem, so effects of their placement are the same.
  */
-static int alloc_like_valloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes)
-{
-	size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);
-	int rc = ep_mem_buf_alloc(run, buf, bytes + page_bytes, EP_MEM_HUGE_SYSTEM);
-
-	if (!rc)
-		buf->addr = (char *)buf->addr + page_bytes;
-	return rc;
-}
-
-/* Map and touch the buffers, so no page fault lands in a timed pass. */
 static int alloc_buffers(struct ep_run *run, struct bw_state *st, int op)
 {
-	int rc = alloc_like_valloc(run, &st->src, st->bytes);
+	int rc = ep_mem_buf_alloc_like_malloc(run, &st->src, st->bytes);
 
 	if (rc)
 		return rc;
 	memset(st->src.addr, 0, st->bytes);
 	if (!op_needs_dst(op))
 		return 0;
-	rc = alloc_like_valloc(run, &st->dst, st->bytes + BW_DST_EXTRA_BYTES);
+	rc = ep_mem_buf_alloc_like_malloc(run, &st->dst, st->bytes + BW_DST_EXTRA_BYTES);
 	if (rc)
 		return rc;
 	memset(st->dst.addr, 0, st->bytes);
