@@ -7,7 +7,8 @@
 #   bench/fidelity/fidelity.sh ... --as NAME FAMILY   (its data as NAME.tsv,
 #       e.g. a subset of its rows beside an earlier full run)
 #   bench/fidelity/fidelity.sh --list
-#   bench/fidelity/fidelity.sh --page [-o DIR]      (rewrite the page only)
+#   bench/fidelity/fidelity.sh --page [-o DIR] [--cpu SLUG]  (rewrite this
+#       CPU model's page only, or that of data/SLUG/, e.g. amd-epyc-f25-m1)
 #
 # The protocol (doc/fidelity/README.md):
 #   - the reference runs as its users run it: its default options, built as
@@ -41,7 +42,7 @@ src=$(cd "$here/../.." && pwd)
 build=$src/build
 rounds=${ROUNDS:-7}
 out=$src/doc/fidelity
-list=0 page_only=0 as_name=
+list=0 page_only=0 as_name= page_cpu=
 fams=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -51,8 +52,9 @@ while [ $# -gt 0 ]; do
 	--as) as_name=$2; shift ;;
 	--list) list=1 ;;
 	--page) page_only=1 ;;
+	--cpu) page_cpu=$2; shift ;;
 	-h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) echo "fidelity.sh: unknown option '$1'; accepted: -b BUILD, -r ROUNDS, -o DIR, --as NAME, --list, --page" >&2
+	-*) echo "fidelity.sh: unknown option '$1'; accepted: -b BUILD, -r ROUNDS, -o DIR, --as NAME, --list, --page [--cpu SLUG]" >&2
 	    exit 2 ;;
 	*) fams+=("$1") ;;
 	esac
@@ -83,9 +85,27 @@ done
 . "$here/quiet.sh"
 cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 cpu_ids="family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
-cpu_slug=$(echo "$cpu_model" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
+# One page per CPU model: the family and model numbers are in the name, as
+# a virtual machine's model name can be as bare as "AMD EPYC" for Zen 3 and
+# Zen 5 alike (amd-epyc-f25-m1, amd-epyc-f26-m2).
+cpu_slug=$(echo "$cpu_model ${cpu_ids/family /f} " | sed 's/, model /-m/' | tr 'A-Z' 'a-z' |
+	tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
+if [ -n "$page_cpu" ]; then
+	# --page --cpu SLUG: another model's page, its name from its data files
+	[ "$page_only" = 1 ] || { echo "fidelity.sh: --cpu SLUG goes with --page" >&2; exit 2; }
+	cpu_slug=$page_cpu
+	cpu_line=$(sed -n 's/^# cpu: //p' "$out/data/$cpu_slug"/*.tsv 2>/dev/null | head -1 || true)
+	[ -n "$cpu_line" ] || { echo "fidelity.sh: --cpu '$page_cpu': no data files in $out/data/$page_cpu" >&2; exit 2; }
+	cpu_model=${cpu_line%% (*}
+	cpu_ids=${cpu_line#* (}
+	cpu_ids=${cpu_ids%%)*}
+fi
 data=$out/data/$cpu_slug
 export EMBPERF=${EMBPERF:-$build/bench/embperf}
+# The source the build was made from (meson records it), which need not be
+# this checkout: its commit goes into every data file's header.
+build_src=$(sed -n 's/.*"source": *"\([^"]*\)".*/\1/p' "$build/meson-info/meson-info.json" 2>/dev/null || true)
+[ -d "$build_src" ] || build_src=$src
 export PIN_CPU=${PIN_CPU:-1}
 
 # Helpers for the families.
@@ -156,7 +176,7 @@ run_family() { # NAME
 		{
 			echo "# family: $name"
 			echo "# cpu: $cpu_model ($cpu_ids); kernel $(uname -r); $(nproc) CPUs"
-			echo "# embperf: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown), $EMBPERF${EP_ARGS:+, EP_ARGS=$EP_ARGS}"
+			echo "# embperf: $(git -C "$build_src" describe --always --dirty 2>/dev/null || echo unknown), $EMBPERF${EP_ARGS:+, EP_ARGS=$EP_ARGS}"
 			echo "$refs" | sed 's/^/# reference: /'
 			echo "# protocol: $rounds rounds interleaved (odd: reference first), PIN_CPU=${PIN_CPU:-none}; $(date -u '+%Y-%m-%d %H:%M UTC')"
 			echo "# what: $(fam_describe)"
