@@ -5,11 +5,12 @@
 # a median in the band is met; outside it, NOT met when the 95 % interval
 # is outside too (or there is none, below 6 rounds), unresolved when the
 # interval reaches into the band; fewer than 5 pairs give no verdict.
+# And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..8"
+echo "1..10"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -53,4 +54,29 @@ case $row in
 *"| met |") pass "equal rounds: met, no spread flag" ;;
 *) fail "equal rounds: met, no spread flag" "row: $row" ;;
 esac
+
+# A page made from another model's data files takes its name and title from
+# them (fidelity.sh --page --cpu SLUG), never from this machine's CPU.
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/data/acme-f7-m9"
+{
+	echo "# family: stream"
+	echo "# cpu: ACME One (family 7, model 9); kernel 1.0; 2 CPUs"
+	rows copy 1.00 1.01 0.99 1.02 0.98 1.00 1.01
+} >"$tmp/data/acme-f7-m9/stream.tsv"
+bash "$src/bench/fidelity/fidelity.sh" --page -o "$tmp" --cpu acme-f7-m9 >/dev/null 2>&1
+title=$(sed -n 2p "$tmp/acme-f7-m9.md" 2>/dev/null)
+if [ "$title" = "# Fidelity on ACME One (family 7, model 9)" ] &&
+	grep -q '^| stream | 1 | 1 | 0 | 0 |' "$tmp/acme-f7-m9.md"; then
+	pass "another model's page: its title and counts from its data files"
+else
+	fail "another model's page: its title and counts from its data files" "title: '$title'"
+fi
+if bash "$src/bench/fidelity/fidelity.sh" --page -o "$tmp" --cpu nothing-here 2>"$tmp/err"; then
+	fail "--cpu with no data is refused" "exit 0"
+elif grep -q "no data files in" "$tmp/err"; then
+	pass "--cpu with no data is refused, naming the folder"
+else
+	fail "--cpu with no data is refused, naming the folder" "$(cat "$tmp/err")"
+fi
 [ "$failures" -eq 0 ]
