@@ -59,6 +59,24 @@ static int alloc_hugetlb(struct ep_run *run, struct ep_mem_buf *buf, size_t byte
 	return 0;
 }
 
+/*
+ * Map @map_bytes of anonymous memory for a buffer of @bytes. Return: 0 and
+ * *@out; -ENOMEM with the message in @run.
+ */
+static int map_anon(struct ep_run *run, size_t bytes, size_t map_bytes, char **out)
+{
+	char text[32];
+
+	ep_mem_format_bytes(bytes, text, sizeof(text));
+	if (!bytes || map_bytes < bytes)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': %s cannot be mapped", text);
+	*out = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*out == MAP_FAILED)
+		return ep_run_fail(run, -ENOMEM, "parameter 'size': mapping %s failed (%s)", text,
+				   strerror(errno));
+	return 0;
+}
+
 int ep_mem_buf_alloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes,
 		     enum ep_mem_huge mode)
 {
@@ -76,21 +94,17 @@ int ep_mem_buf_alloc(struct ep_run *run, struct ep_mem_buf *buf, size_t bytes,
 	size_t align_bytes = THP_ALIGN_BYTES > page_bytes ? THP_ALIGN_BYTES : page_bytes;
 	size_t map_bytes = round_up(round_up(bytes, page_bytes) + align_bytes - page_bytes,
 				    page_bytes);
-	char text[32];
 	char *p;
+	int rc;
 
 	buf->addr = NULL;
 	buf->map_addr = NULL;
 	buf->map_bytes = 0;
 	if (mode == EP_MEM_HUGE_ON)
 		return alloc_hugetlb(run, buf, bytes);
-	ep_mem_format_bytes(bytes, text, sizeof(text));
-	if (!bytes || map_bytes < bytes)
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': %s cannot be mapped", text);
-	p = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': mapping %s failed (%s)", text,
-				   strerror(errno));
+	rc = map_anon(run, bytes, map_bytes, &p);
+	if (rc)
+		return rc;
 	/* Advice is best effort: a kernel without THP keeps base pages either way. */
 	if (mode == EP_MEM_HUGE_OFF)
 		(void)madvise(p, map_bytes, MADV_NOHUGEPAGE);
@@ -111,19 +125,15 @@ int ep_mem_buf_alloc_like_malloc(struct ep_run *run, struct ep_mem_buf *buf, siz
 	 * words of the chunk (under 64 bytes), rounded up to pages.
 	 */
 	size_t map_bytes = round_up(bytes + page_bytes + 64, page_bytes);
-	char text[32];
 	char *p;
+	int rc;
 
 	buf->addr = NULL;
 	buf->map_addr = NULL;
 	buf->map_bytes = 0;
-	ep_mem_format_bytes(bytes, text, sizeof(text));
-	if (!bytes || map_bytes < bytes)
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': %s cannot be mapped", text);
-	p = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return ep_run_fail(run, -ENOMEM, "parameter 'size': mapping %s failed (%s)", text,
-				   strerror(errno));
+	rc = map_anon(run, bytes, map_bytes, &p);
+	if (rc)
+		return rc;
 	buf->map_addr = p;
 	buf->map_bytes = map_bytes;
 	buf->addr = p + page_bytes;
