@@ -47,7 +47,7 @@ static int read_all(int fd, unsigned char *buf, size_t len)
 	return 0;
 }
 
-int cr_afalg_send(struct cr_op *op, unsigned char *buf, size_t len)
+static int afalg_encrypt(struct cr_op *op, unsigned char *buf, size_t len)
 {
 	struct iovec iov = { buf, len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = op->msg_ctl.bytes,
@@ -58,14 +58,7 @@ int cr_afalg_send(struct cr_op *op, unsigned char *buf, size_t len)
 
 	if (n != (ssize_t)len)
 		return n < 0 ? -errno : -EMSGSIZE;
-	return 0;
-}
-
-static int afalg_encrypt(struct cr_op *op, unsigned char *buf, size_t len)
-{
-	int rc = cr_afalg_send(op, buf, len);
-
-	return rc ? rc : read_all(op->fd, buf, len);
+	return read_all(op->fd, buf, len);
 }
 
 static int afalg_digest(struct cr_op *op, unsigned char *buf, size_t len)

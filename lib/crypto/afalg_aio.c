@@ -74,6 +74,19 @@ static long aio_getevent(aio_context_t ctx, struct io_event *ev)
 #endif
 }
 
+/* io=aio: the control messages and the data; never blocks, as afalg.c's sendmsg(). */
+static int send_all(struct cr_op *op, unsigned char *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = op->msg_ctl.bytes,
+			      .msg_controllen = op->msg_ctl_len };
+	ssize_t n = sendmsg(op->fd, &msg, MSG_DONTWAIT);
+
+	if (n != (ssize_t)len)
+		return n < 0 ? -errno : -EMSGSIZE;
+	return 0;
+}
+
 /* io=aio-splice: the control messages, the data to follow. */
 static int send_ctl(struct cr_op *op)
 {
@@ -145,7 +158,7 @@ static int read_result(struct cr_op *op, unsigned char *buf, size_t len)
 
 static int aio_encrypt(struct cr_op *op, unsigned char *buf, size_t len)
 {
-	int rc = cr_afalg_send(op, buf, len);
+	int rc = send_all(op, buf, len);
 
 	return rc ? rc : read_result(op, buf, len);
 }

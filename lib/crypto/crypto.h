@@ -162,18 +162,6 @@ void cr_evp_close(struct cr_op *op);
 int cr_afalg_open(struct cr_op *op, char *why, size_t why_size);
 
 /**
- * cr_afalg_send() - one sendmsg() of a cipher buffer with @op's control
- * messages (encrypt, the IV), never blocking.
- * @op:  an AF_ALG cipher opened by cr_afalg_open().
- * @buf: the input.
- * @len: its bytes.
- *
- * Return: 0 when all @len bytes went; a negative errno, or -EMSGSIZE when the
- * socket took fewer.
- */
-int cr_afalg_send(struct cr_op *op, unsigned char *buf, size_t len);
-
-/**
  * cr_afalg_aio_open() - switch @op, an AF_ALG cipher opened and its control
  * messages built, to the afalg engine's path its @op->io names
  * (afalg_aio.c): sendmsg() of the control messages and the data
