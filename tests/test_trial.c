@@ -44,6 +44,8 @@
  *                  side reports after the end and works 200 ms more.
  * @startup_ns:     the body first idles this long (a stream's prepare, a
  *                  handshake), then calls ep_trial_started().
+ * @stall_ns:       the body first idles this long without a word to the
+ *                  engine (descheduled, a wait that outlasted the ramp).
  */
 struct tsynth {
 	struct tp_sim *sim;
@@ -61,6 +63,7 @@ struct tsynth {
 	int derive_calls;
 	int far_side;
 	uint64_t startup_ns;
+	uint64_t stall_ns;
 };
 
 static struct tsynth ts;
@@ -167,6 +170,8 @@ static int ts_body(void *arg, struct ep_trial *t)
 		tp_sim_idle(ts.sim, ts.startup_ns);
 		ep_trial_started(t);
 	}
+	if (ts.stall_ns)
+		tp_sim_idle(ts.sim, ts.stall_ns);
 	for (int i = 0; i < ts.threads; i++) {
 		w[i].t = t;
 		w[i].ta = ep_trial_tally_new(t);
@@ -457,6 +462,39 @@ Test(trial, with_a_ramp_ep_trial_started_changes_nothing)
 {
 	check_measured_part_after_startup("100ms", 50000000);
 	cr_assert_eq(tp_sim_now(&sim) - TP_SIM_START_NS, 200000000ULL);
+}
+
+/*
+ * A body whose first look after a 50 ms ramp comes @stall_ns after it
+ * started: the 200 ms measured part runs from that look, 2000 operations at
+ * the paced rate, whether the look came within the planned measured part
+ * or after its planned end (a thread descheduled through the whole trial,
+ * seen under AddressSanitizer on a loaded CI machine: before, that trial
+ * measured nothing and read NaN).
+ */
+static void check_a_late_first_look(uint64_t stall_ns)
+{
+	ts.stall_ns = stall_ns;
+	tp_set(b, "ramp", "50ms");
+	tp_set(b, "duration", "200ms");
+	tp_set(b, "repetitions", "1");
+	run_ok();
+	assert_every_trial_at(10000.0);
+	cr_assert_eq(tp_counter(find("ops"), "units"), 2000.0, "stalled %llu ns",
+		     (unsigned long long)stall_ns);
+	cr_assert_eq(embperf_result_truncated(find("ops")), 0);
+}
+
+Test(trial, a_first_look_late_in_the_measured_part_still_measures_all_of_it)
+{
+	check_a_late_first_look(150000000);
+}
+
+Test(trial, a_first_look_after_the_planned_end_still_measures_a_whole_trial)
+{
+	check_a_late_first_look(300000000);
+	cr_assert_eq(tp_sim_now(&sim) - TP_SIM_START_NS, 500000000ULL + ts.period_ns,
+		     "the stall, one operation, then the measured part");
 }
 
 /*

@@ -9,8 +9,9 @@
  * past the measured end, on cancel, or at the budget's or max_time's end it
  * closes the trial. The tally functions count only while the trial is in
  * its measured phase, so the ramp's work and work that completes after the
- * end never enter a figure. Phase changes are atomic, so worker threads may
- * call ep_trial_running() too; the thread that makes a change records it.
+ * end never enter a figure. Phase changes are made under the trial's lock
+ * and read with atomic loads, so worker threads may call ep_trial_running()
+ * too; the thread that makes a change records it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,36 +50,41 @@ static uint64_t take_snapshots(struct ep_trial *t, uint64_t now)
  * The measured span starts: time, CPU load, counters. Once per trial. At
  * @now when the body's threads are already working (the end of a ramp);
  * with @now 0 (no ramp, the body not called yet) after the snapshots, so
- * that their cost is not in the measured time.
+ * that their cost is not in the measured time. It lasts 'duration' from
+ * there, not from the ramp's planned end: a body whose first look after
+ * the ramp came late (descheduled, a wait that outlasted the trial) still
+ * gets its whole measured part, never an empty one. Under the trial's lock,
+ * so that a thread that sees the phase change sees the new end too.
  */
 static void begin_measure(struct ep_trial *t, uint64_t now)
 {
-	int expected = PHASE_RAMP;
+	uint64_t start_ns;
 
-	if (!__atomic_compare_exchange_n(&t->phase, &expected, PHASE_MEASURE, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
-	__atomic_store_n(&t->start_ns, take_snapshots(t, now), __ATOMIC_RELEASE);
-	t->measured = 1;
+	pthread_mutex_lock(&t->lock);
+	if (phase_of(t) == PHASE_RAMP) {
+		start_ns = take_snapshots(t, now);
+		__atomic_store_n(&t->start_ns, start_ns, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->end_ns, start_ns + t->duration_ns, __ATOMIC_RELEASE);
+		t->measured = 1;
+		__atomic_store_n(&t->phase, PHASE_MEASURE, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* Close the trial at @now; @truncated when it ended before its time. */
 static void end_trial(struct ep_trial *t, uint64_t now, int truncated)
 {
-	int phase = phase_of(t);
-
-	while (phase != PHASE_DONE) {
-		if (__atomic_compare_exchange_n(&t->phase, &phase, PHASE_DONE, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE)) {
-			t->stop_ns = now;
-			t->truncated = truncated;
-			if (t->measured) {
-				ep_clock_load_stop(t->clock, &t->load, t->load_values, t->load_ok);
-				t->load_taken = 1;
-			}
-			return;
+	pthread_mutex_lock(&t->lock);
+	if (phase_of(t) != PHASE_DONE) {
+		t->stop_ns = now;
+		t->truncated = truncated;
+		if (t->measured) {
+			ep_clock_load_stop(t->clock, &t->load, t->load_values, t->load_ok);
+			t->load_taken = 1;
 		}
+		__atomic_store_n(&t->phase, PHASE_DONE, __ATOMIC_RELEASE);
 	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 int ep_trial_running(struct ep_trial *t)
@@ -122,10 +128,8 @@ void ep_trial_init(struct ep_trial *t, embperf_ctx *ctx, const struct ep_trial_l
 	t->phase = PHASE_RAMP;
 	tally_init(&t->tally, t);
 	pthread_mutex_init(&t->lock, NULL);
-	if (!lim->ramp_ns) {
+	if (!lim->ramp_ns)
 		begin_measure(t, 0);
-		t->end_ns = t->start_ns + lim->duration_ns;
-	}
 }
 
 void ep_trial_started(struct ep_trial *t)
@@ -152,9 +156,6 @@ void ep_trial_close(struct ep_trial *t, double *counters, unsigned char *ok)
 	pthread_mutex_destroy(&t->lock);
 	if (!t->measured)
 		return;
-	/* Ended while begin_measure() was still taking its snapshot: now. */
-	if (!t->load_taken)
-		ep_clock_load_stop(t->clock, &t->load, t->load_values, t->load_ok);
 	for (int i = 0; i < EP_CTR_COUNT; i++) {
 		if (t->load_ok[i]) {
 			counters[i] = t->load_values[i];
