@@ -4,13 +4,15 @@
 # (bench/fidelity/table.awk) on made-up rounds whose answers are known:
 # a median in the band is met; outside it, NOT met when the 95 % interval
 # is outside too (or there is none, below 6 rounds), unresolved when the
-# interval reaches into the band; fewer than 5 pairs give no verdict.
+# interval reaches into the band; fewer than 5 pairs give no verdict; a
+# reference that truncates its figure (REGEX=LO:HI:Q) leaves unresolved
+# what its truncation could hide, and no more.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..10"
+echo "1..12"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -54,6 +56,27 @@ case $row in
 *"| met |") pass "equal rounds: met, no spread flag" ;;
 *) fail "equal rounds: met, no spread flag" "row: $row" ;;
 esac
+
+# A reference that prints whole units (ping's whole microseconds): 2 printed
+# means [2, 3). embperf's 2.45 in every round is inside that span (ratios
+# 0.82 to 1.22 reach the band); 3.5 is not (1.17 at least), and stays NOT met.
+truncated() { # EMBPERF_VALUE
+	local r
+	for r in 1 2 3 4 5 6 7; do
+		echo "$r k reference 2"
+		echo "$r k embperf $1"
+	done | awk -f "$awkf" -v fam=t -v bands=".*=0.90:1.10:1" -v md=1 |
+		awk -F' [|] ' '{ v = $8; sub(/ [|]$/, "", v); print v }'
+}
+got=$(truncated 2.45)
+if [ "$got" = "unresolved: the reference truncates to 1" ]; then
+	pass "inside the reference's truncation: unresolved, saying why"
+else
+	fail "inside the reference's truncation: unresolved, saying why" "got '$got'"
+fi
+got=$(truncated 3.5)
+if [ "$got" = "NOT met" ]; then pass "beyond the reference's truncation: NOT met"; else
+	fail "beyond the reference's truncation: NOT met" "got '$got'"; fi
 
 # A page made from another model's data files takes its name and title from
 # them (fidelity.sh --page --cpu SLUG), never from this machine's CPU.

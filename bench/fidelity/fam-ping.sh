@@ -15,7 +15,7 @@ PING_COUNT=${PING_COUNT:-10000}
 PING=${PING:-ping}
 
 fam_describe() { echo "net.icmp.ping vs iputils $("$PING" -V 2>&1 | head -1 | awk '{ print $NF }') ping -f -c $PING_COUNT; rtt avg, ms"; }
-fam_bands() { echo ".*=0.90:1.10"; }
+fam_bands() { echo ".*=0.90:1.10:0.001"; } # ping prints whole microseconds
 fam_refs() {
 	"$PING" -V 2>&1 | grep -q iputils || { echo "PING: '$PING' is not iputils ping (apt-get install iputils-ping)"; return 1; }
 	[ "$(id -u)" = 0 ] || { echo "needs root (ping -f, network namespaces)"; return 1; }

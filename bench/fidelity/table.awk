@@ -11,7 +11,14 @@
 # in the band), "NOT met" (outside it, and so is the interval when there is
 # one), "unresolved" (outside it, but the interval reaches into the band).
 #
-# Variables (awk -v): fam (the family's name), bands ("REGEX=LO:HI;..."),
+# A band may name the reference's resolution, REGEX=LO:HI:Q, for a tool that
+# prints its figure truncated to whole Qs (iputils ping's rtt avg: whole
+# microseconds): its true value lies in [printed, printed + Q). A row the
+# median misses is then "unresolved: the reference truncates to Q" when the
+# band meets the ratios that span allows (the median of embperf /
+# (reference + Q) up to the median ratio): the reference cannot tell.
+#
+# Variables (awk -v): fam (the family's name), bands ("REGEX=LO:HI[:Q];..."),
 # the first REGEX matching the KEY gives its band, default 0.95:1.05), md
 # (1: markdown table rows; else a text table with a header).
 
@@ -38,10 +45,11 @@ function median(a, n) {
 	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 
-# The band of KEY into blo, bhi.
+# The band of KEY into blo, bhi, and the reference's resolution into bq (0: exact).
 function band(key,   i, n, parts, kv, lh) {
 	blo = 0.95
 	bhi = 1.05
+	bq = 0
 	n = split(bands, parts, ";")
 	for (i = 1; i <= n; i++) {
 		if (split(parts[i], kv, "=") != 2)
@@ -50,6 +58,7 @@ function band(key,   i, n, parts, kv, lh) {
 			split(kv[2], lh, ":")
 			blo = lh[1] + 0
 			bhi = lh[2] + 0
+			bq = lh[3] + 0
 			return
 		}
 	}
@@ -68,6 +77,17 @@ function summary(key, tool,   n, i, a) {
 	m = median(a, n)
 	med_s = m >= 1000 ? sprintf("%.0f", m) : sprintf("%.4g", m)
 	spr = m > 0 ? 100 * (a[n] - a[1]) / m : 0
+}
+
+# The median of embperf / (reference + bq) over the rounds of KEY: the
+# lowest ratio a reference truncated to whole bqs allows.
+function truncated_ratio(key,   n, i, a) {
+	n = 0
+	for (i = 1; i <= nround; i++)
+		if ((key, "reference", i) in byround && (key, "embperf", i) in byround)
+			a[++n] = byround[key, "embperf", i] / (byround[key, "reference", i] + bq)
+	sort_arr(a, n)
+	return median(a, n)
 }
 
 function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verdict, ci) {
@@ -93,6 +113,8 @@ function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verd
 		# not shown to differ: the rounds leave it open.
 		if (verdict != "met" && j >= 1 && r[j] <= bhi && r[n + 1 - j] >= blo)
 			verdict = "unresolved"
+		if (verdict != "met" && bq > 0 && truncated_ratio(key) <= bhi && rm >= blo)
+			verdict = "unresolved: the reference truncates to " bq
 		if (n < 5)
 			verdict = "too few rounds"
 		if (emb_spr > ref_spr && emb_spr > 2)
