@@ -44,22 +44,32 @@ counter() {
 		awk -F= -v n="$1" '$1 == n { print $2 }'
 }
 
-# above DIRECTION: at 40 Mbit/s asked, tbf passes at most its 20 Mbit/s (of
-# Ethernet frames, +0.3 for its 32 KB burst): the receiver never gets more,
-# and whatever the sender offered above that was lost. How close a busy
-# sender comes to 40 depends on the machine: below 24 the loss is not
-# asserted (the reason is printed).
+# The most tbf can pass in the 1 s measured part: its rate, plus what its
+# bucket held at the start (the 32 KiB burst, full when the sender paused
+# long enough, as a descheduled one on a loaded machine does) and what its
+# queue held at the end (tc's limit from latency: rate x 5 ms + burst,
+# 45 268 bytes, delivered after the end and counted, as they were sent in
+# the measured part): 20.62 Mbit/s of the 1514-byte frames tbf counts,
+# 20.68 of the 1518-byte frames throughput_l2 counts. (The bound was 20.5,
+# which left out the queue; CI once read 20.64 with the other jobs beside.)
+max_l2=$(awk 'BEGIN { burst = 32768; limit = 20e6 / 8 * 0.005 + burst
+	printf "%.2f", (20e6 + (burst + limit) * 8) / 1e6 * 1518 / 1514 }')
+
+# above DIRECTION: at 40 Mbit/s asked, the receiver never gets more than
+# tbf passes (max_l2), and whatever the sender offered above that was
+# lost. How close a busy sender comes to 40 depends on the machine: below
+# 24 the loss is not asserted (the reason is printed).
 above() {
 	local l2 offered_l2 loss
 	run direction="$1" rate=40Mbit
 	l2=$(metric throughput_l2)
 	offered_l2=$(awk -v o="$(metric offered)" 'BEGIN { print o * 1518 / 1472 }')
 	loss=$(metric loss)
-	check "$1 at twice the shaped rate: the receiver gets at most the shaped rate (Mbit/s L2)" \
-		1 20.5 "$l2"
+	check "$1 at twice the shaped rate: the receiver gets at most what tbf passes (Mbit/s L2)" \
+		1 "$max_l2" "$l2"
 	if awk -v o="$offered_l2" 'BEGIN { exit !(o >= 24) }'; then
 		check "$1 at twice the shaped rate: what was offered above it is lost (%)" \
-			"$(awk -v o="$offered_l2" 'BEGIN { print (1 - 20.5 / o) * 100 }')" 100 "$loss"
+			"$(awk -v o="$offered_l2" -v m="$max_l2" 'BEGIN { print (1 - m / o) * 100 }')" 100 "$loss"
 		# The sender's tbf dropped them (ramp included: at least the lost ones),
 		# read from the sending side: this host (tx) or the peer's report (rx).
 		# The qdisc counters come through libnl: without it they are NaN.
