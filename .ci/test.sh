@@ -5,8 +5,8 @@
 # UndefinedBehaviorSanitizer, compare the ABI with the committed baseline,
 # check that lib/ has no call or include circle; the library without its
 # optional dependencies, and with the memory and CPU areas only; the VM tier
-# (tests/vm/: Debian's kernel under qemu, for the MTD, UBIFS, VFAT, ALSA and
-# AF_ALG drivers this machine lacks); the aarch64 and armhf cross builds under
+# (tests/vm/: Debian's kernel under qemu, for the MTD, UBIFS, VFAT and ALSA
+# drivers this machine lacks); the aarch64 and armhf cross builds under
 # qemu-user (cross.sh); the musl static self-test and its limit (musl.sh);
 # the footprint per area and its limit (footprint.sh).
 #
@@ -58,31 +58,6 @@ job_gcc() {
 	step "gcc build, -Werror"
 	setup "$root/gcc" -Dtests=enabled
 	ninja -C "$root/gcc" >/dev/null
-	# The VM tier runs on this build beside the tests, its output kept and
-	# printed after them: one after the other they were the run's longest
-	# path (~260 s of TCG guests after ~500 s). A job of its own, with its
-	# own build, made the whole run longer (877 s against 802): on 2 CPUs
-	# a build is what costs, and the guests mostly wait.
-	vm_tier >"$root/vm.log" 2>&1 &
-	local vm_pid=$! rc vm_rc
-	# Not "gcc_checks || rc=$?": bash ignores errexit inside a function
-	# called in a || list (see run_job). A subshell run as a command of its
-	# own keeps it; the job's errexit is off until the guests are waited for.
-	set +e
-	(
-		set -e
-		gcc_checks
-	)
-	rc=$?
-	wait "$vm_pid"
-	vm_rc=$?
-	set -e
-	cat "$root/vm.log"
-	[ "$rc" -eq 0 ] && [ "$vm_rc" -eq 0 ]
-}
-
-# The gcc build's checks after the build: tests, ABI, install, layering.
-gcc_checks() {
 	step "tests"
 	run_tests "$root/gcc"
 	step "ABI against lib/libembperf.abi (additions pass; removals and changes fail)"
@@ -99,20 +74,16 @@ gcc_checks() {
 	bash .ci/install-check.sh "$root/gcc"
 	step "layering: no call or include circle among the files of lib/"
 	python3 .ci/layering.py "$root/gcc"
-}
-
-# The VM tier: each script boots Debian's kernel (its package fetched once
-# with apt-get download) under qemu TCG, bounded by EMBPERF_VM_TIMEOUT, and
-# prints TAP; it skips, saying why, where qemu or the package is missing,
-# and fails (after the other scripts ran) when a check fails.
-vm_tier() {
+	# The VM tier: each script boots Debian's kernel (its package fetched
+	# once with apt-get download) under qemu TCG, bounded by
+	# EMBPERF_VM_TIMEOUT, and prints TAP; it skips, saying why, where qemu
+	# or the package is missing, and fails the step when a check fails.
 	step "VM tier: blk.mtd on mtdram and nandsim, blk.fs on UBIFS and VFAT, ALSA's snd-dummy and snd-aloop, AF_ALG"
-	local s rc=0
+	local s
 	for s in tests/vm/blk-mtd.sh tests/vm/audio-alsa.sh tests/vm/crypto-afalg.sh; do
 		echo "--- $s"
-		bash "$s" "$root/gcc" || rc=1
+		bash "$s" "$root/gcc"
 	done
-	return "$rc"
 }
 
 job_asan() {
