@@ -78,10 +78,8 @@ static void end_trial(struct ep_trial *t, uint64_t now, int truncated)
 	if (phase_of(t) != PHASE_DONE) {
 		t->stop_ns = now;
 		t->truncated = truncated;
-		if (t->measured) {
+		if (t->measured)
 			ep_clock_load_stop(t->clock, &t->load, t->load_values, t->load_ok);
-			t->load_taken = 1;
-		}
 		__atomic_store_n(&t->phase, PHASE_DONE, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&t->lock);

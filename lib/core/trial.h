@@ -57,7 +57,6 @@ struct ep_tally {
  *                by the thread that ended it, so that what a body does after
  *                the end (waiting for the far side's report) is not in it.
  * @load_ok:      which of @load_values were measured.
- * @load_taken:   @load_values are set.
  * @lock:         serialises merges of worker tallies.
  * @tally:        the trial's tally (last member: ep_trial_init() clears the rest).
  */
@@ -80,7 +79,6 @@ struct ep_trial {
 	struct ep_cpuload load;
 	double load_values[EP_CTR_COUNT];
 	unsigned char load_ok[EP_CTR_COUNT];
-	int load_taken;
 	pthread_mutex_t lock;
 	struct ep_tally tally;
 };

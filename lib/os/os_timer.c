@@ -229,7 +229,7 @@ static void busy_work(const struct timer_state *st, const struct ep_trial *t)
 		;
 }
 
-/** trial_end_on() - the trial's end on st->clock (the engine's is another clock). */
+/** trial_end_on() - @t's end on st->clock (the engine's is another clock). */
 static int64_t trial_end_on(const struct timer_state *st, const struct ep_trial *t)
 {
 	return clock_ns(st->clock) + (int64_t)(ep_trial_end_ns(t) - ep_now_ns());
@@ -238,20 +238,21 @@ static int64_t trial_end_on(const struct timer_state *st, const struct ep_trial 
 /**
  * next_deadline() - the deadline after @deadline_ns, for a thread that woke
  * at @woke_ns: the next one, or, when that has passed too, the first one
- * still ahead, counting the passed ones up to the trial's end @end_ns as
- * overruns. A thread woken after the end (descheduled past it) passed
+ * still ahead, counting the passed ones up to the end of trial @t as
+ * overruns (its end is read only then, off the loop's common path). A thread woken after the end (descheduled past it) passed
  * deadlines that were never in the trial: counting them read more deadlines
  * than the trial held (192 wake-ups + 12 overruns in 200 ms at 1 ms, a soak
  * run beside busy loops).
  * Return: the next deadline on st->clock.
  */
 static int64_t next_deadline(const struct timer_state *st, struct ep_tally *ta,
-			     int64_t deadline_ns, int64_t woke_ns, int64_t end_ns)
+			     const struct ep_trial *t, int64_t deadline_ns, int64_t woke_ns)
 {
 	int64_t next_ns = deadline_ns + st->interval_ns;
 
 	if (woke_ns >= next_ns) {
 		int64_t missed = (woke_ns - next_ns) / st->interval_ns + 1;
+		int64_t end_ns = trial_end_on(st, t);
 		int64_t counted_to_ns = woke_ns < end_ns ? woke_ns : end_ns;
 
 		if (counted_to_ns >= next_ns)
@@ -276,7 +277,7 @@ static int timer_loop(const struct timer_state *st, struct ep_trial *t, struct e
 		ep_tally_add(ta, 1, 0);
 		ep_tally_latency(ta, (uint64_t)(woke_ns - deadline_ns));
 		busy_work(st, t);
-		deadline_ns = next_deadline(st, ta, deadline_ns, woke_ns, trial_end_on(st, t));
+		deadline_ns = next_deadline(st, ta, t, deadline_ns, woke_ns);
 	}
 	return rc;
 }
