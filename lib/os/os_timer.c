@@ -174,13 +174,17 @@ static struct timespec to_timespec(int64_t ns)
 /**
  * sleep_until() - sleep on the state's clock until @deadline_ns.
  * @st:          the run's state.
- * @t:           the trial: its deadline check runs before each sleep, and no
- *               sleep goes past its end.
+ * @t:           the trial: its deadline check runs after each clock read,
+ *               and no sleep goes past its end.
  * @deadline_ns: absolute time on st->clock.
  * @woke_ns:     receives the clock's time read right after the wake-up.
  *
  * Sleeps of more than TIMER_STEP_NS are taken in steps (each to an
- * absolute time), so that cancel is seen; the last step ends at the deadline.
+ * absolute time), so that cancel is seen; the last step ends at the
+ * deadline. The clock is read before the trial is asked whether it still
+ * runs, so a wake-up reported is one that happened inside the trial: a
+ * thread descheduled past the trial's end reports none, and the deadlines
+ * it passed after the end are neither latencies nor overruns.
  * Return: 1 when the deadline was reached, 0 when the trial ended first,
  * a negative errno when clock_nanosleep() failed.
  */
@@ -188,13 +192,12 @@ static int sleep_until(const struct timer_state *st, struct ep_trial *t, int64_t
 		       int64_t *woke_ns)
 {
 	for (;;) {
-		int64_t now_ns, end_left_ns, target_ns;
+		int64_t now_ns = clock_ns(st->clock), end_left_ns, target_ns;
 		struct timespec ts;
 		int err;
 
 		if (!ep_trial_running(t))
 			return 0;
-		now_ns = clock_ns(st->clock);
 		if (now_ns >= deadline_ns) {
 			*woke_ns = now_ns;
 			return 1;
@@ -209,11 +212,6 @@ static int sleep_until(const struct timer_state *st, struct ep_trial *t, int64_t
 		err = clock_nanosleep(st->clock, TIMER_ABSTIME, &ts, NULL);
 		if (err && err != EINTR)
 			return -err;
-		now_ns = clock_ns(st->clock);
-		if (now_ns >= deadline_ns) {
-			*woke_ns = now_ns;
-			return 1;
-		}
 	}
 }
 
@@ -229,35 +227,22 @@ static void busy_work(const struct timer_state *st, const struct ep_trial *t)
 		;
 }
 
-/** trial_end_on() - @t's end on st->clock (the engine's is another clock). */
-static int64_t trial_end_on(const struct timer_state *st, const struct ep_trial *t)
-{
-	return clock_ns(st->clock) + (int64_t)(ep_trial_end_ns(t) - ep_now_ns());
-}
-
 /**
  * next_deadline() - the deadline after @deadline_ns, for a thread that woke
  * at @woke_ns: the next one, or, when that has passed too, the first one
- * still ahead, counting the passed ones up to the end of trial @t as
- * overruns (its end is read only then, off the loop's common path). A thread woken after the end (descheduled past it) passed
- * deadlines that were never in the trial: counting them read more deadlines
- * than the trial held (192 wake-ups + 12 overruns in 200 ms at 1 ms, a soak
- * run beside busy loops).
+ * still ahead, counting the passed ones as overruns. sleep_until() reports
+ * only wake-ups inside the trial, so every deadline passed is the trial's.
  * Return: the next deadline on st->clock.
  */
 static int64_t next_deadline(const struct timer_state *st, struct ep_tally *ta,
-			     const struct ep_trial *t, int64_t deadline_ns, int64_t woke_ns)
+			     int64_t deadline_ns, int64_t woke_ns)
 {
 	int64_t next_ns = deadline_ns + st->interval_ns;
 
 	if (woke_ns >= next_ns) {
 		int64_t missed = (woke_ns - next_ns) / st->interval_ns + 1;
-		int64_t end_ns = trial_end_on(st, t);
-		int64_t counted_to_ns = woke_ns < end_ns ? woke_ns : end_ns;
 
-		if (counted_to_ns >= next_ns)
-			ep_tally_count(ta, C_OVERRUNS,
-				       (double)((counted_to_ns - next_ns) / st->interval_ns + 1));
+		ep_tally_count(ta, C_OVERRUNS, (double)missed);
 		next_ns += missed * st->interval_ns;
 	}
 	return next_ns;
@@ -277,7 +262,7 @@ static int timer_loop(const struct timer_state *st, struct ep_trial *t, struct e
 		ep_tally_add(ta, 1, 0);
 		ep_tally_latency(ta, (uint64_t)(woke_ns - deadline_ns));
 		busy_work(st, t);
-		deadline_ns = next_deadline(st, ta, t, deadline_ns, woke_ns);
+		deadline_ns = next_deadline(st, ta, deadline_ns, woke_ns);
 	}
 	return rc;
 }
