@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Footprint: the stripped shared library of the release build type (what
 # board teams ship), with every area and with each area left out in turn;
-# what an area adds is the difference; and the minsize build with every
-# area, which is the same library. The limit is checked on the release
-# build with every area (doc/building.md, "Footprint per area").
+# what an area adds is the difference. The limit is checked on the release
+# build with every area (doc/building.md, "Footprint per area"). The
+# minsize build gives the same library (lib/meson.build chooses each file's
+# optimization by what it holds, not by the build type); CI no longer
+# spends a second full build to show it again.
 #
 # One build folder reconfigured per variant: -Dareas changes config.h,
 # which only a handful of files include, so a variant costs a few
@@ -48,15 +50,6 @@ for a in "${areas[@]}"; do
 	printf 'release    area %-6s adds %7d bytes\n' "$a" $((release_full - without))
 done
 printf 'release    core alone (-Dareas=): %d bytes\n' "$(lib_bytes "$dir" "")"
-
-# minsize builds the same library (lib/meson.build chooses each file's
-# optimization by what it holds, not by the build type): one build shows it.
-dir=$root/footprint-minsize
-rm -rf "$dir"
-meson setup "$dir" -Dbuildtype=minsize -Dtests=disabled -Dexamples=false -Dpython=false >/dev/null
-minsize_full=$(lib_bytes "$dir" "$(IFS=,; echo "${areas[*]}")")
-printf 'minsize  all areas: libembperf.so stripped %7d bytes (%d KiB)\n' "$minsize_full" \
-	$((minsize_full / 1024))
 
 if [ "$release_full" -gt "$limit_bytes" ]; then
 	echo "the release libembperf.so with every area is $((release_full - limit_bytes)) bytes above the limit of $limit_bytes (doc/building.md, 'Footprint per area')" >&2
