@@ -26,7 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/deps.sh
 root=${BUILD_ROOT:-build-ci}
-step() { printf '\n=== %s\n' "$*"; }
+# step TITLE - a step's heading, with the seconds its job has run so far.
+step() { printf '\n=== %s  [%d s]\n' "$*" "$SECONDS"; }
 
 # compare_only OUT SELFTEST... - run a self-test comparison, its output in
 # OUT: exit 0 (pass) and 1 (regressed) both mean it ran; 2 is an error.

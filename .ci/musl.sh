@@ -18,7 +18,8 @@ root=${BUILD_ROOT:-build-ci}
 limit_bytes=262144
 # The kernels examples/selftest.c runs (its checks[] table).
 selftest_kernels=mem_lat,mem_bw,mem_stream,cpu_ops
-step() { printf '\n=== %s\n' "$*"; }
+# step TITLE - a step's heading, with the seconds its job has run so far.
+step() { printf '\n=== %s  [%d s]\n' "$*" "$SECONDS"; }
 
 # compare_only OUT SELFTEST... - run a self-test comparison, its output in
 # OUT: exit 0 (pass) and 1 (regressed) both mean it ran; 2 is an error.

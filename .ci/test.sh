@@ -24,7 +24,8 @@ root=${BUILD_ROOT:-build-ci}
 export BUILD_ROOT=$root
 mkdir -p "$root"
 
-step() { printf '\n=== %s\n' "$*"; }
+# step TITLE - a step's heading, with the seconds its job has run so far.
+step() { printf '\n=== %s  [%d s]\n' "$*" "$SECONDS"; }
 
 ensure_foreign_arch arm64 armhf
 ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}" \
@@ -180,7 +181,7 @@ log_of() { echo "$root/job-$1.log"; }
 run_job() {
 	local name=$1
 	(
-		start=$SECONDS
+		SECONDS=0 # the job's own clock, for its steps' headings
 		# The job in a subshell of its own with errexit on: a function
 		# called as "job || rc=$?" runs with errexit off (bash ignores -e
 		# in a || list), so a failing step would not end the job.
@@ -190,7 +191,7 @@ run_job() {
 			"job_$name"
 		)
 		rc=$?
-		echo "($name: $((SECONDS - start)) s)"
+		echo "($name: $SECONDS s)"
 		exit "$rc"
 	) >"$(log_of "$name")" 2>&1 &
 	pid_of[$name]=$!
