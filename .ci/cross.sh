@@ -96,7 +96,7 @@ for arch in "${arches[@]}"; do
 		step "$arch cross build, -Werror; programs under qemu-user (unit tests: CROSS_UNIT_TESTS)"
 		cross_setup "$root/$arch" ".ci/cross/$arch.ini" -Dtests=disabled
 	fi
-	ninja -C "$root/$arch" >/dev/null
+	build "$root/$arch"
 	smoke ".ci/cross/$arch.ini" "$root/$arch"
 	echo "$arch: built; list, runs, bad input and the self-test passed under qemu"
 	if [[ "$unit_arches" == *" $arch "* ]]; then

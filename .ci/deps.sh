@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Sourced by quick.sh and test.sh: make sure the Debian packages are there.
+# Sourced by the .ci scripts: make sure the Debian packages are there, and
+# build quietly.
 # As root, missing packages are installed; otherwise the apt line is printed.
 
 # ensure_packages PKG... - install what is missing, or say how to.
@@ -56,3 +57,19 @@ CROSS_PACKAGES=(gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf qemu-user-static b
 	$(target_packages arm64) $(target_packages armhf))
 MUSL_PACKAGES=(musl-tools musl-dev:arm64 musl-dev:armhf gcc-aarch64-linux-gnu
 	gcc-arm-linux-gnueabihf qemu-user-static cmake dpkg-dev binutils)
+
+# build DIR [TARGET...] - ninja, quiet when it succeeds; when it fails, the
+# end of its output (the compiler's errors), which would otherwise be lost.
+build() {
+	local dir=$1
+	shift
+	if ! ninja -C "$dir" "$@" >"$dir/ninja.log" 2>&1; then
+		if grep -q '^FAILED' "$dir/ninja.log"; then
+			grep -A20 '^FAILED' "$dir/ninja.log" | head -n 60
+		else
+			tail -n 40 "$dir/ninja.log"
+		fi
+		echo "build of $dir failed (the whole output: $dir/ninja.log)" >&2
+		return 1
+	fi
+}

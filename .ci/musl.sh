@@ -105,7 +105,7 @@ selftest() {
 		-Dtests=disabled -Dpython=false \
 		-Dc_args='-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables' \
 		-Dc_link_args="-Wl,--gc-sections -Wl,-z,noseparate-code $link_extra" >/dev/null
-	ninja -C "$dir" examples/selftest >/dev/null
+	build "$dir" examples/selftest
 	"$strip" -o "$dir/selftest.stripped" "$dir/examples/selftest"
 	bytes=$(stat -c %s "$dir/selftest.stripped")
 	printf 'musl static selftest, %s, areas core,mem,cpu, kernels %s: %d bytes stripped (%d KiB; limit %d)\n' \

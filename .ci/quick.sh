@@ -11,5 +11,5 @@ build=${BUILD_DIR:-build}
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" -Dtests=disabled >/dev/null
 fi
-ninja -C "$build" >/dev/null
+build "$build"
 exec "$build/bench/embperf" suite quick "$@"

@@ -190,7 +190,7 @@ Test(cpu, parallelism_lies_between_one_and_the_chain_count)
 
 	cr_assert_eq(embperf_bench_set(b, "chains", "4"), 0);
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		char labels[64], step[80];
+		char labels[64], step[96];
 		double par;
 
 		set2(b, pairs[i][0], pairs[i][1]);
@@ -260,7 +260,7 @@ static embperf_bench *run_mhz(void)
 Test(cpu, mhz_lmbench_loops_give_nine_times)
 {
 	embperf_bench *b = quick_bench("cpu.mhz", "3");
-	char label[16];
+	char label[24];
 	int with_clock = 0;
 
 	cr_assert_eq(embperf_bench_set(b, "loops", "lmbench"), 0, "%s", embperf_bench_errmsg(b));
