@@ -175,12 +175,12 @@ start_order=(asan cross_arm64 gcc cross_armhf variants clang footprint musl)
 # break (doc/tests.md).
 max_jobs=${CI_JOBS:-4}
 
-# cpu_seconds - the user and system CPU time of this shell's ended children,
-# in whole seconds (bash's times: its second line).
+# cpu_seconds FILE - the user and system CPU seconds of the second line of
+# bash's times, written to FILE by the shell whose children count (times
+# inside $(...) would report that subshell's own).
 cpu_seconds() {
-	times | awk 'NR == 2 {
-		split($1, u, /[ms]/); split($2, s, /[ms]/)
-		printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
+	awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
 }
 
 declare -A pid_of rc_of
@@ -201,7 +201,8 @@ run_job() {
 			"job_$name"
 		)
 		rc=$?
-		echo "($name: $SECONDS s, $(cpu_seconds) CPU-s)"
+		times >"$root/times-$name"
+		echo "($name: $SECONDS s, $(cpu_seconds "$root/times-$name") CPU-s)"
 		exit "$rc"
 	) >"$(log_of "$name")" 2>&1 &
 	pid_of[$name]=$!
