@@ -35,27 +35,29 @@ def object_files(build):
     return objs
 
 
-def symbols(path):
-    """(functions defined, symbols used) of one object file.
+def symbols(paths):
+    """{path: (functions defined, symbols used)} of the object files, from
+    one nm run (a process per file cost minutes on a loaded CI machine).
 
     Only functions (nm kind T) make a call: a file that names another's
     table (the registry's list of kernels, a kernel's parameter table)
     depends on its data, not on its code, and the registry is the one place
     where the layers below list the kernels above them.
     """
-    out = subprocess.run(["nm", "-P", path], check=True, capture_output=True,
-                         text=True).stdout
-    defined, undefined = set(), set()
+    out = subprocess.run(["nm", "-A", "-P"] + list(paths), check=True,
+                         capture_output=True, text=True).stdout
+    found = {p: (set(), set()) for p in paths}
     for line in out.splitlines():
-        fields = line.split()
-        if len(fields) < 2:
+        path, _, rest = line.partition(": ")
+        fields = rest.split()
+        if path not in found or len(fields) < 2:
             continue
         name, kind = fields[0], fields[1]
         if kind == "U":
-            undefined.add(name)
+            found[path][1].add(name)
         elif kind == "T":
-            defined.add(name)
-    return defined, undefined
+            found[path][0].add(name)
+    return found
 
 
 def call_edges(build):
@@ -63,8 +65,9 @@ def call_edges(build):
     if not objs:
         sys.exit(f"layering.py: no object files under {build}/lib/*.a.p")
     owner, needs = {}, {}
+    found = symbols(objs.values())
     for f, path in objs.items():
-        defined, undefined = symbols(path)
+        defined, undefined = found[path]
         for s in defined:
             owner[s] = f
         needs[f] = undefined
