@@ -73,3 +73,16 @@ build() {
 		return 1
 	fi
 }
+
+# step TITLE - a step's heading, with the seconds its job has run so far.
+step() { printf '\n=== %s  [%d s]\n' "$*" "$SECONDS"; }
+
+# compare_only OUT SELFTEST... - run a self-test comparison, its output in
+# OUT: exit 0 (pass) and 1 (regressed) both mean it ran; 2 is an error.
+compare_only() {
+	local out=$1 rc=0
+	shift
+	"$@" >"$out" || rc=$?
+	tail -n 1 "$out"
+	[ "$rc" -le 1 ] || { cat "$out"; exit 1; }
+}

@@ -18,18 +18,7 @@ root=${BUILD_ROOT:-build-ci}
 limit_bytes=262144
 # The kernels examples/selftest.c runs (its checks[] table).
 selftest_kernels=mem_lat,mem_bw,mem_stream,cpu_ops
-# step TITLE - a step's heading, with the seconds its job has run so far.
-step() { printf '\n=== %s  [%d s]\n' "$*" "$SECONDS"; }
 
-# compare_only OUT SELFTEST... - run a self-test comparison, its output in
-# OUT: exit 0 (pass) and 1 (regressed) both mean it ran; 2 is an error.
-compare_only() {
-	local out=$1 rc=0
-	shift
-	"$@" >"$out" || rc=$?
-	tail -n 1 "$out"
-	[ "$rc" -le 1 ] || { cat "$out"; exit 1; }
-}
 
 ensure_foreign_arch arm64 armhf
 ensure_packages "${MUSL_PACKAGES[@]}"

@@ -24,8 +24,6 @@ root=${BUILD_ROOT:-build-ci}
 export BUILD_ROOT=$root
 mkdir -p "$root"
 
-# step TITLE - a step's heading, with the seconds its job has run so far.
-step() { printf '\n=== %s  [%d s]\n' "$*" "$SECONDS"; }
 
 ensure_foreign_arch arm64 armhf
 ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}" \
