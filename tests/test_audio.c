@@ -881,8 +881,13 @@ Test(audio, latency_budget_ends_a_long_trial_with_both_ends_closed)
 {
 	open_latency("loop_rec");
 	set("duration", "10s");
-	run_past_budget(400, "both ends are closed");
-	/* The 300 ms measured before the budget ended are kept, marked truncated. */
+	/*
+	 * What was measured before the budget ended is kept, marked truncated.
+	 * The budget leaves room for both ends to open and the 100 ms ramp to
+	 * pass on any machine: under qemu-user on a loaded host, 400 ms ended
+	 * inside the ramp once (no result, correctly), so the check failed.
+	 */
+	run_past_budget(2000, "both ends are closed");
 	cr_assert(embperf_result_truncated(find("latency")));
 }
 
