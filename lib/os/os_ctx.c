@@ -525,7 +525,8 @@ static int start_threads(struct ctx_state *st)
 		m->in_r = ring[i - 1][0];
 		m->next_w = ring[i][1];
 		m->exit_w = ring[n - 1][1];
-		m->work = (long *)st->map + (size_t)i * st->stride_words;
+		/* No working set (size=0): no map, and no arithmetic on NULL. */
+		m->work = st->map ? (long *)st->map + (size_t)i * st->stride_words : NULL;
 		m->words = st->words;
 	}
 	free(ring);
