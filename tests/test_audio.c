@@ -526,9 +526,9 @@ Test(audio, negotiated_buffer_in_the_labels_and_the_log)
 /**
  * run_past_budget() - run the open bench (a 10 s trial) under a budget of
  * @budget_ms: it ends with -ETIME and no PCM left open (@closed says
- * which, on failure), before half the trial: a budget not seen lasts the
- * 10 s, one seen ends a wait of at most 50 ms later (doc/tests.md). How
- * late it was is reported.
+ * which, on failure), less than 5 s after the budget: a budget not seen
+ * lasts the 10 s (8 s or more after it), one seen ends a wait of at most
+ * 50 ms later (doc/tests.md). How late it was is reported.
  */
 static void run_past_budget(int budget_ms, const char *closed)
 {
@@ -543,7 +543,7 @@ static void run_past_budget(int budget_ms, const char *closed)
 		  budget_ms);
 	cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
 	cr_assert_eq(paced_pcm_open_now(), 0, "%s", closed);
-	cr_assert_lt(late_ms, 5000 - budget_ms, "ended %.1f ms after the budget", late_ms);
+	cr_assert_lt(late_ms, 5000, "ended %.1f ms after the budget", late_ms);
 }
 
 Test(audio, budget_ends_a_long_trial_with_the_pcm_closed)

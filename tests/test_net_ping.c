@@ -34,7 +34,11 @@
 
 #define UNANSWERED_HOST "198.18.0.2"
 #define RANGE_PATH "/proc/sys/net/ipv4/ping_group_range"
-/* A loopback round trip above 100 ms is a unit mistake, not a slow machine. */
+/*
+ * A loopback round trip whose quickest reply took above 100 ms is a unit
+ * mistake, not a slow machine. Only the quickest is bounded: one reply held
+ * up 100 ms by a stall (qemu-user on a loaded host) is load, not a fault.
+ */
 #define LOOPBACK_RTT_MAX_MS 100.0
 
 static embperf_ctx *ctx;
@@ -134,7 +138,8 @@ static void assert_all_answered(embperf_bench *b, int count)
 	min = value_of(b, "rtt_min");
 	avg = value_of(b, "rtt_avg");
 	max = value_of(b, "rtt_max");
-	cr_assert(min > 0 && min <= avg && avg <= max && max < LOOPBACK_RTT_MAX_MS,
+	tp_figure("ping %d on loopback: rtt min %g avg %g max %g ms", count, min, avg, max);
+	cr_assert(min > 0 && min <= avg && avg <= max && min < LOOPBACK_RTT_MAX_MS,
 		  "min %g avg %g max %g ms", min, avg, max);
 	cr_assert(value_of(b, "rtt_mdev") >= 0 && value_of(b, "rtt_mdev") <= max - min + 1e-9,
 		  "mdev %g ms", value_of(b, "rtt_mdev"));

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -180,10 +181,23 @@ static void check_distribution(const embperf_result *lat, double max_us)
 	cr_assert_float_eq(embperf_result_value(lat), last, 1e-9, "one trial: its median is the value");
 }
 
+/*
+ * A short ramp for the tests that need a wake-up but run without
+ * SCHED_FIFO: with ramp 0 the measured part starts before the thread
+ * exists, and a thread first scheduled 200 ms later (qemu-user on a loaded
+ * host) has no wake-up inside it. After a ramp it starts at the thread's
+ * own first look.
+ */
+static void ramp_first(void)
+{
+	set("ramp", "20ms");
+}
+
 Test(os_timer, latencies_are_non_negative_with_ordered_percentiles)
 {
 	const embperf_result *lat;
 
+	ramp_first();
 	run_ok();
 	lat = find("latency");
 	cr_assert(lat);
@@ -224,6 +238,7 @@ Test(os_timer, work_longer_than_the_interval_makes_overruns)
 	double n, missed;
 
 	set("work", "3ms");
+	ramp_first();
 	run_ok();
 	n = wakeups();
 	missed = overruns();
@@ -277,16 +292,28 @@ Test(os_timer, threads_per_cpu_count_together)
 
 Test(os_timer, a_deadline_after_the_trial_is_not_waited_for)
 {
-	uint64_t t0_ns = ep_now_ns(), took_ns;
+	uint64_t took_ns = UINT64_MAX;
 
 	set("interval", "1s");
-	run_ok();
-	took_ns = ep_now_ns() - t0_ns;
-	tp_figure("os.timer 200 ms trial, 1 s interval: the run took %.1f ms",
+	set("duration", "20ms");
+	/*
+	 * Waiting for the deadline would take the 1 s at least, whatever the
+	 * load; a 20 ms trial leaves 980 ms for the run's set-up and the
+	 * thread's start and end. Under emulation on a loaded host those can
+	 * take that long once: the quickest of three runs counts there, and a
+	 * kernel that waits is slow in all three.
+	 */
+	for (int attempt = 0; attempt < (tp_emulated() ? 3 : 1); attempt++) {
+		uint64_t t0_ns = ep_now_ns(), run_ns;
+
+		run_ok();
+		run_ns = ep_now_ns() - t0_ns;
+		if (run_ns < took_ns)
+			took_ns = run_ns;
+	}
+	tp_figure("os.timer 20 ms trial, 1 s interval: the run took %.1f ms",
 		  (double)took_ns / 1e6);
-	/* Waiting for the deadline would take the 1 s at least, whatever the
-	 * load; the 200 ms trial five times over is a gross margin. */
-	cr_assert_lt(took_ns, 1000000000ULL, "a 200 ms trial took %.1f ms", (double)took_ns / 1e6);
+	cr_assert_lt(took_ns, 1000000000ULL, "a 20 ms trial took %.1f ms", (double)took_ns / 1e6);
 	cr_assert_float_eq(wakeups(), 0.0, 1e-9);
 	cr_assert_null(find("latency"), "no wake-up, no latency");
 }
