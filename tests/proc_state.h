@@ -49,7 +49,7 @@ int tp_count_threads(void);
 
 /**
  * tp_count_threads_settled() - threads of this process, once @want is reached
- * or, under emulation only, after 1 s: qemu-user wakes pthread_join() before
+ * or, under emulation only, after 10 s: qemu-user wakes pthread_join() before
  * the joined thread's host thread is gone from /proc/self/task. Natively the
  * count is taken at once.
  */
