@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Sourced by the .ci scripts: make sure the Debian packages are there, and
-# build quietly.
+# Sourced by the .ci scripts: make sure the Debian packages are there,
+# build quietly (printing a failed build's errors), and the helpers every
+# script shares (step headings, self-test comparisons).
 # As root, missing packages are installed; otherwise the apt line is printed.
 
 # ensure_packages PKG... - install what is missing, or say how to.

@@ -19,7 +19,6 @@ limit_bytes=262144
 # The kernels examples/selftest.c runs (its checks[] table).
 selftest_kernels=mem_lat,mem_bw,mem_stream,cpu_ops
 
-
 ensure_foreign_arch arm64 armhf
 ensure_packages "${MUSL_PACKAGES[@]}"
 

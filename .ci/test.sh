@@ -24,7 +24,6 @@ root=${BUILD_ROOT:-build-ci}
 export BUILD_ROOT=$root
 mkdir -p "$root"
 
-
 ensure_foreign_arch arm64 armhf
 ensure_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}" \
 	"${MUSL_PACKAGES[@]}"
