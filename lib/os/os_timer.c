@@ -230,8 +230,10 @@ static void busy_work(const struct timer_state *st, const struct ep_trial *t)
 /**
  * next_deadline() - the deadline after @deadline_ns, for a thread that woke
  * at @woke_ns: the next one, or, when that has passed too, the first one
- * still ahead, counting the passed ones as overruns. sleep_until() reports
- * only wake-ups inside the trial, so every deadline passed is the trial's.
+ * still ahead, counting the passed ones as overruns into @ta (none when
+ * @ta is NULL: in the ramp). sleep_until() reports only wake-ups inside the
+ * trial, and timer_loop() none before its measured part, so every deadline
+ * counted is the measured part's.
  * Return: the next deadline on st->clock.
  */
 static int64_t next_deadline(const struct timer_state *st, struct ep_tally *ta,
@@ -242,23 +244,52 @@ static int64_t next_deadline(const struct timer_state *st, struct ep_tally *ta,
 	if (woke_ns >= next_ns) {
 		int64_t missed = (woke_ns - next_ns) / st->interval_ns + 1;
 
-		ep_tally_count(ta, C_OVERRUNS, (double)missed);
+		if (ta)
+			ep_tally_count(ta, C_OVERRUNS, (double)missed);
 		next_ns += missed * st->interval_ns;
 	}
 	return next_ns;
 }
 
 /**
+ * first_measured() - the first deadline of the train @deadline_ns + k x
+ * interval (k >= 0) at or after @start_ns, the measured part's start on
+ * st->clock. A thread behind schedule when the ramp ends first looks at
+ * the clock after the measured part started: the deadlines it passed
+ * before that belong to the ramp and are neither wake-ups nor overruns.
+ */
+static int64_t first_measured(const struct timer_state *st, int64_t deadline_ns, int64_t start_ns)
+{
+	if (deadline_ns >= start_ns)
+		return deadline_ns;
+	return deadline_ns + ((start_ns - deadline_ns - 1) / st->interval_ns + 1) * st->interval_ns;
+}
+
+/**
  * timer_loop() - one thread's measurement: wake up every interval until the
- * trial ends, recording each wake-up's latency.
+ * trial ends, recording each wake-up's latency. Deadlines before the
+ * measured part (the ramp's) are not counted; the measured part's start,
+ * on the engine's clock, is moved to st->clock by an offset read once
+ * (the two clocks' rates differ by NTP's slew at most, ppm).
  * Return: 0, or a negative errno from clock_nanosleep().
  */
 static int timer_loop(const struct timer_state *st, struct ep_trial *t, struct ep_tally *ta)
 {
+	int64_t offset_ns = clock_ns(st->clock) - (int64_t)ep_trial_now_ns(t);
 	int64_t deadline_ns = clock_ns(st->clock) + st->interval_ns, woke_ns = 0;
 	int rc;
 
 	while ((rc = sleep_until(st, t, deadline_ns, &woke_ns)) == 1) {
+		uint64_t start_ns = ep_trial_start_ns(t);
+
+		if (!start_ns) { /* still in the ramp: nothing is counted */
+			busy_work(st, t);
+			deadline_ns = next_deadline(st, NULL, deadline_ns, woke_ns);
+			continue;
+		}
+		deadline_ns = first_measured(st, deadline_ns, (int64_t)start_ns + offset_ns);
+		if (deadline_ns > woke_ns) /* woke before the measured part began */
+			continue;
 		ep_tally_add(ta, 1, 0);
 		ep_tally_latency(ta, (uint64_t)(woke_ns - deadline_ns));
 		busy_work(st, t);
