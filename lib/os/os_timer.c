@@ -40,6 +40,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,16 +267,39 @@ static int64_t first_measured(const struct timer_state *st, int64_t deadline_ns,
 }
 
 /**
+ * clock_offset_ns() - st->clock minus the trial's clock, read as a pair of
+ * trial-clock reads around one st->clock read, the closest of three pairs:
+ * a thread preempted between two reads would move the measured part's
+ * start on st->clock by the time it lost.
+ */
+static int64_t clock_offset_ns(const struct timer_state *st, const struct ep_trial *t)
+{
+	int64_t best_gap_ns = INT64_MAX, offset_ns = 0;
+
+	for (int i = 0; i < 3; i++) {
+		int64_t before_ns = (int64_t)ep_trial_now_ns(t), st_ns = clock_ns(st->clock);
+		int64_t after_ns = (int64_t)ep_trial_now_ns(t);
+
+		if (after_ns - before_ns < best_gap_ns) {
+			best_gap_ns = after_ns - before_ns;
+			offset_ns = st_ns - (before_ns + (after_ns - before_ns) / 2);
+		}
+	}
+	return offset_ns;
+}
+
+/**
  * timer_loop() - one thread's measurement: wake up every interval until the
  * trial ends, recording each wake-up's latency. Deadlines before the
  * measured part (the ramp's) are not counted; the measured part's start,
  * on the engine's clock, is moved to st->clock by an offset read once
- * (the two clocks' rates differ by NTP's slew at most, ppm).
+ * (clock_offset_ns(); the two clocks' rates differ by NTP's slew at most,
+ * ppm).
  * Return: 0, or a negative errno from clock_nanosleep().
  */
 static int timer_loop(const struct timer_state *st, struct ep_trial *t, struct ep_tally *ta)
 {
-	int64_t offset_ns = clock_ns(st->clock) - (int64_t)ep_trial_now_ns(t);
+	int64_t offset_ns = clock_offset_ns(st, t);
 	int64_t deadline_ns = clock_ns(st->clock) + st->interval_ns, woke_ns = 0;
 	int rc;
 
