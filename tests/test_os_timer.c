@@ -280,7 +280,7 @@ Test(os_timer, deadlines_of_the_ramp_are_not_counted_in_the_measured_part)
 	 * the measured part) comes up to 30 ms after its last deadline, and the
 	 * deadlines in between lie before the measured part. They are neither
 	 * wake-ups nor overruns of it: a measured part of 200 ms has at most
-	 * 201 deadlines, whatever the load (seen failing with 230 when the ramp's
+	 * 201 deadlines, whatever the load (seen failing with 210 when the ramp's
 	 * were counted too: 7 + 203).
 	 */
 	set("work", "30ms");

@@ -305,19 +305,17 @@ static int timer_loop(const struct timer_state *st, struct ep_trial *t, struct e
 
 	while ((rc = sleep_until(st, t, deadline_ns, &woke_ns)) == 1) {
 		uint64_t start_ns = ep_trial_start_ns(t);
+		struct ep_tally *counted = start_ns ? ta : NULL; /* NULL in the ramp */
 
-		if (!start_ns) { /* still in the ramp: nothing is counted */
-			busy_work(st, t);
-			deadline_ns = next_deadline(st, NULL, deadline_ns, woke_ns);
-			continue;
+		if (counted) {
+			deadline_ns = first_measured(st, deadline_ns, (int64_t)start_ns + offset_ns);
+			if (deadline_ns > woke_ns) /* woke before the measured part began */
+				continue;
+			ep_tally_add(ta, 1, 0);
+			ep_tally_latency(ta, (uint64_t)(woke_ns - deadline_ns));
 		}
-		deadline_ns = first_measured(st, deadline_ns, (int64_t)start_ns + offset_ns);
-		if (deadline_ns > woke_ns) /* woke before the measured part began */
-			continue;
-		ep_tally_add(ta, 1, 0);
-		ep_tally_latency(ta, (uint64_t)(woke_ns - deadline_ns));
 		busy_work(st, t);
-		deadline_ns = next_deadline(st, ta, deadline_ns, woke_ns);
+		deadline_ns = next_deadline(st, counted, deadline_ns, woke_ns);
 	}
 	return rc;
 }
