@@ -12,7 +12,8 @@
  *   placed between its two samples by linear interpolation; the frequency
  *   is the whole cycles between the first and the last crossing over the
  *   frames between them, summed over the stream's runs (an xrun restarts
- *   the stream, and the frames lost in it are no part of any run);
+ *   the stream, and the frames lost in it are no part of any run; a
+ *   discontinuity ends a run too);
  * - discontinuities: a sampled sine obeys x[n+1] + x[n-1] = 2 cos(w) x[n]
  *   for its w = 2 pi f / rate, so the residual x[n+1] + x[n-1] - 2 cos(w)
  *   x[n] stays at the quantisation noise; a dropout, a repeated or a lost
@@ -169,6 +170,11 @@ static void jump(struct audio_tone *tn, double x)
 		tn->glitches++;
 	}
 	tn->clean = 0;
+	/* Frames across a discontinuity do not measure the frequency: a
+	 * dropout of zeros hides the crossings in it, so counting over it
+	 * reads the tone low by those cycles (1 % for a 2-cycle dropout in a
+	 * 200-cycle run). The run ends here, as at an xrun. */
+	end_run(tn);
 }
 
 void audio_tone_feed(struct audio_tone *tn, const void *buf, enum audio_format format,
