@@ -271,6 +271,11 @@ Test(proto, minor_version_tcp_both_and_source_port_round_trip)
 	round_trip(&in, &out, json, sizeof(json));
 	cr_assert_eq(out.start.test, EP_TEST_TCP_BOTH);
 	cr_assert(strstr(json, "\"test\":\"tcp.both\""), "%s", json);
+	cr_assert(!strstr(json, "io_wait"), "a start without io_wait writes none: %s", json);
+	in.start.io_wait = 1;
+	round_trip(&in, &out, json, sizeof(json));
+	cr_assert_eq(out.start.io_wait, 1, "minor 2's io_wait: %s", json);
+	cr_assert_geq(EP_PROTO_MINOR, EP_PROTO_MINOR_IO_WAIT);
 	cr_assert_eq(parse("{\"type\":\"welcome\",\"proto\":1,\"software\":\"libembperf 0.2.0\","
 			   "\"max_rate_bps\":1e10,\"max_duration_ns\":1,\"max_size\":1}", &out, err),
 		     0, "%s", err);
@@ -313,6 +318,8 @@ Test(proto, invalid_messages_are_refused_with_a_reason)
 		  "member 'proto_minor': not a number" },
 		{ "{\"type\":\"ready\",\"port\":1,\"flow\":1,\"source_port\":65536}",
 		  "member 'source_port': out of range" },
+		{ "{\"type\":\"start\",\"test\":\"tcp.sink\",\"flow\":1,\"size\":10,"
+		  "\"duration_ns\":1,\"io_wait\":2}", "member 'io_wait': out of range" },
 	};
 	struct ep_msg m;
 	char err[200];

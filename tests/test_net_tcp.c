@@ -251,6 +251,35 @@ Test(net_tcp, stream_both_moves_data_each_way_at_once)
 	cr_assert_null(tp_find(b, "throughput_tx"), "direction=tx reports no per-way results");
 }
 
+/*
+ * io_wait=select (a poll() before each send and recv, on both ends): each
+ * direction still moves data, and says so in its labels.
+ */
+Test(net_tcp, stream_io_wait_select_moves_data_in_each_direction)
+{
+	static const char *const directions[] = { "tx", "rx", "both" };
+
+	for (size_t i = 0; i < 3; i++) {
+		const embperf_result *r;
+
+		bench("net.tcp.stream", "local");
+		tp_set(b, "direction", directions[i]);
+		tp_set(b, "io_wait", "select");
+		run_ok();
+		r = tp_find(b, "throughput");
+		cr_assert(r && value("throughput") > 0.0, "direction=%s: %g Mbit/s", directions[i],
+			  r ? value("throughput") : NAN);
+		cr_assert(strstr(embperf_result_labels(r), "io_wait=select"), "%s",
+			  embperf_result_labels(r));
+		embperf_bench_free(b);
+		b = NULL;
+	}
+	bench("net.tcp.stream", "local");
+	cr_assert_neq(embperf_bench_set(b, "io_wait", "epoll"), 0, "io_wait=epoll is refused");
+	cr_assert(strstr(embperf_bench_errmsg(b), "io_wait") && strstr(embperf_bench_errmsg(b), "epoll"),
+		  "%s", embperf_bench_errmsg(b));
+}
+
 Test(net_tcp, stream_takes_nodelay_sockbuf_and_a_small_size)
 {
 	bench("net.tcp.stream", "local");
@@ -479,11 +508,11 @@ Test(net_tcp, a_silent_peer_fails_within_the_timeout)
 	close(lfd);
 }
 
-/* ---- a peer of protocol 1.0: the real one behind a relay that hides 1.1 ---- */
+/* ---- older peers: the real one behind a relay that says it is 1.0 or 1.1 ---- */
 
 /**
  * struct old_peer - a relay of control connections to a real peer that
- * rewrites every message as a peer of protocol 1.0 sends it (no
+ * rewrites every message as a peer of protocol 1.@minor sends it (1.0: no
  * proto_minor, no source_port) and counts what clients ask for. The data
  * connections go to the real peer directly (the ports are its own).
  */
@@ -491,6 +520,7 @@ struct old_peer {
 	int lfd;
 	char spec[64];
 	const char *target;
+	int minor;
 	int quit;
 	int starts;
 	int both_asked;
@@ -515,8 +545,9 @@ static int relay_one(struct old_peer *o, int from, int to, struct ep_frame_reade
 		if (m.start.test == EP_TEST_TCP_BOTH)
 			__atomic_add_fetch(&o->both_asked, 1, __ATOMIC_SEQ_CST);
 	}
-	m.proto_minor = 0;
-	m.source_port = 0;
+	m.proto_minor = o->minor;
+	if (o->minor < EP_PROTO_MINOR_TCP_BOTH)
+		m.source_port = 0;
 	return ep_msg_send(to, &m, 2000000000);
 }
 
@@ -562,12 +593,13 @@ static void *old_peer_main(void *arg)
 	return NULL;
 }
 
-static void old_peer_start(struct old_peer *o, const char *target)
+static void old_peer_start(struct old_peer *o, const char *target, int minor)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
 
-	*o = (struct old_peer){ .target = target, .lfd = socket(AF_INET, SOCK_STREAM, 0) };
+	*o = (struct old_peer){ .target = target, .minor = minor,
+				.lfd = socket(AF_INET, SOCK_STREAM, 0) };
 	cr_assert_geq(o->lfd, 0);
 	cr_assert_eq(bind(o->lfd, (struct sockaddr *)&a, len), 0);
 	cr_assert_eq(listen(o->lfd, 4), 0);
@@ -596,7 +628,7 @@ Test(net_tcp, stream_both_is_refused_before_any_trial_by_a_peer_of_protocol_1_0)
 	int starts;
 
 	server_start(&s, NULL);
-	old_peer_start(&o, s.spec);
+	old_peer_start(&o, s.spec, 0);
 	for (size_t i = 0; i < 2; i++) {
 		bench("net.tcp.stream", o.spec);
 		tp_set(b, "direction", directions[i]);
@@ -621,6 +653,55 @@ Test(net_tcp, stream_both_is_refused_before_any_trial_by_a_peer_of_protocol_1_0)
 	}
 	cr_assert_eq(__atomic_load_n(&o.starts, __ATOMIC_SEQ_CST), starts, "no trial was asked for");
 	cr_assert_eq(__atomic_load_n(&o.both_asked, __ATOMIC_SEQ_CST), 0);
+	old_peer_stop(&o);
+	server_stop(&s);
+}
+
+/* io_wait=select's refusal: with @o's peer, before any trial, naming what to do. */
+static void io_wait_is_refused(struct old_peer *o, const char *direction)
+{
+	int starts = __atomic_load_n(&o->starts, __ATOMIC_SEQ_CST);
+	char version[40];
+
+	snprintf(version, sizeof(version), "protocol version 1.%d", o->minor);
+	bench("net.tcp.stream", o->spec);
+	tp_set(b, "direction", direction);
+	tp_set(b, "io_wait", "select");
+	cr_assert_eq(embperf_bench_run(b), -EPROTO, "%s", embperf_bench_errmsg(b));
+	cr_log_info("%s", embperf_bench_errmsg(b));
+	{
+		const char *words[] = { o->spec, "parameter 'io_wait'", "value 'select'",
+					"does not serve io_wait=select", version, "needs 1.2",
+					"update", "accepted with this peer: none", NULL };
+
+		for (const char *const *w = words; *w; w++)
+			cr_assert(strstr(embperf_bench_errmsg(b), *w), "message '%s' names '%s'",
+				  embperf_bench_errmsg(b), *w);
+	}
+	cr_assert_eq(__atomic_load_n(&o->starts, __ATOMIC_SEQ_CST), starts, "no trial was asked for");
+	embperf_bench_free(b);
+	b = NULL;
+}
+
+/*
+ * A peer of protocol 1.1 serves direction=both but not io_wait=select, which
+ * is refused before any trial; io_wait=none still runs through it.
+ */
+Test(net_tcp, io_wait_select_is_refused_before_any_trial_by_a_peer_of_protocol_1_1)
+{
+	struct server s;
+	struct old_peer o;
+
+	server_start(&s, NULL);
+	old_peer_start(&o, s.spec, 1);
+	bench("net.tcp.stream", o.spec);
+	tp_set(b, "direction", "both");
+	run_ok();
+	cr_assert_gt(value("throughput"), 0.0, "direction=both through a 1.1 peer");
+	embperf_bench_free(b);
+	b = NULL;
+	io_wait_is_refused(&o, "tx");
+	io_wait_is_refused(&o, "both");
 	old_peer_stop(&o);
 	server_stop(&s);
 }

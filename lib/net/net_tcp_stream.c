@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "io_wait.h"
 #include "kclient.h"
 #include "lib/core/clock.h"
 #include "lib/core/run.h"
@@ -45,6 +46,10 @@ static const char *const stream_counters[] = {
 
 enum { DIR_TX, DIR_RX, DIR_BOTH };
 
+/* io_wait=select: how long one wait for the socket lasts before the
+ * stall and peer checks run again (as a send's or recv's timeout slice). */
+#define IO_WAIT_SLICE_MS ((int)(EP_NETK_SLICE_NS / 1000000))
+
 static const struct ep_param_desc stream_params[] = {
 	{ "peer", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "HOST[:PORT] of the host running `embperf serve` (port 5301), or 'local' for a peer in "
@@ -63,6 +68,11 @@ static const struct ep_param_desc stream_params[] = {
 	{ "sockbuf", EP_PT_SIZE, "0", { { 0, EP_PEER_MAX_SOCKBUF_BYTES } }, NULL, "bytes",
 	  "SO_SNDBUF and SO_RCVBUF of both ends' data sockets (netperf -s/-S); 0: the system's "
 	  "autotuning" },
+	{ "io_wait", EP_PT_ENUM, "none", { { 0, 0 } }, "none|select", "",
+	  "none: each send() and recv() is called straight away, as netperf does; select: each "
+	  "waits first for the socket to be ready (poll()), on both ends, as iperf3's loop "
+	  "does around its reads and writes (doc/methodology-net.md); needs a peer of protocol "
+	  "1.2" },
 	{ "timeout", EP_PT_DURATION, "5s", { { 1000000, 600000000000LL } }, NULL, "ns",
 	  "how long to wait for the peer: connecting, each answer, and a stalled connection" },
 };
@@ -89,6 +99,7 @@ static const struct ep_metric_desc stream_metrics[] = {
  * @dir:         DIR_TX, DIR_RX or DIR_BOTH.
  * @size_bytes:  bytes per send() (this host's for tx, the peer's for rx, both's for both).
  * @rsize_bytes: bytes per recv() (the peer's for tx, this host's for rx, both's for both).
+ * @io_wait:     1: poll() before each send() and recv() (io_wait=select).
  * @timeout_ns:  the longest wait for the peer, also for a stalled connection.
  * @flow_cap_ns: the peer ends the flow by itself a little after this.
  * @data_fd:     the trial's connection (-1 between trials): the one this host
@@ -106,6 +117,7 @@ struct tcp_stream {
 	uint32_t rsize_bytes;
 	int nodelay;
 	uint32_t sockbuf_bytes;
+	int io_wait;
 	uint64_t timeout_ns;
 	uint64_t flow_cap_ns;
 	int data_fd;
@@ -157,6 +169,7 @@ static int stream_before_trial(void *arg, int index)
 	st->req.duration_ns = st->flow_cap_ns;
 	st->req.nodelay = (uint32_t)st->nodelay;
 	st->req.sockbuf_bytes = st->sockbuf_bytes;
+	st->req.io_wait = (uint32_t)st->io_wait;
 	rc = ep_peer_start(&st->peer, &st->req, &port, err, sizeof(err));
 	if (rc)
 		return ep_run_fail(st->run, rc, "net.tcp.stream: %s", err);
@@ -263,7 +276,9 @@ static int write_stream(struct tcp_stream *st, struct ep_trial *t, const int *qu
 			measuring = 1;
 			*ramp_bytes = total;
 		}
-		n = send(st->data_fd, st->buf, st->size_bytes, MSG_NOSIGNAL);
+		n = !st->io_wait || ep_net_io_ready(st->data_fd, POLLOUT, IO_WAIT_SLICE_MS)
+			    ? send(st->data_fd, st->buf, st->size_bytes, MSG_NOSIGNAL)
+			    : -1;
 		if (n > 0) {
 			total += (uint64_t)n;
 			ep_tally_add(ta, 1, (uint64_t)n);
@@ -373,7 +388,9 @@ static int read_stream(struct reader *rd)
 	int moved = 0;
 
 	while (ep_trial_running(rd->t) && !__atomic_load_n(&rd->quit, __ATOMIC_ACQUIRE)) {
-		ssize_t n = recv(rd->fd, rd->st->rbuf, rd->st->rsize_bytes, 0);
+		ssize_t n = !rd->st->io_wait || ep_net_io_ready(rd->fd, POLLIN, IO_WAIT_SLICE_MS)
+				    ? recv(rd->fd, rd->st->rbuf, rd->st->rsize_bytes, 0)
+				    : -1;
 		int rc;
 
 		if (n > 0) {
@@ -506,19 +523,35 @@ static void stream_teardown(void *state)
 	free(st);
 }
 
-/* direction=both needs a peer that knows tcp.both: refused before any trial. */
-static int check_both(struct tcp_stream *st)
+/*
+ * A parameter's value the peer must know (@minor and later), refused before
+ * any trial when it is older: @param=@value, and what it accepts instead.
+ */
+static int check_peer_minor(struct tcp_stream *st, const char *param, const char *value,
+			    int minor, const char *accepted)
 {
 	const struct ep_msg *w = &st->peer.welcome;
 
-	if (st->dir != DIR_BOTH || w->proto_minor >= EP_PROTO_MINOR_TCP_BOTH)
+	if (w->proto_minor >= minor)
 		return 0;
-	return ep_run_fail(st->run, -EPROTO, "net.tcp.stream: parameter 'direction': value 'both': "
-			   "the peer at %s does not serve direction=both; it speaks protocol version "
-			   "%d.%d (%s), direction=both needs %d.%d or later; update it; accepted with "
-			   "this peer: tx, rx", st->peer.name, w->proto, w->proto_minor,
-			   w->software[0] ? w->software : "software unnamed", EP_PROTO_VERSION,
-			   EP_PROTO_MINOR_TCP_BOTH);
+	return ep_run_fail(st->run, -EPROTO, "net.tcp.stream: parameter '%s': value '%s': "
+			   "the peer at %s does not serve %s=%s; it speaks protocol version "
+			   "%d.%d (%s), %s=%s needs %d.%d or later; update it; accepted with "
+			   "this peer: %s", param, value, st->peer.name, param, value, w->proto,
+			   w->proto_minor, w->software[0] ? w->software : "software unnamed", param,
+			   value, EP_PROTO_VERSION, minor, accepted);
+}
+
+/* direction=both and io_wait=select need a peer that knows them. */
+static int check_peer(struct tcp_stream *st)
+{
+	int rc = 0;
+
+	if (st->dir == DIR_BOTH)
+		rc = check_peer_minor(st, "direction", "both", EP_PROTO_MINOR_TCP_BOTH, "tx, rx");
+	if (!rc && st->io_wait)
+		rc = check_peer_minor(st, "io_wait", "select", EP_PROTO_MINOR_IO_WAIT, "none");
+	return rc;
 }
 
 /* The buffers of the direction: the writes' (tx, both), the reads' (rx, both). */
@@ -554,13 +587,14 @@ static int stream_setup(struct ep_run *run, void **state)
 	st->rsize_bytes = (uint32_t)ep_param_int(run, "rsize");
 	st->nodelay = (int)ep_param_int(run, "nodelay");
 	st->sockbuf_bytes = (uint32_t)ep_param_int(run, "sockbuf");
+	st->io_wait = (int)ep_param_int(run, "io_wait");
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
 	st->flow_cap_ns = ep_netk_flow_cap_ns(run);
 	if (alloc_buffers(st))
 		return -ENOMEM;
-	snprintf(st->label, sizeof(st->label), "direction=%s size=%u rsize=%u%s",
+	snprintf(st->label, sizeof(st->label), "direction=%s size=%u rsize=%u%s%s",
 		 ep_param_text(run, "direction"), st->size_bytes, st->rsize_bytes,
-		 st->nodelay ? " nodelay=1" : "");
+		 st->nodelay ? " nodelay=1" : "", st->io_wait ? " io_wait=select" : "");
 	tc.labels = st->label;
 	tc.arg = st;
 	/* The two ways' figures are counted by both only: the others report none. */
@@ -569,7 +603,7 @@ static int stream_setup(struct ep_run *run, void **state)
 	 * messages; both sides cap a stream's writes at EP_PEER_MAX_STREAM_IO_BYTES. */
 	rc = ep_netk_open(run, "net.tcp.stream", &st->peer);
 	if (!rc)
-		rc = check_both(st);
+		rc = check_peer(st);
 	return rc ? rc : ep_run_add_trial(run, &tc);
 }
 

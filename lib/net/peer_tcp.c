@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "io_wait.h"
 #include "lib/core/clock.h"
 #include "lib/core/cpuload.h"
 #include "peer.h"
@@ -177,7 +178,8 @@ static int sink_read(struct ep_peer_trial *t, int fd, char *buf, size_t buf_len,
 		} else if (ep_now_ns() >= end_ns) {
 			break;
 		}
-		got = recv(fd, buf, buf_len, 0);
+		got = !t->req.io_wait || ep_net_io_ready(fd, POLLIN, SLICE_MS) ? recv(fd, buf, buf_len, 0)
+									       : -1;
 		if (got > 0) {
 			bytes += (uint64_t)got;
 			last_ns = ep_now_ns();
@@ -227,7 +229,9 @@ static int run_source(struct ep_peer_trial *t, int fd, uint64_t end_ns)
 	if (!buf)
 		return -ENOMEM;
 	while (!done(t, end_ns)) {
-		ssize_t put = send(fd, buf, t->req.size_bytes, MSG_NOSIGNAL);
+		ssize_t put = !t->req.io_wait || ep_net_io_ready(fd, POLLOUT, SLICE_MS)
+				      ? send(fd, buf, t->req.size_bytes, MSG_NOSIGNAL)
+				      : -1;
 
 		if (put > 0) {
 			t->report.sent += (uint64_t)put;

@@ -103,6 +103,7 @@ static const struct field start_fields[] = {
 	{ "nodelay", FK_U32, S(nodelay), 0, 0, 1, 0 },
 	{ "sockbuf", FK_U32, S(sockbuf_bytes), 0, 0, EP_PEER_MAX_SOCKBUF_BYTES, 0 },
 	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_STREAM_IO_BYTES, 0 },
+	{ "io_wait", FK_U32, S(io_wait), 0, 0, 1, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
@@ -366,6 +367,8 @@ static void encode_start(struct json_object *o, const struct ep_start *s)
 	add_u64(o, "nodelay", s->nodelay);
 	add_u64(o, "sockbuf", s->sockbuf_bytes);
 	add_u64(o, "recv_size", s->recv_bytes);
+	if (s->io_wait) /* minor 2: a start without it reads as before */
+		add_u64(o, "io_wait", s->io_wait);
 }
 
 static void encode_report(struct json_object *o, const struct ep_report *r)

@@ -21,9 +21,11 @@
 /* Additions to version 1 that change the meaning of nothing an older side
  * sends: hello and welcome say which one each side knows (absent: 0), a
  * client asks only what the peer's welcome says it knows.
- * 1: the test tcp.both and the ready's source_port. */
-#define EP_PROTO_MINOR 1
+ * 1: the test tcp.both and the ready's source_port.
+ * 2: the start's io_wait. */
+#define EP_PROTO_MINOR 2
 #define EP_PROTO_MINOR_TCP_BOTH 1 /* the first that has tcp.both */
+#define EP_PROTO_MINOR_IO_WAIT 2  /* the first that has io_wait */
 #define EP_MSG_MAX_BYTES 4096
 #define EP_PEER_DEFAULT_PORT 5301
 
@@ -90,6 +92,8 @@ struct ep_start {
 	uint32_t nodelay;        /* tcp tests: 1 = TCP_NODELAY on the data socket */
 	uint32_t sockbuf_bytes;  /* tcp tests: SO_SNDBUF and SO_RCVBUF; 0 = the system's */
 	uint32_t recv_bytes;     /* tcp.sink, tcp.both: bytes per recv(); 0 = 128 KiB */
+	uint32_t io_wait;        /* tcp.sink, tcp.source, tcp.both: 1 = poll() before each
+				  * send() and recv() (io_wait.h) */
 };
 
 /** struct ep_report - what the peer counted in a trial (EP_MSG_REPORT). */
