@@ -20,6 +20,8 @@
 #                   sent) beside net.udp.stream size=64 unpaced; a generator
 #                   is meant to be at least as fast: its band is open above
 # Neither side is pinned (both tools' defaults); each run in its own session.
+# EP_ARGS goes to the tcp rows' net.tcp.stream (e.g. io_wait=select, iperf3's
+# loop; doc/methodology-net.md).
 # NET_ROWS picks the groups of rows (default "tcp rr udp64"). Where the
 # runs go is net_host, net_server and net_client: loopback here; another
 # family (fam-netshaped.sh) sources this file and moves them into network
@@ -91,7 +93,8 @@ tcp_ref() { # uses dir
 }
 tcp_ep() {
 	net_client "$EMBPERF" run net.tcp.stream peer="$net_host:15301" direction="$dir" size=128k \
-		rsize=128k ramp=1s duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
+		rsize=128k ramp=1s duration="${NET_SECS}s" repetitions=1 ${EP_ARGS:-} --format=json \
+		>"$net_tmp/o" 2>&1
 	emit "tcp_$dir-Mbit/s" embperf "$(ep_value "$net_tmp/o" throughput)"
 }
 rr_ref() { # uses proto

@@ -34,7 +34,7 @@
 #
 # Families: the fam-*.sh files beside this script.
 # EP_ARGS: extra parameters for embperf's side of the families that take
-# them (timer, fio), e.g. EP_ARGS=counters=1 for an A/B against the
+# them (timer, fio, net's tcp rows), e.g. EP_ARGS=counters=1 for an A/B against the
 # default; written into the data file's header.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
