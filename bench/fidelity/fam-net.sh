@@ -6,10 +6,12 @@
 #   tcp_tx, tcp_rx  iperf3 -c 127.0.0.1 [-R] -O 1 -t S -J (its defaults: 128 KiB
 #                   writes and reads; the receiver's Mbit/s) beside
 #                   net.tcp.stream direction=tx|rx size=128k rsize=128k ramp=1s
+#                   io_wait=select
 #   tcp_both        two iperf3 clients at once, one -R, against two servers
 #                   (15201, 15202): the sum of both receivers' Mbit/s, as TI
 #                   runs netperf TCP_STREAM and TCP_MAERTS at once; beside
-#                   net.tcp.stream direction=both size=128k rsize=128k ramp=1s.
+#                   net.tcp.stream direction=both size=128k rsize=128k ramp=1s
+#                   io_wait=select.
 #                   Not iperf3 --bidir: before 3.16 iperf3 runs both of a
 #                   test's streams in one thread, which caps their sum at one
 #                   CPU (20 Gbit/s here, against 19 for one way alone)
@@ -20,16 +22,20 @@
 #                   sent) beside net.udp.stream size=64 unpaced; a generator
 #                   is meant to be at least as fast: its band is open above
 # Neither side is pinned (both tools' defaults); each run in its own session.
-# EP_ARGS goes to the tcp rows' net.tcp.stream (e.g. io_wait=select, iperf3's
-# loop; doc/methodology-net.md).
+# The tcp rows run net.tcp.stream with io_wait=select (NET_IO_WAIT): iperf3
+# polls the socket before each read and write, netperf and io_wait=none do
+# not; on loopback, where the four ends of tcp_both share 2 CPUs, the polls
+# cost about a tenth of the sum (ratio 1.105 with io_wait=none, 0.984 with
+# select: doc/fidelity/README.md). EP_ARGS goes to the same runs.
 # NET_ROWS picks the groups of rows (default "tcp rr udp64"). Where the
 # runs go is net_host, net_server and net_client: loopback here; another
 # family (fam-netshaped.sh) sources this file and moves them into network
 # namespaces.
 
 NET_SECS=${NET_SECS:-5}
+NET_IO_WAIT=${NET_IO_WAIT:-select}
 
-fam_describe() { echo "net.* vs iperf3 $(iperf3 --version 2>/dev/null | head -1 | cut -d' ' -f2) and sockperf on loopback, ${NET_SECS} s a run"; }
+fam_describe() { echo "net.* vs iperf3 $(iperf3 --version 2>/dev/null | head -1 | cut -d' ' -f2) and sockperf on loopback, ${NET_SECS} s a run; tcp rows io_wait=$NET_IO_WAIT"; }
 fam_bands() { echo "udp64=0.95:100;_rr=0.90:1.10;.*=0.95:1.05"; }
 fam_refs() {
 	local t
@@ -93,8 +99,8 @@ tcp_ref() { # uses dir
 }
 tcp_ep() {
 	net_client "$EMBPERF" run net.tcp.stream peer="$net_host:15301" direction="$dir" size=128k \
-		rsize=128k ramp=1s duration="${NET_SECS}s" repetitions=1 ${EP_ARGS:-} --format=json \
-		>"$net_tmp/o" 2>&1
+		rsize=128k ramp=1s duration="${NET_SECS}s" repetitions=1 io_wait="$NET_IO_WAIT" \
+		${EP_ARGS:-} --format=json >"$net_tmp/o" 2>&1
 	emit "tcp_$dir-Mbit/s" embperf "$(ep_value "$net_tmp/o" throughput)"
 }
 rr_ref() { # uses proto

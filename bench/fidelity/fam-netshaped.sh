@@ -15,7 +15,7 @@
 SHAPE_RATE=${SHAPE_RATE:-200mbit}
 NET_ROWS=${NET_ROWS:-tcp}
 
-fam_describe() { echo "net.tcp.stream vs iperf3 $(iperf3 --version 2>/dev/null | head -1 | cut -d' ' -f2) across a veth pair shaped to $SHAPE_RATE each way (tbf), ${NET_SECS} s a run"; }
+fam_describe() { echo "net.tcp.stream vs iperf3 $(iperf3 --version 2>/dev/null | head -1 | cut -d' ' -f2) across a veth pair shaped to $SHAPE_RATE each way (tbf), ${NET_SECS} s a run; io_wait=$NET_IO_WAIT"; }
 fam_refs() {
 	[ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, tc)"; return 1; }
 	command -v iperf3 >/dev/null || { echo "iperf3: not found (apt-get install iperf3)"; return 1; }
