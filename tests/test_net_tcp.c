@@ -167,9 +167,11 @@ static pid_t fork_peer(char *spec, size_t len)
 	return pid;
 }
 
+/* @sig (SIGKILL when 0) to @pid after @delay_ms. */
 struct killer {
 	pid_t pid;
 	unsigned delay_ms;
+	int sig;
 };
 
 static void *kill_later(void *arg)
@@ -177,7 +179,7 @@ static void *kill_later(void *arg)
 	struct killer *k = arg;
 
 	usleep(k->delay_ms * 1000);
-	kill(k->pid, SIGKILL);
+	kill(k->pid, k->sig ? k->sig : SIGKILL);
 	return NULL;
 }
 
@@ -730,6 +732,39 @@ static void peer_dies_mid_trial(const char *kernel, const char *direction)
 	}
 	cr_assert_lt(now_s() - t0, 8.0, "ended within the trial and the timeout");
 	pthread_join(th, NULL);
+	waitpid(k.pid, NULL, 0);
+}
+
+/*
+ * io_wait=select against a peer that stops answering mid-trial (SIGSTOP: its
+ * sockets stay open, nothing moves): each poll's slice ends, and the stall
+ * check after them fails the run after 'timeout', naming it; a poll that
+ * waited for ever would hang the run instead.
+ */
+Test(net_tcp, stream_io_wait_select_fails_on_a_stalled_peer_within_the_timeout)
+{
+	struct killer k = { .delay_ms = 600 };
+	char spec[64];
+	double t0;
+
+	k.pid = fork_peer(spec, sizeof(spec));
+	bench("net.tcp.stream", spec);
+	tp_set(b, "direction", "both");
+	tp_set(b, "io_wait", "select");
+	tp_set(b, "duration", "5s");
+	tp_set(b, "timeout", "1s");
+	t0 = now_s();
+	{
+		pthread_t th;
+		const char *words[] = { spec, "parameter 'timeout'", NULL };
+
+		k.sig = SIGSTOP;
+		cr_assert_eq(pthread_create(&th, NULL, kill_later, &k), 0);
+		run_fails(words);
+		pthread_join(th, NULL);
+	}
+	cr_assert_lt(now_s() - t0, 8.0, "ended within the trial and the timeout");
+	kill(k.pid, SIGKILL);
 	waitpid(k.pid, NULL, 0);
 }
 
