@@ -68,9 +68,13 @@ update_lists() {
 # ensure_packages PKG... - install what is missing, or say how to.
 ensure_packages() {
 	local missing=() p
+	# Each answer read whole, then matched: "cmd | grep -q" under pipefail
+	# fails when grep stops reading before cmd has written all (SIGPIPE).
 	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			missing+=("$p")
+		case $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) in
+		*'install ok installed'*) ;;
+		*) missing+=("$p") ;;
+		esac
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	if [ "$(id -u)" -ne 0 ]; then
@@ -91,9 +95,12 @@ TEST_PACKAGES=(libcriterion-dev abigail-tools clang libclang-rt-14-dev binutils 
 
 # ensure_foreign_arch ARCH... - let dpkg install packages of ARCH.
 ensure_foreign_arch() {
-	local a added=0
+	local a added=0 foreign
+	# Read whole before grep (see ensure_packages): a CI job once took an
+	# architecture it had for a new one, and updated the lists again.
+	foreign=$(dpkg --print-foreign-architectures)
 	for a in "$@"; do
-		dpkg --print-foreign-architectures | grep -qx "$a" && continue
+		grep -qx "$a" <<<"$foreign" && continue
 		if [ "$(id -u)" -ne 0 ]; then
 			echo "cross builds need: sudo dpkg --add-architecture $a && sudo apt-get update" >&2
 			exit 1

@@ -10,13 +10,16 @@
 #     again;
 #   - an update failing on one architecture's index is made again without
 #     that architecture;
+#   - ensure_foreign_arch, with a dpkg that writes its architectures a line
+#     at a time, takes the ones it has for had (a "dpkg | grep -q" pipe
+#     under pipefail did not, 46 times in 500 here, and updated the lists);
 #   - as root: ensure_packages goes on to the install past a failing update
 #     and fails when the install does; ensure_arch_packages, when the
 #     install fails, returns 1 and leaves the reason, which arch_skip prints.
 # Usage: test_ci_deps.sh SRCDIR
 src=${1:?usage: test_ci_deps.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
-echo "1..9"
+echo "1..10"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -114,6 +117,32 @@ if [ "$rc" = 0 ] && [[ "$log" == "update update update+$native"* ]] && [[ "$log"
 	pass "an update failing on armhf's index is made again without armhf ($log)"
 else
 	fail "an update failing on armhf's index" "rc=$rc calls: $log" "$err"
+fi
+
+# A dpkg that writes its foreign architectures a line at a time, slowly:
+# a reader that stops at the first line leaves it writing into a closed pipe.
+mkdir -p "$tmp/slowdpkg"
+cat >"$tmp/slowdpkg/dpkg" <<'FAKE'
+#!/bin/bash
+case $1 in
+--print-foreign-architectures) echo arm64; sleep 0.2; echo armhf ;;
+--print-architecture) echo amd64 ;;
+--add-architecture) echo "add-architecture $2" >>"$CALLS.log" ;;
+esac
+FAKE
+chmod +x "$tmp/slowdpkg/dpkg"
+rm -f "$tmp/calls" "$tmp/calls.log"
+rc=0
+(PATH=$tmp/slowdpkg:$tmp:$PATH CALLS=$tmp/calls FAILS=0 EMBPERF_APT_WAIT=0
+ export CALLS FAILS
+ set -euo pipefail
+ . "$src/.ci/deps.sh"
+ for _ in 1 2 3; do ensure_foreign_arch arm64 armhf; done) >"$tmp/out" 2>"$tmp/err" || rc=$?
+if [ "$rc" = 0 ] && [ ! -s "$tmp/calls.log" ]; then
+	pass "ensure_foreign_arch: architectures dpkg has, written a line at a time, are not added again"
+else
+	fail "ensure_foreign_arch with a slow dpkg" "rc=$rc calls: $(cat "$tmp/calls.log" 2>/dev/null)" \
+		"$(cat "$tmp/err")"
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
