@@ -81,7 +81,7 @@ arches=("$@")
 unit_arches=" ${CROSS_UNIT_TESTS-arm-linux-gnueabihf} "
 for arch in "${arches[@]}"; do
 	[ -f ".ci/cross/$arch.ini" ] || { echo "cross.sh: no .ci/cross/$arch.ini" >&2; exit 2; }
-	case $arch in aarch64-*) deb_arch=arm64 ;; *) deb_arch=armhf ;; esac
+	case $arch in aarch64-linux-gnu) deb_arch=arm64 ;; arm-linux-gnueabihf) deb_arch=armhf ;; esac
 	if ! arch_ready "$deb_arch" "$arch cross build"; then
 		skipped="${skipped:-} $arch"
 		continue

@@ -12,17 +12,17 @@
 #include <poll.h>
 
 /**
- * ep_net_io_ready() - wait up to @slice_ms for @fd to be ready for @events
- * (POLLIN or POLLOUT).
- * Return: 1 when the I/O call is to be made (ready, or an error or hang-up
- * the call will report), 0 when the slice passed or a signal came first,
- * with errno EAGAIN (the caller's "nothing moved" path).
+ * ep_net_io_ready() - with @io_wait, wait up to @slice_ms for @fd to be
+ * ready for @events (POLLIN or POLLOUT); without it, no wait at all.
+ * Return: 1 when the I/O call is to be made (no wait asked, ready, or an
+ * error or hang-up the call will report), 0 when the slice passed or a
+ * signal came first, with errno EAGAIN (the caller's "nothing moved" path).
  */
-static inline int ep_net_io_ready(int fd, short events, int slice_ms)
+static inline int ep_net_io_ready(int io_wait, int fd, short events, int slice_ms)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 
-	if (poll(&p, 1, slice_ms) > 0)
+	if (!io_wait || poll(&p, 1, slice_ms) > 0)
 		return 1;
 	errno = EAGAIN;
 	return 0;

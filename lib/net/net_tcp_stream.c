@@ -276,7 +276,7 @@ static int write_stream(struct tcp_stream *st, struct ep_trial *t, const int *qu
 			measuring = 1;
 			*ramp_bytes = total;
 		}
-		n = !st->io_wait || ep_net_io_ready(st->data_fd, POLLOUT, IO_WAIT_SLICE_MS)
+		n = ep_net_io_ready(st->io_wait, st->data_fd, POLLOUT, IO_WAIT_SLICE_MS)
 			    ? send(st->data_fd, st->buf, st->size_bytes, MSG_NOSIGNAL)
 			    : -1;
 		if (n > 0) {
@@ -388,7 +388,7 @@ static int read_stream(struct reader *rd)
 	int moved = 0;
 
 	while (ep_trial_running(rd->t) && !__atomic_load_n(&rd->quit, __ATOMIC_ACQUIRE)) {
-		ssize_t n = !rd->st->io_wait || ep_net_io_ready(rd->fd, POLLIN, IO_WAIT_SLICE_MS)
+		ssize_t n = ep_net_io_ready(rd->st->io_wait, rd->fd, POLLIN, IO_WAIT_SLICE_MS)
 				    ? recv(rd->fd, rd->st->rbuf, rd->st->rsize_bytes, 0)
 				    : -1;
 		int rc;

@@ -178,8 +178,9 @@ static int sink_read(struct ep_peer_trial *t, int fd, char *buf, size_t buf_len,
 		} else if (ep_now_ns() >= end_ns) {
 			break;
 		}
-		got = !t->req.io_wait || ep_net_io_ready(fd, POLLIN, SLICE_MS) ? recv(fd, buf, buf_len, 0)
-									       : -1;
+		got = ep_net_io_ready((int)t->req.io_wait, fd, POLLIN, SLICE_MS)
+			      ? recv(fd, buf, buf_len, 0)
+			      : -1;
 		if (got > 0) {
 			bytes += (uint64_t)got;
 			last_ns = ep_now_ns();
@@ -229,7 +230,7 @@ static int run_source(struct ep_peer_trial *t, int fd, uint64_t end_ns)
 	if (!buf)
 		return -ENOMEM;
 	while (!done(t, end_ns)) {
-		ssize_t put = !t->req.io_wait || ep_net_io_ready(fd, POLLOUT, SLICE_MS)
+		ssize_t put = ep_net_io_ready((int)t->req.io_wait, fd, POLLOUT, SLICE_MS)
 				      ? send(fd, buf, t->req.size_bytes, MSG_NOSIGNAL)
 				      : -1;
 
