@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -731,4 +732,156 @@ Test(blk_io, io_uring_budget_removes_the_file)
 		skip_uring("io_uring not usable here: ", embperf_bench_errmsg(b));
 	cr_assert_eq(rc, -ETIME, "rc %d: %s", rc, embperf_bench_errmsg(b));
 	assert_empty(dir);
+}
+
+/** huge_pages_free() - HugePages_Free of /proc/meminfo (-1 when it does not say). */
+static long huge_pages_free(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/**
+ * read_back_with_hugepages() - the kept pattern file read back and verified
+ * at depth 4 (every slot of the buffer) with hugepages=@mode; the labels
+ * name a mode other than off.
+ */
+static void read_back_with_hugepages(const char *mode)
+{
+	char path[512], word[32];
+
+	write_kept_pattern(path, sizeof(path));
+	set("hugepages", mode);
+	set("iodepth", "4");
+	run_uring();
+	cr_assert(find("iops"), "hugepages=%s: a result", mode);
+	snprintf(word, sizeof(word), " hugepages=%s", mode);
+	if (strcmp(mode, "off"))
+		cr_assert(strstr(embperf_result_labels(find("iops")), word), "%s",
+			  embperf_result_labels(find("iops")));
+	else
+		cr_assert_null(strstr(embperf_result_labels(find("iops")), "hugepages"), "%s",
+			       embperf_result_labels(find("iops")));
+	cr_assert_eq(access(path, F_OK), 0, "a file that was given is never removed");
+}
+
+Test(blk_io, hugepages_off_reads_back_through_every_slot)
+{
+	read_back_with_hugepages("off");
+}
+
+Test(blk_io, hugepages_thp_reads_back_through_every_slot)
+{
+	/* madvise() is advice: without THP the same buffer has base pages */
+	read_back_with_hugepages("thp");
+}
+
+Test(blk_io, hugepages_on_reads_back_or_names_the_missing_pages)
+{
+	long free_pages = huge_pages_free();
+
+	if (free_pages >= 2) {
+		cr_log_info("%ld huge pages free: hugepages=on reads back", free_pages);
+		read_back_with_hugepages("on");
+		return;
+	}
+	if (free_pages < 0)
+		cr_skip_test("/proc/meminfo has no HugePages_Free: no huge pages here");
+	/* 4 blocks of 1 MiB need two 2 MiB pages; fewer are free */
+	set("hugepages", "on");
+	set("bs", "1M");
+	set("iodepth", "4");
+	set("engine", embperf_has_feature("io_uring") ? "io_uring" : "psync");
+	if (!embperf_has_feature("io_uring"))
+		set("iodepth", "1");
+	run_fails(-ENOMEM, "parameter 'hugepages': value 'on' needs");
+	assert_empty(dir);
+}
+
+/**
+ * map_page_at() - move the faulted page @page to @where (MREMAP_FIXED).
+ * Return: @where.
+ */
+static char *map_page_at(char *page, char *where)
+{
+	void *p = mremap(page, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, where);
+
+	cr_assert_neq(p, MAP_FAILED, "mremap: %s", strerror(errno));
+	return p;
+}
+
+/*
+ * Two pages faulted apart, then placed side by side in both orders: their
+ * frames can follow each other in at most one order, so the two buffers
+ * count at least three runs between them, and one page is one run.
+ */
+Test(blk_io, buffer_runs_count_physically_contiguous_pages)
+{
+	char *a, *b2, *slots;
+	int ab, ba;
+
+	if (sysconf(_SC_PAGESIZE) != 4096)
+		cr_skip_test("a page of %ld bytes (the test places 4096-byte pages)",
+			     sysconf(_SC_PAGESIZE));
+	a = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b2 = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	slots = mmap(NULL, 3 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(a != MAP_FAILED && b2 != MAP_FAILED && slots != MAP_FAILED);
+	a[0] = 1;
+	b2[0] = 2;
+	if (blk_buf_runs(a, 4096) < 0)
+		cr_skip_test("/proc/self/pagemap gives no page frame numbers here (they need "
+			     "CAP_SYS_ADMIN)");
+	cr_assert_eq(blk_buf_runs(a, 4096), 1, "one page, one run");
+	a = map_page_at(a, slots);
+	b2 = map_page_at(b2, slots + 4096);
+	ab = blk_buf_runs(slots, 2 * 4096);
+	a = map_page_at(a, slots + 2 * 4096);
+	ba = blk_buf_runs(slots + 4096, 2 * 4096);
+	cr_assert(a[0] == 1 && b2[0] == 2, "the pages moved with their data");
+	cr_assert(ab >= 1 && ab <= 2 && ba >= 1 && ba <= 2, "runs %d and %d of two pages", ab, ba);
+	cr_assert_geq(ab + ba, 3, "A,B in %d runs and B,A in %d: both orders cannot be contiguous",
+		      ab, ba);
+	munmap(slots, 3 * 4096);
+}
+
+/** frame_of() - the page frame number of the page at @addr (0: not given). */
+static uint64_t frame_of(int pagemap_fd, const void *addr)
+{
+	uint64_t entry = 0;
+
+	cr_assert_eq(pread(pagemap_fd, &entry, sizeof(entry),
+			   (off_t)((uintptr_t)addr / 4096 * sizeof(entry))), (ssize_t)sizeof(entry));
+	return entry & ((1ULL << 55) - 1);
+}
+
+/* The runs of a 1 MiB buffer are the breaks between frames, counted here apart. */
+Test(blk_io, buffer_runs_match_the_frames_of_a_megabyte)
+{
+	size_t len = 1 << 20;
+	char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	int runs = 0;
+
+	cr_assert(buf != MAP_FAILED);
+	if (sysconf(_SC_PAGESIZE) != 4096 || fd < 0)
+		cr_skip_test("no /proc/self/pagemap or pages not of 4096 bytes here");
+	memset(buf, 1, len);
+	if (!frame_of(fd, buf))
+		cr_skip_test("/proc/self/pagemap gives no page frame numbers here (they need "
+			     "CAP_SYS_ADMIN)");
+	for (size_t off = 0; off < len; off += 4096)
+		runs += !off || frame_of(fd, buf + off) != frame_of(fd, buf + off - 4096) + 1;
+	cr_log_info("a 1 MiB buffer faulted in order: %d runs", runs);
+	cr_assert_eq(blk_buf_runs(buf, len), runs);
+	close(fd);
+	munmap(buf, len);
 }

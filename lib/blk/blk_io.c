@@ -58,6 +58,9 @@ static const struct ep_param_desc blk_params[] = {
 	  "I/Os in flight per job (fio's iodepth); above 1 needs engine=io_uring" },
 	{ "iodepth_batch", EP_PT_INT, "1", { { 0, 1024 } }, NULL, "",
 	  "I/Os per io_uring submission (fio's iodepth_batch_submit)" },
+	{ "hugepages", EP_PT_ENUM, "off", { { 0, 0 } }, "off|thp|on", "",
+	  "I/O buffers: off (base pages where the allocator puts them, fio's mem=malloc), thp "
+	  "(transparent huge pages) or on (reserved huge pages, fio's mem=shmhuge)" },
 	{ "jobs", EP_PT_INT, "1", { { 1, BLK_MAX_JOBS } }, NULL, "",
 	  "threads, each on its own region of size/jobs (fio's numjobs)" },
 	{ "cache", EP_PT_ENUM, "drop", { { 0, 0 } }, "drop|keep", "",
@@ -169,6 +172,7 @@ static int read_params(struct ep_run *run, struct blk_job *job)
 	job->seed = (uint64_t)ep_param_int(run, "seed");
 	job->time_based = (int)ep_param_int(run, "time_based");
 	job->keep = (int)ep_param_int(run, "keep");
+	job->hugepages = (int)ep_param_int(run, "hugepages");
 	rc = read_engine(run, job);
 	if (!rc)
 		rc = read_sync(run, job);
@@ -449,33 +453,48 @@ static int set_direct(struct ep_run *run, struct blk_job *job)
 }
 
 /**
- * alloc_workers() - each job's region, generator and aligned buffer, and
- * with engine=io_uring its ring.
+ * log_buffer_runs() - say in how many physically contiguous runs the first
+ * job's first block lies: a direct I/O of 'bs' takes a segment per run, and
+ * a device with fewer segments per request (virtio-blk: 254) splits it, so
+ * with hugepages=off the same job can move a third less from one process to
+ * the next (doc/methodology-blk.md, "The I/O buffer").
+ */
+static void log_buffer_runs(struct blk_job *job)
+{
+	int runs = blk_buf_runs(job->workers[0].buf, (size_t)job->bs_bytes);
+
+	if (runs > 0)
+		ep_run_log(job->run, EMBPERF_LOG_INFO, "blk.io: a block of 'bs' in the buffer lies "
+			   "in %d physically contiguous run%s of pages (hugepages=%s)", runs,
+			   runs == 1 ? "" : "s", ep_param_text(job->run, "hugepages"));
+}
+
+/**
+ * alloc_workers() - each job's region, generator and buffer, and with
+ * engine=io_uring its ring. The buffers' total is checked against the
+ * memory available first.
  * Return: 0, -ENOMEM, or the ring's error with the run's message.
  */
 static int alloc_workers(struct blk_job *job)
 {
 	uint64_t region_bytes = job->size_bytes / (uint64_t)job->jobs / job->bs_bytes *
 				job->bs_bytes;
+	const char *param = job->iodepth > 1 ? "iodepth" : "bs";
+	int rc = ep_mem_check_fits(job->run, param, ep_param_text(job->run, param),
+				   job->bs_bytes * (uint64_t)job->iodepth * (uint64_t)job->jobs);
 
-	for (int i = 0; i < job->jobs; i++) {
+	for (int i = 0; !rc && i < job->jobs; i++) {
 		struct blk_worker *w = &job->workers[i];
 
 		w->job = job;
 		w->lo_bytes = region_bytes * (uint64_t)i;
 		w->n_blocks = region_bytes / job->bs_bytes;
 		w->rng = (job->seed + 1) * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 7919 + 1;
-		if (posix_memalign(&w->buf, 4096, job->bs_bytes))
-			return -ENOMEM;
-		blk_pattern_fill(w->buf, job->bs_bytes, 0, job->seed);
-		if (job->engine == ENGINE_IO_URING) {
-			int rc = blk_uring_init(w);
-
-			if (rc)
-				return rc;
-		}
+		rc = blk_buf_alloc(w);
+		if (!rc && job->engine == ENGINE_IO_URING)
+			rc = blk_uring_init(w);
 	}
-	return 0;
+	return rc;
 }
 
 /**
@@ -490,8 +509,11 @@ static void make_label(struct ep_run *run, struct blk_job *job)
 			 ep_param_text(run, "sync"), ep_param_text(run, "engine"));
 
 	if (job->engine == ENGINE_IO_URING && n > 0 && (size_t)n < sizeof(job->label))
-		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d "
-			 "iodepth_batch=%d", job->iodepth, job->iodepth_batch);
+		n += snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d "
+			      "iodepth_batch=%d", job->iodepth, job->iodepth_batch);
+	if (job->hugepages != EP_MEM_HUGE_OFF && n > 0 && (size_t)n < sizeof(job->label))
+		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " hugepages=%s",
+			 ep_param_text(run, "hugepages"));
 }
 
 /**
@@ -536,7 +558,7 @@ static void blk_teardown(void *state)
 	if (job->created && !job->keep)
 		unlink(job->path);
 	for (int i = 0; i < BLK_MAX_JOBS; i++)
-		free(job->workers[i].buf);
+		blk_buf_free(&job->workers[i]);
 	free(job);
 }
 
@@ -567,6 +589,7 @@ static int blk_setup(struct ep_run *run, void **state)
 		rc = alloc_workers(job);
 	if (rc)
 		return rc;
+	log_buffer_runs(job);
 	if (job->created && job->keep)
 		ep_run_log(run, EMBPERF_LOG_INFO, "blk.io: keep=1: the file is %s", job->path);
 	make_label(run, job);

@@ -15,6 +15,7 @@
 
 #include "lib/core/run.h"
 #include "lib/core/trial.h"
+#include "lib/mem/buffer.h"
 
 #define BLK_PATH_MAX 4096
 #define BLK_MAX_JOBS 64
@@ -33,7 +34,9 @@ struct blk_uring;
  * @job:       the job.
  * @t:         the trial.
  * @ta:        its tally (the trial's own for worker 0 when jobs=1).
- * @buf:       its I/O buffer, @job->bs_bytes, aligned for O_DIRECT.
+ * @buf:       its I/O buffer of @job->iodepth blocks of @job->bs_bytes, page
+ *             aligned (O_DIRECT), in @mem (blk_buf_alloc()).
+ * @mem:       the mapping holding @buf.
  * @lo_bytes:  first byte of its region in the target.
  * @n_blocks:  blocks of 'bs' in its region.
  * @next_blk:  the next block of a sequential job.
@@ -50,6 +53,7 @@ struct blk_worker {
 	struct ep_trial *t;
 	struct ep_tally *ta;
 	void *buf;
+	struct ep_mem_buf mem;
 	uint64_t lo_bytes, n_blocks, next_blk, rng, writes;
 	int rc;
 	uint64_t err_off;
@@ -68,7 +72,8 @@ struct blk_worker {
  * @bdev:         the target is a block device.
  * @existing:     the target existed (never laid out).
  * @rw, @rwmix_pct, @bs_bytes, @size_bytes, @direct, @sync, @sync_every,
- * @jobs, @cache_drop, @verify, @time_based, @seed, @engine, @iodepth: the
+ * @jobs, @cache_drop, @verify, @time_based, @seed, @engine, @iodepth,
+ * @hugepages: the
  *                parameters.
  * @iodepth_batch: I/Os per submission with io_uring, 1..@iodepth ('0' and
  *                values above 'iodepth' read as 'iodepth', as fio reads them).
@@ -82,7 +87,7 @@ struct blk_job {
 	char path[BLK_PATH_MAX];
 	int created, keep, bdev, existing;
 	int rw, rwmix_pct, direct, sync, jobs, cache_drop, verify, time_based, engine, iodepth;
-	int iodepth_batch;
+	int iodepth_batch, hugepages;
 	uint64_t bs_bytes, size_bytes, sync_every, seed, align_bytes;
 	struct blk_worker workers[BLK_MAX_JOBS];
 	char label[BLK_LABEL_MAX];
@@ -143,6 +148,30 @@ int blk_next_is_read(struct blk_worker *w);
 int blk_sync_writes(struct blk_worker *w, uint64_t off_bytes);
 
 /**
+ * blk_buf_alloc() - @w's buffer: 'iodepth' blocks of 'bs' in one mapping,
+ * as fio allocates a job's buffers, backed as 'hugepages' says (off: base
+ * pages wherever the page allocator puts them, fio's default mem=malloc;
+ * thp: transparent huge pages; on: reserved huge pages, fio's mem=shmhuge),
+ * each block filled with the verify pattern of offset 0 (which also faults
+ * the pages in).
+ * Return: 0, or -ENOMEM with the run's message.
+ */
+int blk_buf_alloc(struct blk_worker *w);
+
+/** blk_buf_free() - @w's buffer (none: nothing). */
+void blk_buf_free(struct blk_worker *w);
+
+/**
+ * blk_buf_runs() - the number of physically contiguous runs of pages in
+ * @len bytes at @buf: a direct I/O takes one scatter-gather segment per run
+ * (the device's max_segments bounds a request), so the runs of the buffer
+ * decide how a large block reaches the device.
+ * Return: 1..pages, or -1 when /proc/self/pagemap does not give page frame
+ * numbers (without CAP_SYS_ADMIN, or no such file).
+ */
+int blk_buf_runs(const void *buf, size_t len);
+
+/**
  * blk_uring_init() - engine=io_uring: the worker's ring of 'iodepth'
  * entries and its buffers.
  * Return: 0; -EOPNOTSUPP without io_uring in the build; or the negative
@@ -151,7 +180,7 @@ int blk_sync_writes(struct blk_worker *w, uint64_t off_bytes);
  */
 int blk_uring_init(struct blk_worker *w);
 
-/** blk_uring_free() - the worker's ring and buffers (NULL ring: nothing). */
+/** blk_uring_free() - the worker's ring (NULL ring: nothing). */
 void blk_uring_free(struct blk_worker *w);
 
 /**

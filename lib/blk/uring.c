@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * uring.c - engine=io_uring of blk.io (liburing): each worker keeps
- * 'iodepth' reads or writes of 'bs' in flight on a ring of its own, one
- * buffer per slot.
+ * 'iodepth' reads or writes of 'bs' in flight on a ring of its own, each
+ * slot on its block of the worker's buffer.
  *
  * The loop is fio 3.33's for its io_uring engine with its defaults: an I/O
  * is prepared and submitted, 'iodepth_batch' at a time (fio's
@@ -33,7 +33,7 @@
 
 /**
  * struct blk_slot - one I/O of the ring.
- * @buf:         its buffer of 'bs', aligned for O_DIRECT.
+ * @buf:         its block of 'bs' in the worker's buffer (page aligned).
  * @off_bytes:   its offset in the target.
  * @submit_ns:   when the submission carrying it returned (ep_now_ns()).
  * @is_read:     1 for a read.
@@ -69,7 +69,7 @@ struct blk_uring {
 	struct blk_slot *slots;
 };
 
-/** blk_uring_free() - the worker's ring and buffers. */
+/** blk_uring_free() - the worker's ring (its buffer is the worker's). */
 EP_UNTIMED void blk_uring_free(struct blk_worker *w)
 {
 	struct blk_uring *u = w->uring;
@@ -78,8 +78,6 @@ EP_UNTIMED void blk_uring_free(struct blk_worker *w)
 		return;
 	if (u->inited)
 		io_uring_queue_exit(&u->ring);
-	for (int i = 0; u->slots && i < u->depth; i++)
-		free(u->slots[i].buf);
 	free(u->slots);
 	free(u->fresh);
 	free(u->idle);
@@ -87,8 +85,11 @@ EP_UNTIMED void blk_uring_free(struct blk_worker *w)
 	w->uring = NULL;
 }
 
-/** alloc_slots() - @u's slots with their buffers of @bs_bytes. Return: 0 or -ENOMEM. */
-static int alloc_slots(struct blk_uring *u, uint64_t bs_bytes, uint64_t seed)
+/**
+ * alloc_slots() - @u's slots, each on its block of @bs_bytes of the worker's
+ * buffer @buf (blk_buf_alloc()). Return: 0 or -ENOMEM.
+ */
+static int alloc_slots(struct blk_uring *u, char *buf, uint64_t bs_bytes)
 {
 	u->slots = calloc((size_t)u->depth, sizeof(*u->slots));
 	u->fresh = calloc((size_t)u->depth, sizeof(*u->fresh));
@@ -97,9 +98,7 @@ static int alloc_slots(struct blk_uring *u, uint64_t bs_bytes, uint64_t seed)
 		return -ENOMEM;
 	for (int i = 0; i < u->depth; i++) {
 		u->idle[u->n_idle++] = i;
-		if (posix_memalign(&u->slots[i].buf, 4096, bs_bytes))
-			return -ENOMEM;
-		blk_pattern_fill(u->slots[i].buf, bs_bytes, 0, seed);
+		u->slots[i].buf = buf + (size_t)i * bs_bytes;
 	}
 	return 0;
 }
@@ -145,7 +144,7 @@ EP_UNTIMED int blk_uring_init(struct blk_worker *w)
 		return -ENOMEM;
 	w->uring = u;
 	u->depth = job->iodepth;
-	rc = alloc_slots(u, job->bs_bytes, job->seed);
+	rc = alloc_slots(u, w->buf, job->bs_bytes);
 	if (rc)
 		return rc;
 	rc = ring_init(u, job->jobs == 1);

@@ -7,6 +7,7 @@
  * failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -55,6 +56,59 @@ void blk_scramble(void *buf, size_t len, uint64_t off_bytes)
 
 		memcpy((char *)buf + i, &word, sizeof(word));
 	}
+}
+
+int blk_buf_alloc(struct blk_worker *w)
+{
+	const struct blk_job *job = w->job;
+	size_t bytes = (size_t)job->bs_bytes * (size_t)job->iodepth;
+	int rc;
+
+	if (job->hugepages == EP_MEM_HUGE_OFF)
+		rc = ep_mem_buf_alloc_like_malloc(job->run, &w->mem, bytes);
+	else
+		rc = ep_mem_buf_alloc(job->run, &w->mem, bytes, (enum ep_mem_huge)job->hugepages);
+	if (rc)
+		return rc;
+	w->buf = w->mem.addr;
+	for (int i = 0; i < job->iodepth; i++)
+		blk_pattern_fill((char *)w->buf + (size_t)i * job->bs_bytes, job->bs_bytes, 0,
+				 job->seed);
+	return 0;
+}
+
+void blk_buf_free(struct blk_worker *w)
+{
+	ep_mem_buf_free(&w->mem);
+	w->buf = NULL;
+}
+
+int blk_buf_runs(const void *buf, size_t len)
+{
+	size_t page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t prev_pfn = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int runs = 0;
+
+	if (fd < 0)
+		return -1;
+	for (uintptr_t page = (uintptr_t)buf / page_bytes;
+	     page <= ((uintptr_t)buf + len - 1) / page_bytes; page++) {
+		uint64_t entry;
+		uint64_t pfn;
+
+		/* bits 0-54: the frame number of a present page, 0 without CAP_SYS_ADMIN */
+		if (pread(fd, &entry, sizeof(entry), (off_t)(page * sizeof(entry))) !=
+		    (ssize_t)sizeof(entry) || !(entry >> 63) || !(pfn = entry & ((1ULL << 55) - 1))) {
+			runs = -1;
+			break;
+		}
+		if (!runs || pfn != prev_pfn + 1)
+			runs++;
+		prev_pfn = pfn;
+	}
+	close(fd);
+	return runs;
 }
 
 /** blk_pattern_check() - compare @buf with the pattern at @off_bytes. */
