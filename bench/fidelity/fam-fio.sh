@@ -10,13 +10,23 @@
 # not tmpfs) is written once by fio itself, as a user's first job would.
 # Rows per case: MB/s (10^6), IOPS, p50 and p99 completion latency (us).
 # Cases: FIO_CASES (seqread seqwrite randread); more in fio_tables.sh.
+# FIO_MEM: fio's --mem, malloc (its default; blk.io hugepages=off) or
+# shmhuge (blk.io hugepages=on; FIO_HUGEPAGES more huge pages are reserved
+# for the family and given back after). With malloc a 1 MiB block lies in
+# as many physically contiguous runs of pages as the page allocator gives
+# each process, and on a virtio disk that moves both tools' sequential MB/s
+# by up to 2x from one process to the next (doc/methodology-blk.md, "The
+# I/O buffer"); shmhuge puts each block in one run on both sides.
 
 FIO_DIR=${FIO_DIR:-/var/tmp}
 FIO_SIZE=${FIO_SIZE:-512M}
 FIO_SECS=${FIO_SECS:-5}
 FIO_CASES=${FIO_CASES:-seqread seqwrite randread}
+FIO_MEM=${FIO_MEM:-malloc}
+FIO_HUGEPAGES=${FIO_HUGEPAGES:-8}
 
-fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run"; }
+fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run, fio --mem=$FIO_MEM (blk.io hugepages=$(ep_hugepages))"; }
+ep_hugepages() { case $FIO_MEM in malloc) echo off ;; shmhuge) echo on ;; esac; }
 fam_bands() { echo "-p99=0.90:1.10;.*=0.95:1.05"; }
 fam_refs() {
 	command -v fio >/dev/null || { echo "fio: not found (apt-get install fio)"; return 1; }
@@ -25,23 +35,34 @@ fam_refs() {
 }
 fam_setup() {
 	. "$here/fio_tables.sh"
+	case $FIO_MEM in
+	malloc) ;;
+	shmhuge)
+		huge_before=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((huge_before + FIO_HUGEPAGES)) >/proc/sys/vm/nr_hugepages ||
+			{ echo "fio family: FIO_MEM=shmhuge needs vm.nr_hugepages raised (root)" >&2; return 1; } ;;
+	*) echo "fio family: FIO_MEM='$FIO_MEM'; accepted: malloc, shmhuge" >&2; return 1 ;;
+	esac
 	fio_file=$FIO_DIR/fidelity-fio.dat
 	fio_tmp=$(mktemp -d)
 	fio --name=lay-out --filename="$fio_file" --size="$FIO_SIZE" --rw=write --bs=1M --direct=1 \
 		--end_fsync=1 >/dev/null
 }
-fam_cleanup() { rm -rf "${fio_tmp:-/nonexistent}" "${fio_file:-/nonexistent}"; }
+fam_cleanup() {
+	rm -rf "${fio_tmp:-/nonexistent}" "${fio_file:-/nonexistent}"
+	[ -z "${huge_before:-}" ] || echo "$huge_before" >/proc/sys/vm/nr_hugepages
+}
 
 session() { setsid -w taskset -c "$PIN_CPU" "$@"; }
 fio_side() { # uses name rw bs engine depth
 	session fio --name="$name" --filename="$fio_file" --size="$FIO_SIZE" --rw="$rw" --bs="$bs" \
 		--direct=1 --ioengine="$engine" --iodepth="$depth" --time_based --runtime="$FIO_SECS" \
-		--norandommap --output-format=json >"$fio_tmp/out.json" &&
+		--norandommap --mem="$FIO_MEM" --output-format=json >"$fio_tmp/out.json" &&
 		fio_emit reference fio
 }
 blk_side() {
 	session "$EMBPERF" run blk.io target="$fio_file" size="$FIO_SIZE" rw="$rw" bs="$bs" direct=1 \
-		engine="$engine" iodepth="$depth" time_based=1 duration="${FIO_SECS}s" repetitions=1 \
+		engine="$engine" iodepth="$depth" hugepages="$(ep_hugepages)" time_based=1 duration="${FIO_SECS}s" repetitions=1 \
 		${EP_ARGS:-} --format=json >"$fio_tmp/out.json" && fio_emit embperf blk
 }
 fio_emit() { # TOOL SUMMARY-TOOL
