@@ -790,6 +790,71 @@ Test(tables, the_kernel_column_appears_only_where_a_title_hides_the_kernel)
 	embperf_report_free(rep);
 }
 
+/* A result of @kernel with @labels and three samples; a distribution when @dist. */
+static struct embperf_result *labelled(const char *kernel, const char *metric, const char *labels,
+				       int dist)
+{
+	struct embperf_result *r = ep_result_new(kernel, metric, dist ? "us" : "MB/s", labels, "");
+
+	cr_assert_not_null(r);
+	cr_assert_eq(ep_result_set_samples(r, lat_samples, 3), 0);
+	if (dist) {
+		r->has_dist = 1;
+		r->dist_n = 1234567.0;
+		r->dist_min = 0.75;
+		r->dist_max = 80.25;
+		r->dist_mean = 12.3456789;
+		cr_assert_eq(ep_result_set_pcts(r, some_pcts, EP_ARRAY_SIZE(some_pcts)), 0);
+	}
+	return r;
+}
+
+/* The widest line of @text, in bytes. */
+static size_t widest_line(const char *text)
+{
+	size_t widest = 0;
+
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		widest = n > widest ? n : widest;
+		p += n + (p[n] == '\n');
+	}
+	return widest;
+}
+
+/*
+ * Without titles the text table names each kernel once, with the labels all
+ * its rows share, and each row by its metric and the labels that differ:
+ * one blk.io-like run fits 160 columns, and a quoted label keeps its quotes.
+ */
+Test(tables, labels_are_printed_once_per_kernel_and_a_run_fits_160_columns)
+{
+	static const char shared[] = "rw=read bs=4k size=8M direct=0 jobs=1 sync=none engine=psync";
+	struct embperf_report *rep = ep_report_alloc(NULL, NULL);
+	char *text;
+
+	cr_assert_eq(ep_report_append(rep, labelled("blk.x", "bandwidth", shared, 0)), 0);
+	cr_assert_eq(ep_report_append(rep, labelled("blk.x", "latency", shared, 1)), 0);
+	cr_assert_eq(ep_report_append(rep, labelled("mem.x", "bw", "stride=64 size=16k", 0)), 0);
+	cr_assert_eq(ep_report_append(rep, labelled("mem.x", "bw", "stride=64 size=32k", 0)), 0);
+	cr_assert_eq(ep_report_append(rep, labelled("dev.x", "bw", "dev=\"/mnt/my disk\"", 0)),
+		     0);
+	text = embperf_report_render(rep, EMBPERF_FORMAT_TEXT);
+	cr_assert_not_null(text);
+	cr_assert(strstr(text, "\nblk.x [rw=read bs=4k size=8M direct=0 jobs=1 sync=none "
+			       "engine=psync]\n  bandwidth (MB/s) "), "%s", text);
+	cr_assert(strstr(text, "\n  latency (us) "), "%s", text);
+	cr_assert_eq(count_of(text, "engine=psync"), 1, "the shared labels once:\n%s", text);
+	cr_assert(strstr(text, "\nmem.x [stride=64]\n  bw[size=16k] (MB/s) "), "%s", text);
+	cr_assert(strstr(text, "\n  bw[size=32k] (MB/s) "), "%s", text);
+	cr_assert(strstr(text, "\ndev.x [dev=\"/mnt/my disk\"]\n  bw (MB/s) "), "%s", text);
+	cr_assert_leq(widest_line(text), 160, "a line of %zu columns:\n%s", widest_line(text),
+		      text);
+	free(text);
+	embperf_report_free(rep);
+}
+
 /* The trial log follows the table, one line per trial, in text and markdown. */
 Test(tables, the_trial_log_is_printed_after_the_table)
 {

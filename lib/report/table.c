@@ -314,8 +314,12 @@ static void put_missing(const struct embperf_report *report, int markdown, struc
 	}
 }
 
-/* Render the table body from @cells (rows of @ncols, the first the header). */
-static void put_table(struct ep_buf *b, char **cells, int nrows, int ncols, int markdown)
+/*
+ * Render the table body from @cells (rows of @ncols, the first the header);
+ * @groups[r], when not NULL, is a line of its own printed above row r.
+ */
+static void put_table(struct ep_buf *b, char **cells, char **groups, int nrows, int ncols,
+		      int markdown)
 {
 	size_t width[COL_COUNT] = { 0 };
 
@@ -324,6 +328,8 @@ static void put_table(struct ep_buf *b, char **cells, int nrows, int ncols, int 
 			if (strlen(cells[r * COL_COUNT + c]) > width[c])
 				width[c] = strlen(cells[r * COL_COUNT + c]);
 	for (int r = 0; r < nrows; r++) {
+		if (groups && groups[r])
+			ep_buf_printf(b, "%s\n", groups[r]);
 		put_row(b, cells + r * COL_COUNT, ncols, width, markdown);
 		if (!r)
 			put_rule(b, ncols, width, markdown);
@@ -398,6 +404,88 @@ static int kernel_column_repeats_key(const struct embperf_report *report)
 	return 1;
 }
 
+/* Whether @kv holds the pair @key=@value. */
+static int kv_holds(const struct ep_pairs *kv, const char *key, const char *value)
+{
+	for (size_t i = 0; i < kv->n; i++)
+		if (!strcmp(kv->keys[i], key) && !strcmp(kv->values[i], value))
+			return 1;
+	return 0;
+}
+
+/* Whether every result of @r's kernel in @report has @r's label @index. */
+static int label_shared(const struct embperf_report *report, const struct embperf_result *r,
+			size_t index)
+{
+	for (int i = 0; i < report->n_results; i++) {
+		const struct embperf_result *o = report->results[i];
+
+		if (!strcmp(o->kernel, r->kernel) &&
+		    !kv_holds(&o->label_kv, r->label_kv.keys[index], r->label_kv.values[index]))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * labels_part() - @r's labels that every result of its kernel holds
+ * (@shared = 1) or that some lack (0), "k=v k=\"a b\"", in @r's order.
+ * Return: malloc'd text or NULL.
+ */
+static char *labels_part(const struct embperf_report *report, const struct embperf_result *r,
+			 int shared)
+{
+	struct ep_buf b;
+
+	ep_buf_init(&b);
+	ep_buf_append(&b, "", 0);
+	for (size_t i = 0; i < r->label_kv.n; i++) {
+		if (label_shared(report, r, i) != shared)
+			continue;
+		ep_buf_printf(&b, "%s%s", b.len ? " " : "", r->label_kv.keys[i]);
+		if (r->label_kv.values[i][0]) {
+			ep_buf_append(&b, "=", 1);
+			ep_pairs_append_value(&b, r->label_kv.values[i]);
+		}
+	}
+	return ep_buf_take(&b);
+}
+
+/*
+ * group_rows() - in the text table without row titles, the labels once: a
+ * line "kernel [labels every result of the kernel holds]" above the first
+ * row of each run of rows of one kernel, and each row named by its metric
+ * with only the labels that differ, "  latency[size=16k] (ns)".
+ * @groups: nrows entries, set where a kernel line goes (the rest NULL).
+ * Return: 0 or -ENOMEM.
+ */
+static int group_rows(const struct embperf_report *report, char **cells, char **groups)
+{
+	for (int i = 0; i < report->n_results; i++) {
+		const struct embperf_result *r = report->results[i];
+		int first = !i || strcmp(report->results[i - 1]->kernel, r->kernel);
+		char *common = labels_part(report, r, 1), *rest, **name;
+
+		if (!common)
+			return -ENOMEM;
+		rest = labels_part(report, r, 0);
+		name = &cells[(i + 1) * COL_COUNT + COL_NAME];
+		free(*name);
+		*name = rest ? ep_asprintf("  %s%s%s%s%s%s%s", r->metric, rest[0] ? "[" : "", rest,
+					   rest[0] ? "]" : "", r->unit[0] ? " (" : "", r->unit,
+					   r->unit[0] ? ")" : "")
+			     : NULL;
+		if (first)
+			groups[i + 1] = ep_asprintf("%s%s%s%s", r->kernel, common[0] ? " [" : "",
+						    common, common[0] ? "]" : "");
+		free(common);
+		free(rest);
+		if (!*name || (first && !groups[i + 1]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Remove column @col from every one of @nrows rows of @cells (COL_COUNT wide). */
 static void drop_column(char **cells, int nrows, int col)
 {
@@ -416,10 +504,14 @@ char *ep_report_render_table(const struct embperf_report *report, int markdown)
 	int ncols = report->compared ? COL_COUNT : COL_BASELINE;
 	int nrows = report->n_results + 1, err = 0;
 	char **cells = calloc((size_t)nrows * COL_COUNT, sizeof(*cells));
+	char **groups = calloc((size_t)nrows, sizeof(*groups));
 	struct ep_buf b;
 
-	if (!cells)
+	if (!cells || !groups) {
+		free(cells);
+		free(groups);
 		return NULL;
+	}
 	ep_buf_init(&b);
 	for (int c = 0; c < ncols && !err; c++)
 		err = (cells[c] = ep_strdup(headers[c])) ? 0 : -ENOMEM;
@@ -432,17 +524,22 @@ char *ep_report_render_table(const struct embperf_report *report, int markdown)
 	if (!err && kernel_column_repeats_key(report)) {
 		drop_column(cells, nrows, COL_KERNEL);
 		ncols--;
+		if (!markdown)
+			err = group_rows(report, cells, groups);
 	}
 	if (!err) {
 		header(report, markdown, &b);
-		put_table(&b, cells, nrows, ncols, markdown);
+		put_table(&b, cells, groups, nrows, ncols, markdown);
 		put_notes(report, markdown, &b);
 		put_trial_logs(report, markdown, &b);
 		put_missing(report, markdown, &b);
 	}
 	for (int i = 0; i < nrows * COL_COUNT; i++)
 		free(cells[i]);
+	for (int i = 0; i < nrows; i++)
+		free(groups[i]);
 	free(cells);
+	free(groups);
 	if (err)
 		ep_buf_free(&b);
 	return err ? NULL : ep_buf_take(&b);
