@@ -165,6 +165,17 @@ static const struct ep_trial_row some_trials[] = {
 	{ 1e9, 0.125, 0, 2000000000u }, { 5e8, 0.0, 1, 2000000123u }, { 7.5e8, 1e-6, 0, 1999999999u },
 };
 
+/* The test's distribution into @r: 1234567 operations, some_pcts. */
+static void set_test_dist(struct embperf_result *r)
+{
+	r->has_dist = 1;
+	r->dist_n = 1234567.0;
+	r->dist_min = 0.75;
+	r->dist_max = 80.25;
+	r->dist_mean = 12.3456789;
+	cr_assert_eq(ep_result_set_pcts(r, some_pcts, EP_ARRAY_SIZE(some_pcts)), 0);
+}
+
 /* A result as a trial kernel fills it: distribution, kernel counters, trial log. */
 static struct embperf_result *trial_result(void)
 {
@@ -174,12 +185,7 @@ static struct embperf_result *trial_result(void)
 
 	cr_assert_not_null(r);
 	cr_assert_eq(ep_result_set_samples(r, lat_samples, EP_ARRAY_SIZE(lat_samples)), 0);
-	r->has_dist = 1;
-	r->dist_n = 1234567.0;
-	r->dist_min = 0.75;
-	r->dist_max = 80.25;
-	r->dist_mean = 12.3456789;
-	cr_assert_eq(ep_result_set_pcts(r, some_pcts, EP_ARRAY_SIZE(some_pcts)), 0);
+	set_test_dist(r);
 	cr_assert_eq(ep_result_add_named(r, "xruns", 3.0), 0);
 	cr_assert_eq(ep_result_add_named(r, "short_writes", 0.0), 0);
 	cr_assert_eq(ep_result_set_trials(r, "rate", "loss", some_trials,
@@ -798,14 +804,8 @@ static struct embperf_result *labelled(const char *kernel, const char *metric, c
 
 	cr_assert_not_null(r);
 	cr_assert_eq(ep_result_set_samples(r, lat_samples, 3), 0);
-	if (dist) {
-		r->has_dist = 1;
-		r->dist_n = 1234567.0;
-		r->dist_min = 0.75;
-		r->dist_max = 80.25;
-		r->dist_mean = 12.3456789;
-		cr_assert_eq(ep_result_set_pcts(r, some_pcts, EP_ARRAY_SIZE(some_pcts)), 0);
-	}
+	if (dist)
+		set_test_dist(r);
 	return r;
 }
 
