@@ -117,30 +117,64 @@ Test(cpu, ops_one_type_and_op_is_one_case)
 	embperf_bench_free(b);
 }
 
+/* The median latencies the division check compares, from one run of every type and op. */
+struct div_figures {
+	double int_add, int_div, int64_div, double_add, double_div;
+	int disturbed; /* a compared result marked itself disturbed */
+};
+
+static void measure_div(embperf_bench *b, struct div_figures *f)
+{
+	static const char *const labels[] = {
+		"type=int op=add", "type=int op=div", "type=int64 op=div", "type=double op=add",
+		"type=double op=div",
+	};
+	double *value[] = { &f->int_add, &f->int_div, &f->int64_div, &f->double_add,
+			    &f->double_div };
+
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	f->disturbed = 0;
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+		const embperf_result *r = result_of(b, "latency", labels[i]);
+
+		*value[i] = embperf_result_value(r);
+		f->disturbed |= (embperf_result_flags(r) & EMBPERF_RESULT_DISTURBED) != 0;
+	}
+}
+
+static int div_holds(const struct div_figures *f)
+{
+	return f->int_div >= f->int_add && f->int64_div >= f->int_add &&
+	       f->double_div >= f->double_add;
+}
+
 /*
  * Division takes 3 to 40 times an addition on every x86 and ARM core
  * (doc/tests.md): a gross check, on the medians of one run, whose ratios
- * are reported.
+ * are reported. A run in which it does not hold and a compared result
+ * marked itself disturbed (its threads waited for a CPU, so the figure is
+ * the machine's: a soak saw double add at 4.0 ns beside other work, 0.8 ns
+ * alone) is taken again, up to 5 runs; the last run is judged.
  */
 Test(cpu, division_is_no_faster_than_addition)
 {
 	tp_skip_if_emulated("a ratio of two instruction latencies, as qemu translates them");
 	embperf_bench *b = quick_bench("cpu.ops", "5");
-	double int_add, int_div, int64_div, double_add, double_div;
+	struct div_figures f;
+	int runs = 0;
 
 	set2(b, "all", "all");
-	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-	int_add = value_of(b, "latency", "type=int op=add");
-	int_div = value_of(b, "latency", "type=int op=div");
-	int64_div = value_of(b, "latency", "type=int64 op=div");
-	double_add = value_of(b, "latency", "type=double op=add");
-	double_div = value_of(b, "latency", "type=double op=div");
-	tp_figure("cpu.ops: int div / add %.1f, int64 div / int add %.1f, double div / add %.1f",
-		  int_div / int_add, int64_div / int_add, double_div / double_add);
-	cr_expect_geq(int_div, int_add, "int div %g ns < int add %g ns", int_div, int_add);
-	cr_expect_geq(int64_div, int_add, "int64 div %g ns < int add %g ns", int64_div, int_add);
-	cr_expect_geq(double_div, double_add, "double div %g ns < double add %g ns", double_div,
-		      double_add);
+	do
+		measure_div(b, &f);
+	while (++runs < 5 && !div_holds(&f) && f.disturbed);
+	tp_figure("cpu.ops: int div / add %.1f, int64 div / int add %.1f, double div / add %.1f "
+		  "(run %d)", f.int_div / f.int_add, f.int64_div / f.int_add,
+		  f.double_div / f.double_add, runs);
+	cr_expect_geq(f.int_div, f.int_add, "int div %g ns < int add %g ns", f.int_div, f.int_add);
+	cr_expect_geq(f.int64_div, f.int_add, "int64 div %g ns < int add %g ns", f.int64_div,
+		      f.int_add);
+	cr_expect_geq(f.double_div, f.double_add, "double div %g ns < double add %g ns",
+		      f.double_div, f.double_add);
 	embperf_bench_free(b);
 }
 
