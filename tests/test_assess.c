@@ -129,7 +129,7 @@ Test(assess, a_busy_process_on_the_pinned_cpu_marks_the_result_disturbed)
 			cpu = i;
 	memset(&synth_cfg, 0, sizeof(synth_cfg));
 	synth_cfg.unit_ns = 1000;
-	embperf_bench_set_int(b, "cpu", cpu);
+	cr_assert_eq(embperf_bench_set_int(b, "cpu", cpu), 0, "%s", embperf_bench_errmsg(b));
 	cr_assert_eq(embperf_bench_set(b, "sample_time", "10ms"), 0);
 	cr_assert_eq(embperf_bench_set(b, "repetitions", "20"), 0);
 	cr_assert_eq(embperf_bench_set(b, "spread", "0"), 0);

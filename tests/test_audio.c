@@ -536,7 +536,7 @@ static void run_past_budget(int budget_ms, const char *closed)
 	double t0_us, late_ms;
 	int rc;
 
-	embperf_ctx_set_budget_ns(ctx, budget_ms * 1000000LL);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budget_ms * 1000000LL), 0);
 	t0_us = now_us();
 	rc = embperf_bench_run(b);
 	late_ms = (now_us() - t0_us) / 1e3 - budget_ms;

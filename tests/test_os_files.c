@@ -811,9 +811,9 @@ Test(os_files, budget_cut_leaves_no_temp_file)
 			tp_set(b, "repetitions", "100000");
 			if (k == 0 && strcmp(c->kernel, "os.fs"))
 				tp_set(b, "size", "20M");
-			embperf_ctx_set_budget_ns(ctx, budgets_ns[k]);
+			cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budgets_ns[k]), 0);
 			rc = embperf_bench_run(b);
-			embperf_ctx_set_budget_ns(ctx, 0);
+			cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
 			assert_budget_cut(b, rc, 100000);
 			if (k == 0)
 				cr_assert_eq(embperf_bench_result_count(b), 0, "%s",
@@ -831,9 +831,9 @@ Test(os_files, budget_cut_of_cacheline_keeps_its_samples)
 	int rc;
 
 	tp_set(b, "repetitions", "100000");
-	embperf_ctx_set_budget_ns(ctx, 100000000ULL);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 100000000ULL), 0);
 	rc = embperf_bench_run(b);
-	embperf_ctx_set_budget_ns(ctx, 0);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
 	assert_budget_cut(b, rc, 100000);
 	embperf_bench_free(b);
 	assert_nothing_left(&before, "os.cacheline");

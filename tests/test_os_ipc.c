@@ -325,9 +325,9 @@ Test(os_ipc, budget_cut_keeps_samples_and_leaves_nothing)
 		 * waited for a partner not yet scheduled, twice). */
 		tp_set(b, "repetitions", "100000");
 		tp_set(b, "sample_time", "5ms");
-		embperf_ctx_set_budget_ns(ctx, 150000000ULL);
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 150000000ULL), 0);
 		rc = embperf_bench_run(b);
-		embperf_ctx_set_budget_ns(ctx, 0);
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
 		cr_assert_eq(rc, -ETIME, "%s: %d %s", partner_kernels[i], rc,
 			     embperf_bench_errmsg(b));
 		if (embperf_bench_result_count(b) == 1)
@@ -370,10 +370,10 @@ Test(os_ipc, stopped_helper_ends_with_the_budget)
 		tp_set(b, "repetitions", "1000");
 		signal_to_send = SIGSTOP;
 		embperf_ctx_set_progress_fn(ctx, signal_children, NULL);
-		embperf_ctx_set_budget_ns(ctx, 300000000ULL);
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 300000000ULL), 0);
 		t0 = now_s();
 		rc = embperf_bench_run(b);
-		embperf_ctx_set_budget_ns(ctx, 0);
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
 		embperf_ctx_set_progress_fn(ctx, NULL, NULL);
 		cr_assert_eq(rc, -ETIME, "%s: %d %s", partner_kernels[i], rc,
 			     embperf_bench_errmsg(b));

@@ -619,9 +619,9 @@ Test(os_proc, budget_cut_keeps_samples_and_leaves_no_child)
 		/* More samples than any calibration gets through in the budget. */
 		tp_set(b, "repetitions", "1000000");
 		tp_set(b, "sample_time", "5ms");
-		embperf_ctx_set_budget_ns(ctx, 150000000ULL);
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 150000000ULL), 0);
 		rc = embperf_bench_run(b);
-		embperf_ctx_set_budget_ns(ctx, 0);
+		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
 		cr_assert_eq(rc, -ETIME, "%s %s=%s: %d %s", spawners[i].kernel, spawners[i].key,
 			     spawners[i].value, rc, embperf_bench_errmsg(b));
 		if (embperf_bench_result_count(b) == 1)
@@ -740,10 +740,10 @@ Test(os_proc, budget_end_while_a_child_runs_kills_and_reaps_it)
 	b = new_bench("os.proc");
 	tp_set(b, "op", "sh");
 	tp_set(b, "exec_path", sleeper);
-	embperf_ctx_set_budget_ns(ctx, 300000000ULL);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 300000000ULL), 0);
 	t0 = now_s();
 	rc = embperf_bench_run(b);
-	embperf_ctx_set_budget_ns(ctx, 0);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
 	cr_assert_eq(rc, -ETIME, "%d %s", rc, embperf_bench_errmsg(b));
 	cr_assert(now_s() - t0 < 5.0, "%.1f s to give up", now_s() - t0);
 	embperf_bench_free(b);
@@ -855,9 +855,9 @@ static int run_with_stopped_ring(const char *procs, uint64_t budget_ns, const ch
 	signal_to_send = SIGSTOP;
 	*stopped = 0;
 	embperf_ctx_set_progress_fn(ctx, kill_the_members, stopped);
-	embperf_ctx_set_budget_ns(ctx, budget_ns);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budget_ns), 0);
 	rc = embperf_bench_run(b);
-	embperf_ctx_set_budget_ns(ctx, 0);
+	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
 	embperf_ctx_set_progress_fn(ctx, NULL, NULL);
 	*out = b;
 	return rc;

@@ -19,8 +19,8 @@
 #   ct-ds   the same with --default-system (no PM QoS request: the system as
 #           os.timer finds it)
 #   os      timer-bench interval=Ius priority=P duration=Ss repetitions=1
-#           mlock=1 (os.timer through the public API, which gives the
-#           percentiles the text and JSON reports do not print yet)
+#           mlock=1 (os.timer through the public API, the percentiles read
+#           from its result)
 # cyclictest's percentiles come from its 1 us histogram: the bucket that
 # holds the percentile, reported at its middle (bucket b holds latencies in
 # [b, b+1) us, as cyclictest truncates to whole microseconds). os.timer's

@@ -22,7 +22,8 @@
  * most (1.3 + 0.1) x the rate, one datagram more for rounding. An observer
  * on the path (libpcap on lo) saw up to 2 datagrams more in its busiest
  * millisecond than the sender's bound (doc/benchmarks-net.md): 1.4x leaves
- * room for them under the 1.5x of issue 9. */
+ * room for them under the paced target's 1.5x in any millisecond
+ * (doc/benchmarks-net.md). */
 #define CATCH_UP_DEPTH_MS 0.1
 /* Debt kept owing, in milliseconds' worth; beyond it is forgiven. */
 #define MAX_DEBT_MS 100.0
