@@ -197,13 +197,24 @@ Test(blk_io, random_write_on_dev_shm_is_consistent)
 	rmdir(shm);
 }
 
+/*
+ * Two threads: on a loaded machine both can be kept off the CPUs for the
+ * whole 200 ms trial (a busy-loop soak saw a run with no latency at all),
+ * a correct empty trial; the run is taken again, up to 3 times, until one
+ * has its latencies, and that one is checked.
+ */
 Test(blk_io, mixed_random_jobs_in_threads_merge_their_tallies)
 {
 	set("rw", "randrw");
 	set("rwmix", "70");
 	set("jobs", "2");
 	set("time_based", "1");
-	run_ok();
+	for (int run = 0; run < 3; run++) {
+		run_ok();
+		if (find("latency"))
+			break;
+		cr_log_warn("run %d: no I/O completed inside the trial; taken again", run + 1);
+	}
 	check_rates(4096);
 	assert_empty(dir);
 }
