@@ -180,6 +180,15 @@ class FarmOutput(unittest.TestCase):
         self.assertEqual(names, expect)
         self.assertNotIn("\x01", text)
 
+    def test_junit_better_is_the_reports_direction(self):
+        base = self.report["results"][0]
+        results = [dict(base, title="t-" + b, key="t-" + b, better=b)
+                   for b in ("lower", "higher", "zero")]
+        root, _ = self.junit("render", self.write_report("better.json", results))
+        for case in root.findall("./testsuite/testcase"):
+            props = {p.get("name"): p.get("value") for p in case.findall("properties/property")}
+            self.assertEqual(props["better"], case.get("name")[2:], case.get("name"))
+
     # LAVA
 
     def test_lava_fields(self):

@@ -100,7 +100,7 @@ struct embperf_result {
 	struct ep_pairs label_kv; /* @labels as pairs */
 	struct ep_pairs param_kv; /* @params as pairs */
 	enum ep_primary primary;
-	int higher_better;
+	int higher_better;     /* an enum ep_better (int: its type in the ABI baseline) */
 	struct ep_stats stats;
 	double value;          /* the primary statistic */
 	double *samples;

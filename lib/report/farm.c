@@ -167,7 +167,7 @@ static void junit_result_properties(struct ep_buf *b, const struct embperf_resul
 	xml_property(b, indent, "statistic", ep_primary_name(r->primary));
 	snprintf(n, sizeof(n), "%zu", r->stats.n);
 	xml_property(b, indent, "samples", n);
-	xml_property(b, indent, "better", r->higher_better ? "higher" : "lower");
+	xml_property(b, indent, "better", ep_better_name(r->higher_better));
 	if (r->labels[0])
 		xml_property(b, indent, "labels", r->labels);
 	if (r->has_baseline) {
