@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Fail on a call or include circle among the files of lib/.
+"""Fail on a call or include circle among the files of lib/, and on a call
+up the layers of lib/core.
 
 Calls: every object file of the library (the static parts a build leaves in
 BUILD/lib/*.a.p/) is read with nm: a file calls another when it uses a
@@ -8,10 +9,14 @@ symbol the other defines. Includes: every #include "..." of lib/**/*.c and
 *.h that names a file of lib/. A circle is a strongly connected component of
 more than one file (Tarjan); each is printed with the edges that close it.
 
+Layers: every lib/core/*.c file is in one layer of LAYERS, and calls only
+files of lower layers. A call to a higher layer or within one layer is
+printed with the symbols it uses; so is a file that no layer lists.
+
     python3 .ci/layering.py BUILD-DIR [--graph]
 
---graph prints every file-to-file call, bottom-up, for reading the layers.
-Exit status: 0 without a circle, 1 with one, 2 on bad input.
+--graph prints every file-to-file call, for reading the layers.
+Exit status: 0 without a circle or a wrong call, 1 with one, 2 on bad input.
 """
 import os
 import re
@@ -19,6 +24,26 @@ import subprocess
 import sys
 
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")
+
+# The layers of lib/core, bottom-up: a file calls only files of the layers
+# below its own, none of its own layer. A new lib/core/*.c file goes in the
+# lowest layer above every core file it calls.
+LAYERS = (
+    # call nothing in lib/core; search.c is pure functions of a trial log
+    ("base", "util stats hist counters cpuload error lazylib search"),
+    # clock over counters and cpuload; the rest over util and stats
+    ("values", "clock sysinfo params cfg result"),
+    # the session (ctx) and the list of kernels with their parameters
+    ("session", "ctx registry"),
+    # a run's state and the API kernels call
+    ("run", "run"),
+    # the drivers of one case and of one trial, and SCHED_FIFO for a run
+    ("drivers", "cases trial sched_fifo"),
+    # trials.c repeats trial.c's trials, runner.c takes a run through cases.c
+    ("runners", "trials runner"),
+    # the public facade
+    ("facade", "bench"),
+)
 
 
 def object_files(build):
@@ -61,6 +86,7 @@ def symbols(paths):
 
 
 def call_edges(build):
+    """{file: {file it calls: symbols it uses of that file}} over lib/."""
     objs = object_files(build)
     if not objs:
         sys.exit(f"layering.py: no object files under {build}/lib/*.a.p")
@@ -71,12 +97,12 @@ def call_edges(build):
         for s in defined:
             owner[s] = f
         needs[f] = undefined
-    edges = {f: set() for f in objs}
+    edges = {f: {} for f in objs}
     for f, undefined in needs.items():
         for s in undefined:
             g = owner.get(s)
             if g and g != f:
-                edges[f].add(g)
+                edges[f].setdefault(g, set()).add(s)
     return edges
 
 
@@ -84,6 +110,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def include_edges():
+    """{file: files it includes} over lib/."""
     files = {}
     for root, _, names in os.walk(LIB):
         for n in names:
@@ -140,16 +167,77 @@ def circles(edges):
 
 
 def report(kind, edges):
+    """Print the circles of one kind of edge; True when there is one."""
     found = circles(edges)
     for comp in found:
         members = set(comp)
         print(f"{kind} circle among {len(comp)} files: {', '.join(comp)}")
         for f in comp:
-            for g in sorted(edges[f] & members):
+            for g in sorted(members.intersection(edges[f])):
                 print(f"    {f} -> {g}")
     if not found:
         print(f"{kind}s: no circle among {len(edges)} files of lib/")
     return bool(found)
+
+
+def layer_of(layers):
+    """{"core/x.c": (rank, layer name)} of a layer table, bottom rank 0.
+    A file listed twice raises ValueError."""
+    layer = {}
+    for rank, (name, files) in enumerate(layers):
+        for f in files.split():
+            path = "core/" + f + ".c"
+            if path in layer:
+                raise ValueError(f"{path} is in layers {layer[path][1]} and {name}")
+            layer[path] = (rank, name)
+    return layer
+
+
+def check_layers(edges, layers=LAYERS):
+    """The wrong calls among the lib/core files of @edges, a pure function.
+
+    @edges maps a file to the files it calls, each with the symbols it
+    uses ({"core/a.c": {"core/b.c": {"sym"}}}); files outside core/ are
+    left out. Returns (missing, wrong): the core files no layer lists, and
+    (caller, callee, symbols, caller's layer, callee's layer) for each call
+    that does not go down.
+    """
+    layer = layer_of(layers)
+    core = {f for f in edges if f.startswith("core/")}
+    missing = sorted(core - set(layer))
+    wrong = []
+    for f in sorted(core & set(layer)):
+        for g, syms in sorted(edges[f].items()):
+            if g in layer and layer[g][0] >= layer[f][0]:
+                wrong.append((f, g, sorted(syms), layer[f][1], layer[g][1]))
+    return missing, wrong
+
+
+def report_layers(edges, layers=LAYERS):
+    """Print check_layers()' findings, or one line without any; True on one."""
+    missing, wrong = check_layers(edges, layers)
+    layer = layer_of(layers)
+    for f in missing:
+        rank = 1 + max((layer[g][0] for g in edges[f] if g in layer), default=-1)
+        where = layers[rank][0] if rank < len(layers) else "a new top layer"
+        print(f"core layers: {f} is in no layer: add it to LAYERS in "
+              f".ci/layering.py, in the lowest layer above every core file "
+              f"it calls ({where})")
+    for f, g, syms, lf, lg in wrong:
+        way = "upward" if lf != lg else "same-layer"
+        print(f"{way} call: {f} -> {g} ({', '.join(syms)}): "
+              f"layer {lf} calls layer {lg}")
+    if not missing and not wrong:
+        n = sum(1 for f in edges if f.startswith("core/"))
+        print(f"core layers: no upward call among {n} files of lib/core "
+              f"({len(layers)} layers)")
+    return bool(missing or wrong)
+
+
+def core_sources():
+    """The lib/core/*.c files of the source tree, as 'core/x.c'."""
+    return ["core/" + n for n in sorted(os.listdir(os.path.join(LIB, "core")))
+            if n.endswith(".c")]
 
 
 def main(argv):
@@ -162,6 +250,9 @@ def main(argv):
             print(f"{f}: {' '.join(sorted(calls[f]))}")
     bad = report("call", calls)
     bad = report("include", include_edges()) or bad
+    # a source this build left out must still have its layer
+    core = {f: calls.get(f, {}) for f in core_sources()}
+    bad = report_layers({**calls, **core}) or bad
     return 1 if bad else 0
 
 
