@@ -3,8 +3,9 @@
 # Every test: set up, build with -Werror (gcc, and clang for its warnings),
 # run the test suite, run it again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, compare the ABI with the committed baseline,
-# check that lib/ has no call or include circle; the library without its
-# optional dependencies, and with the memory and CPU areas only; the VM tier
+# check that lib/ has no call or include circle nor lib/core an upward call;
+# the library without its optional dependencies, and with the memory and CPU
+# areas only; the VM tier
 # (tests/vm/: Debian's kernel under qemu, for the MTD, UBIFS, VFAT and ALSA
 # drivers this machine lacks); the aarch64 and armhf cross builds under
 # qemu-user (cross.sh); the musl static self-test and its limit (musl.sh);
@@ -79,7 +80,7 @@ job_gcc() {
 	echo "abidiff: no removed or changed symbols"
 	step "install: a user's program built against an installed tree with pkg-config alone"
 	bash .ci/install-check.sh "$root/gcc"
-	step "layering: no call or include circle among the files of lib/"
+	step "layering: no call or include circle in lib/, no upward call in lib/core"
 	python3 .ci/layering.py "$root/gcc"
 	# The VM tier: each script boots Debian's kernel (its package fetched
 	# once with apt-get download) under qemu TCG, bounded by
