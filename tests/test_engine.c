@@ -584,6 +584,108 @@ Test(engine, teardown_unwinds_a_setup_that_failed_after_allocating)
 	embperf_bench_free(u);
 }
 
+/*
+ * A kernel whose state the engine allocates (state_bytes): setup finds it
+ * zeroed in *state; teardown runs after every setup, also one that failed
+ * before touching the state, and frees only what the state holds; the
+ * engine frees the state (the sanitizer run sees a leak or a double free
+ * otherwise).
+ */
+struct owned_state {
+	char *buf;
+	uint64_t words[15];
+};
+
+static int owned_fail_first; /* setup fails before touching its state */
+static int owned_zeroed;     /* setup found the state zeroed */
+static int owned_teardowns;  /* teardown calls seen, with the state setup had */
+static void *owned_seen;     /* the state setup received */
+
+static int owned_setup(struct ep_run *run, void **state)
+{
+	struct owned_state *st = *state;
+
+	owned_seen = st;
+	owned_zeroed = st && !st->buf;
+	for (size_t i = 0; st && i < sizeof(st->words) / sizeof(st->words[0]); i++)
+		owned_zeroed &= !st->words[i];
+	if (owned_fail_first)
+		return ep_run_fail(run, -EINVAL, "owned: failed first");
+	st->buf = malloc(64);
+	st->words[0] = 1;
+	return ep_run_fail(run, -EIO, "owned: failed after allocating");
+}
+
+static void owned_teardown(void *state)
+{
+	struct owned_state *st = state;
+
+	if (st == owned_seen)
+		owned_teardowns++;
+	free(st->buf);
+}
+
+static const struct ep_kernel owned_kernel = {
+	.name = "test.owned",
+	.summary = "a setup given its state by the engine",
+	.metrics = unwind_metrics,
+	.n_metrics = 1,
+	.setup = owned_setup,
+	.teardown = owned_teardown,
+	.state_bytes = sizeof(struct owned_state),
+};
+
+Test(engine, the_engine_allocates_zeroes_and_frees_a_declared_state)
+{
+	embperf_bench *o = ep_bench_new_kernel(ctx, &owned_kernel);
+
+	cr_assert(o);
+	owned_fail_first = 0;
+	owned_teardowns = 0;
+	cr_assert_eq(embperf_bench_run(o), -EIO);
+	cr_assert(owned_seen, "setup got no state");
+	cr_assert(owned_zeroed, "the state setup got was not zeroed");
+	cr_assert_eq(owned_teardowns, 1, "teardown ran %d times", owned_teardowns);
+	cr_assert_str_eq(embperf_bench_errmsg(o), "owned: failed after allocating");
+	/* A second run gets a fresh, zeroed state again. */
+	owned_seen = NULL;
+	owned_fail_first = 1;
+	cr_assert_eq(embperf_bench_run(o), -EINVAL);
+	cr_assert(owned_seen && owned_zeroed, "the second run's state was not fresh");
+	cr_assert_eq(owned_teardowns, 2, "teardown runs after a setup that failed first");
+	embperf_bench_free(o);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TP_ASAN 1
+#endif
+#endif
+
+Test(engine, a_state_that_cannot_be_allocated_fails_the_run_with_enomem)
+{
+	struct ep_kernel k = owned_kernel;
+	embperf_bench *o;
+
+#ifdef TP_ASAN
+	cr_skip_test("AddressSanitizer stops the process on a calloc it cannot serve "
+		     "(allocator_may_return_null=0) instead of returning NULL");
+#endif
+	k.state_bytes = SIZE_MAX; /* more than any calloc can give */
+	o = ep_bench_new_kernel(ctx, &k);
+	cr_assert(o);
+	owned_seen = NULL;
+	owned_teardowns = 0;
+	cr_assert_eq(embperf_bench_run(o), -ENOMEM);
+	cr_assert_null(owned_seen, "setup ran without its state");
+	cr_assert_eq(owned_teardowns, 0, "teardown ran without a state");
+	cr_assert(strstr(embperf_bench_errmsg(o), "cannot allocate its state"), "%s",
+		  embperf_bench_errmsg(o));
+	embperf_bench_free(o);
+}
+
 /* A kernel that reads a parameter it does not declare fails, naming it. */
 static int typo_setup(struct ep_run *run, void **state)
 {

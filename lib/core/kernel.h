@@ -13,11 +13,17 @@
  * works until ep_trial_running() says stop and may stamp its own
  * operations (a latency) with ep_trial_now_ns(), the engine's clock.
  *
- * A kernel's setup stores *state as soon as it has allocated it, and on an
- * error just returns: teardown unwinds (run.h has the lifetime of a run).
- * Teardown must therefore accept a partly built state: pointers still
- * NULL, descriptors still -1 (setup sets them to -1 before anything can
- * fail), helpers never started.
+ * A kernel's state is usually one struct: the kernel names its size in
+ * @state_bytes, and the engine callocs it before setup (which finds it in
+ * *state, zeroed) and frees it after teardown. Setup fills it in and on an
+ * error just returns: teardown unwinds, and frees what the struct holds,
+ * never the struct (run.h has the lifetime of a run). Teardown must
+ * therefore accept a partly built state, down to an untouched, zeroed one:
+ * pointers still NULL, descriptors still -1 (setup sets them to -1 first,
+ * before anything can fail), helpers never started. A kernel with no state,
+ * or with one that is not a single fixed-size struct (a flexible array),
+ * leaves @state_bytes 0; with a state, its setup then allocates *state
+ * itself, storing it as soon as it has, and its teardown frees it.
  */
 #ifndef EMBPERF_CORE_KERNEL_H
 #define EMBPERF_CORE_KERNEL_H
@@ -318,12 +324,23 @@ extern const struct ep_default ep_lmbench_defaults[];
  *                   array ended by { NULL, NULL }, or NULL. Example:
  *                   static const struct ep_default d[] = {
  *                           { "repetitions", "10" }, { "warmup", "1" }, { NULL, NULL } };
- * @setup:           reads parameters, allocates *@state (storing it before
- *                   anything can fail), adds cases.
+ * @setup:           reads parameters, builds the state, adds cases. With
+ *                   @state_bytes, *@state already points to the engine's
+ *                   zeroed state (setup must not replace it); without,
+ *                   setup allocates *@state itself, storing it before
+ *                   anything can fail.
  * @finish:          optional: after every case has run (validation,
  *                   derived values). Not called when the run was cut short.
- * @teardown:        frees the state, also a partly built one; called
- *                   whenever setup succeeded or left *state non-NULL.
+ * @teardown:        optional: releases what the state holds, also of a
+ *                   partly built one, and, without @state_bytes, frees the
+ *                   state itself; called whenever setup succeeded or *state
+ *                   is non-NULL (with @state_bytes: after every setup,
+ *                   failed or not). A state that holds nothing needs none.
+ * @state_bytes:     the size of the kernel's state struct, or 0. When
+ *                   non-zero the engine callocs it before setup, hands it
+ *                   to setup in *state and frees it after teardown; a run
+ *                   whose state cannot be allocated fails with -ENOMEM and
+ *                   calls neither. 0: setup allocates its state itself.
  * @cpu_bound:       1 when the kernel's threads should never wait for a CPU
  *                   (one process, at most one thread per CPU): a run-queue
  *                   wait is then another task's doing and marks the result
@@ -346,6 +363,7 @@ struct ep_kernel {
 	int (*setup)(struct ep_run *run, void **state);
 	int (*finish)(struct ep_run *run, void *state);
 	void (*teardown)(void *state);
+	size_t state_bytes;
 	int cpu_bound;
 	int trials;
 };

@@ -6,6 +6,8 @@
  * progress and the "nothing measured" errors.
  *
  * Lifetime of a run (runner.c):
+ *   calloc(state_bytes)       when the kernel declares @state_bytes: *state
+ *                             points to it, zeroed, when setup is called
  *   setup(run, &state)        read parameters, allocate, ep_run_add_case()
  *   for each case:
  *     prepare(arg)            optional: build what this case needs
@@ -13,8 +15,10 @@
  *   finish(run, state)        optional: validate, add derived values
  *   teardown(state)           called when setup succeeded, also on cancel,
  *                             budget exhaustion and errors; and whenever
- *                             setup left *state non-NULL, also when setup
- *                             failed
+ *                             *state is non-NULL, also when setup failed
+ *                             (with state_bytes: always)
+ *   free(state)               the engine's state (state_bytes), after
+ *                             teardown
  */
 #ifndef EMBPERF_CORE_RUN_H
 #define EMBPERF_CORE_RUN_H

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include "cases.h"
 #include "cfg.h"
@@ -81,27 +82,38 @@ static void keep_listed_metrics(struct ep_run *run)
 }
 
 /*
- * Setup, the cases, finish; then teardown whenever setup succeeded or left
- * a state behind, so that a kernel's setup unwinds its failures through
- * its teardown alone.
+ * The state, setup, the cases, finish; then teardown whenever setup
+ * succeeded or a state exists (the engine's own, or one setup left behind),
+ * so that a kernel's setup unwinds its failures through its teardown alone;
+ * last, the engine's state is freed.
  */
 static int run_kernel(struct ep_run *run)
 {
-	void *state = NULL;
+	const struct ep_kernel *k = run->kernel;
+	void *owned = NULL, *state;
 	int rc, set_up;
 
-	rc = run->kernel->setup(run, &state);
+	if (k->state_bytes) {
+		owned = calloc(1, k->state_bytes);
+		if (!owned)
+			return ep_run_fail(run, -ENOMEM,
+					   "kernel %s: cannot allocate its state (%zu bytes)",
+					   k->name, k->state_bytes);
+	}
+	state = owned;
+	rc = k->setup(run, &state);
 	set_up = !rc;
 	if (!rc && run->unknown_param)
 		rc = undeclared_param(run);
 	if (!rc)
 		rc = run_cases(run);
-	if (!rc && run->kernel->finish)
-		rc = run->kernel->finish(run, state);
+	if (!rc && k->finish)
+		rc = k->finish(run, state);
 	if (!rc && run->unknown_param)
 		rc = undeclared_param(run);
-	if ((set_up || state) && run->kernel->teardown)
-		run->kernel->teardown(state);
+	if ((set_up || state) && k->teardown)
+		k->teardown(state);
+	free(owned);
 	return rc;
 }
 
