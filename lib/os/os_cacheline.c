@@ -198,12 +198,9 @@ EP_UNTIMED static void line_teardown(void *state)
 {
 	struct line_state *st = state;
 
-	if (!st)
-		return;
 	if (st->base)
 		munmap(st->base, st->map_bytes);
 	free(st->pages);
-	free(st);
 }
 
 /* One case per stride: a pointer's size, doubling up to a sixteenth of a page. */
@@ -250,12 +247,9 @@ static int map_buffer(struct ep_run *run, struct line_state *st, uint64_t size_b
 
 EP_UNTIMED static int line_setup(struct ep_run *run, void **state)
 {
-	struct line_state *st = calloc(1, sizeof(*st));
+	struct line_state *st = *state;
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	rc = map_buffer(run, st, (uint64_t)ep_param_int(run, "size"));
@@ -313,5 +307,6 @@ const struct ep_kernel ep_kernel_os_cacheline = {
 	.setup = line_setup,
 	.finish = line_finish,
 	.teardown = line_teardown,
+	.state_bytes = sizeof(struct line_state),
 	.cpu_bound = 1,
 };

@@ -565,8 +565,6 @@ EP_UNTIMED static void ctx_teardown(void *state)
 {
 	struct ctx_state *st = state;
 
-	if (!st)
-		return;
 	if (st->members)
 		stop_threads(st);
 	ep_partner_stop(&st->partner); /* the watchdog first: it may kill the children */
@@ -581,7 +579,6 @@ EP_UNTIMED static void ctx_teardown(void *state)
 	free(st->ring_fds);
 	free(st->exit_r);
 	free(st->members);
-	free(st);
 }
 
 /* Descriptors the caller holds at once, for the RLIMIT_NOFILE check. */
@@ -665,13 +662,10 @@ static int ctx_init(struct ep_run *run, struct ctx_state *st)
 
 EP_UNTIMED static int ctx_setup(struct ep_run *run, void **state)
 {
-	struct ctx_state *st = calloc(1, sizeof(*st));
+	struct ctx_state *st = *state;
 	struct ep_case c = { .metric = 0, .body = ctx_body, .overhead = ctx_overhead };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	rc = ctx_init(run, st);
 	if (!rc)
 		rc = ep_fd_room(run, "procs", ep_param_text(run, "procs"),
@@ -703,4 +697,5 @@ const struct ep_kernel ep_kernel_os_ctx = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = ctx_setup,
 	.teardown = ctx_teardown,
+	.state_bytes = sizeof(struct ctx_state),
 };

@@ -153,15 +153,12 @@ static void fcntl_teardown(void *state)
 {
 	struct fcntl_state *st = state;
 
-	if (!st)
-		return;
 	ep_partner_stop(&st->partner);
 	for (int i = 0; i < 2; i++)
 		if (st->fd[i] >= 0)
 			close(st->fd[i]);
 	if (st->rounds && st->rounds != MAP_FAILED)
 		munmap(st->rounds, sizeof(*st->rounds));
-	free(st);
 }
 
 /* An unlinked file in 'tmpdir' (lat_fcntl's are in /tmp), locked by this process. */
@@ -184,7 +181,7 @@ static int locked_file(struct ep_run *run, const char *dir, int *fd)
 
 static int fcntl_setup(struct ep_run *run, void **state)
 {
-	struct fcntl_state *st = calloc(1, sizeof(*st));
+	struct fcntl_state *st = *state;
 	struct ep_case c = { .metric = 0, .labels = "", .body = fcntl_body };
 	struct ep_partner_cfg cfg = {
 		.name = "lock partner process",
@@ -196,9 +193,6 @@ static int fcntl_setup(struct ep_run *run, void **state)
 	char dir[EP_OS_PATH_MAX];
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->fd[0] = st->fd[1] = -1;
 	st->rounds = mmap(NULL, sizeof(*st->rounds), PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -234,4 +228,5 @@ const struct ep_kernel ep_kernel_os_fcntl = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = fcntl_setup,
 	.teardown = fcntl_teardown,
+	.state_bytes = sizeof(struct fcntl_state),
 };

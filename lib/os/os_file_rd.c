@@ -128,23 +128,17 @@ EP_UNTIMED static void rd_teardown(void *state)
 {
 	struct rd_state *st = state;
 
-	if (!st)
-		return;
 	ep_os_file_close(&st->file);
 	free(st->buf);
-	free(st);
 }
 
 EP_UNTIMED static int rd_setup(struct ep_run *run, void **state)
 {
 	int mode = (int)ep_param_int(run, "mode");
-	struct rd_state *st = calloc(1, sizeof(*st));
+	struct rd_state *st = *state;
 	struct ep_case c = { .metric = 0 };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	ep_os_file_init(&st->file);
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
@@ -176,5 +170,6 @@ const struct ep_kernel ep_kernel_os_file_rd = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = rd_setup,
 	.teardown = rd_teardown,
+	.state_bytes = sizeof(struct rd_state),
 	.cpu_bound = 1,
 };

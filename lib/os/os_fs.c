@@ -443,8 +443,6 @@ static void fs_teardown(void *state)
 {
 	struct fs_state *st = state;
 
-	if (!st)
-		return;
 	if (st->root[0]) {
 		remove_files(st, 0);
 		remove_dirs(st);
@@ -453,7 +451,6 @@ static void fs_teardown(void *state)
 	free(st->names);
 	free(st->data);
 	free(st->cases);
-	free(st);
 }
 
 /* The private directory below 'tmpdir'. */
@@ -483,15 +480,11 @@ static int make_root(struct ep_run *run, struct fs_state *st)
 static int fs_setup(struct ep_run *run, void **state)
 {
 	size_t bytes[FS_MAX_SIZES];
-	struct fs_state *st;
+	struct fs_state *st = *state;
 	int n = parse_sizes(run, bytes), rc;
 
 	if (n < 0)
 		return n;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	rc = make_root(run, st);
 	if (!rc)
@@ -604,5 +597,6 @@ const struct ep_kernel ep_kernel_os_fs = {
 	.setup = fs_setup,
 	.finish = fs_finish,
 	.teardown = fs_teardown,
+	.state_bytes = sizeof(struct fs_state),
 	.cpu_bound = 1,
 };

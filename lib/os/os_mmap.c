@@ -89,21 +89,15 @@ static void map_teardown(void *state)
 {
 	struct map_state *st = state;
 
-	if (!st)
-		return;
 	ep_os_file_close(&st->file);
-	free(st);
 }
 
 static int map_setup(struct ep_run *run, void **state)
 {
-	struct map_state *st = calloc(1, sizeof(*st));
+	struct map_state *st = *state;
 	struct ep_case c = { .metric = 0 };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	ep_os_file_init(&st->file); /* fd -1: teardown may run before the file opens */
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
@@ -134,5 +128,6 @@ const struct ep_kernel ep_kernel_os_mmap = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = map_setup,
 	.teardown = map_teardown,
+	.state_bytes = sizeof(struct map_state),
 	.cpu_bound = 1,
 };

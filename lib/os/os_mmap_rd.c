@@ -105,12 +105,9 @@ EP_UNTIMED static void mrd_teardown(void *state)
 {
 	struct mrd_state *st = state;
 
-	if (!st)
-		return;
 	if (st->map)
 		munmap(st->map, st->size_bytes);
 	ep_os_file_close(&st->file);
-	free(st);
 }
 
 /* Mode mo: one mapping for the whole run, made here and not timed. */
@@ -131,13 +128,10 @@ static int map_once(struct ep_run *run, struct mrd_state *st)
 EP_UNTIMED static int mrd_setup(struct ep_run *run, void **state)
 {
 	int mode = (int)ep_param_int(run, "mode");
-	struct mrd_state *st = calloc(1, sizeof(*st));
+	struct mrd_state *st = *state;
 	struct ep_case c = { .metric = 0 };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	ep_os_file_init(&st->file); /* fd -1: teardown may run before the file opens */
 	st->run = run;
 	st->size_bytes = (size_t)ep_param_int(run, "size");
@@ -166,5 +160,6 @@ const struct ep_kernel ep_kernel_os_mmap_rd = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = mrd_setup,
 	.teardown = mrd_teardown,
+	.state_bytes = sizeof(struct mrd_state),
 	.cpu_bound = 1,
 };

@@ -170,25 +170,19 @@ static void pf_teardown(void *state)
 {
 	struct pf_state *st = state;
 
-	if (!st)
-		return;
 	if (st->map)
 		munmap(st->map, st->map_bytes);
 	ep_os_file_close(&st->file);
 	free(st->order);
-	free(st);
 }
 
 static int pf_setup(struct ep_run *run, void **state)
 {
-	struct pf_state *st = calloc(1, sizeof(*st));
+	struct pf_state *st = *state;
 	struct ep_case c = { .metric = 0 };
 	uint64_t size_bytes = (uint64_t)ep_param_int(run, "size");
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	ep_os_file_init(&st->file); /* fd -1: teardown may run before the file opens */
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
@@ -219,5 +213,6 @@ const struct ep_kernel ep_kernel_os_pagefault = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = pf_setup,
 	.teardown = pf_teardown,
+	.state_bytes = sizeof(struct pf_state),
 	.cpu_bound = 1,
 };

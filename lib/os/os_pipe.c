@@ -115,14 +115,11 @@ static void pipe_lat_teardown(void *state)
 {
 	struct pipe_lat *st = state;
 
-	if (!st)
-		return;
 	ep_partner_stop(&st->partner);
 	for (int i = 0; i < 2; i++) {
 		ep_ipc_close(&st->to_partner[i]);
 		ep_ipc_close(&st->from_partner[i]);
 	}
-	free(st);
 }
 
 static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
@@ -162,14 +159,11 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 
 static int pipe_lat_setup(struct ep_run *run, void **state)
 {
-	struct pipe_lat *st = calloc(1, sizeof(*st));
+	struct pipe_lat *st = *state;
 	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
 			     .body = pipe_lat_body };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->to_partner[0] = st->to_partner[1] = st->from_partner[0] = st->from_partner[1] = -1;
 	rc = pipe_lat_start(run, st);
 	if (!rc) {
@@ -204,14 +198,11 @@ static void pipe_bw_teardown(void *state)
 {
 	struct pipe_bw *st = state;
 
-	if (!st)
-		return;
 	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->fds[0]);
 	ep_ipc_close(&st->fds[1]);
 	free(st->wbuf);
 	free(st->rbuf_mem);
-	free(st);
 }
 
 /* Page-aligned buffers, touched so no page fault lands in a timed read.
@@ -262,13 +253,10 @@ static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
 
 static int pipe_bw_setup(struct ep_run *run, void **state)
 {
-	struct pipe_bw *st = calloc(1, sizeof(*st));
+	struct pipe_bw *st = *state;
 	struct ep_case c = { .metric = 0, .body = pipe_bw_body };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->fds[0] = st->fds[1] = -1;
 	st->size = (size_t)ep_param_int(run, "size");
 	st->total = (uint64_t)ep_param_int(run, "total");
@@ -293,6 +281,7 @@ const struct ep_kernel ep_kernel_os_pipe_lat = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = pipe_lat_setup,
 	.teardown = pipe_lat_teardown,
+	.state_bytes = sizeof(struct pipe_lat),
 };
 
 const struct ep_kernel ep_kernel_os_pipe_bw = {
@@ -305,4 +294,5 @@ const struct ep_kernel ep_kernel_os_pipe_bw = {
 	.engine_defaults = pipe_bw_defaults,
 	.setup = pipe_bw_setup,
 	.teardown = pipe_bw_teardown,
+	.state_bytes = sizeof(struct pipe_bw),
 };

@@ -223,15 +223,12 @@ static void proc_teardown(void *state)
 {
 	struct proc_state *st = state;
 
-	if (!st)
-		return;
 	if (st->devnull >= 0)
 		close(st->devnull);
 	free(st->exec_path);
 	free(st->shell);
 	free(st->command);
 	free(st->cmd_text);
-	free(st);
 }
 
 /* A program parameter must name an executable file. */
@@ -352,13 +349,10 @@ static int proc_setup(struct ep_run *run, void **state)
 {
 	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, proc_call,
 					     proc_spawn };
-	struct proc_state *st = calloc(1, sizeof(*st));
+	struct proc_state *st = *state;
 	struct ep_case c = { .metric = 0 };
 	int rc = 0;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->op = (int)ep_param_int(run, "op");
 	st->devnull = -1;
@@ -387,4 +381,5 @@ const struct ep_kernel ep_kernel_os_proc = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = proc_setup,
 	.teardown = proc_teardown,
+	.state_bytes = sizeof(struct proc_state),
 };

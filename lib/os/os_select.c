@@ -84,13 +84,10 @@ static void select_teardown(void *state)
 {
 	struct select_state *st = state;
 
-	if (!st)
-		return;
 	for (int i = 0; st->fds && i < st->n; i++)
 		ep_ipc_close(&st->fds[i]);
 	ep_ipc_close(&st->other);
 	free(st->fds);
-	free(st);
 }
 
 /* A temporary file, opened read-only as lat_select opens it, and unlinked
@@ -191,13 +188,10 @@ static int select_prepare(struct ep_run *run, struct select_state *st)
 
 static int select_setup(struct ep_run *run, void **state)
 {
-	struct select_state *st = calloc(1, sizeof(*st));
+	struct select_state *st = *state;
 	struct ep_case c = { .metric = 0, .body = select_body };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->other = -1;
 	st->n = (int)ep_param_int(run, "n");
 	st->fds = malloc((size_t)st->n * sizeof(*st->fds));
@@ -225,4 +219,5 @@ const struct ep_kernel ep_kernel_os_select = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = select_setup,
 	.teardown = select_teardown,
+	.state_bytes = sizeof(struct select_state),
 };

@@ -96,11 +96,8 @@ static void sem_teardown(void *state)
 {
 	struct sem_state *st = state;
 
-	if (!st)
-		return;
 	ep_partner_stop(&st->partner);
 	sem_remove(st);
-	free(st);
 }
 
 static int sem_create(struct ep_run *run, struct sem_state *st)
@@ -145,14 +142,11 @@ static int sem_start(struct ep_run *run, struct sem_state *st)
 
 static int sem_setup(struct ep_run *run, void **state)
 {
-	struct sem_state *st = calloc(1, sizeof(*st));
+	struct sem_state *st = *state;
 	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
 			     .body = sem_body };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->semid = -1;
 	rc = sem_start(run, st);
 	if (!rc) {
@@ -172,4 +166,5 @@ const struct ep_kernel ep_kernel_os_sem = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sem_setup,
 	.teardown = sem_teardown,
+	.state_bytes = sizeof(struct sem_state),
 };

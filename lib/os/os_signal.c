@@ -228,11 +228,8 @@ static void sig_teardown(void *state)
 {
 	struct sig_state *st = state;
 
-	if (!st)
-		return;
 	if (st->pc.ro_page)
 		munmap(st->pc.ro_page, st->pc.page_bytes);
-	free(st);
 }
 
 /* One read-only page to write to. */
@@ -254,14 +251,11 @@ static int sig_setup(struct ep_run *run, void **state)
 	static const ep_body_fn overheads[] = { NULL, sig_send, sig_catch };
 	static const ep_body_fn credits[] = { NULL, NULL, sig_send };
 	int op = (int)ep_param_int(run, "op");
-	struct sig_state *st = calloc(1, sizeof(*st));
+	struct sig_state *st = *state;
 	struct ep_case c = { .metric = 0, .body = bodies[op], .overhead = overheads[op],
 			     .overhead_credit = credits[op] };
 	int rc = 0;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->pid = getpid();
 	st->tid = gettid();
@@ -284,5 +278,6 @@ const struct ep_kernel ep_kernel_os_signal = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sig_setup,
 	.teardown = sig_teardown,
+	.state_bytes = sizeof(struct sig_state),
 	.cpu_bound = 1,
 };

@@ -206,11 +206,8 @@ static void sleep_teardown(void *state)
 {
 	struct sleep_state *st = state;
 
-	if (!st)
-		return;
 	if (st->has_timer)
 		timer_delete(st->timer);
-	free(st);
 }
 
 /* itimer: a timer that signals this thread, with a pointer to the state. */
@@ -236,7 +233,7 @@ static int sleep_setup(struct ep_run *run, void **state)
 					     sleep_itimer };
 	int op = (int)ep_param_int(run, "op");
 	int64_t interval_ns = ep_param_int(run, "interval");
-	struct sleep_state *st;
+	struct sleep_state *st = *state;
 	struct ep_case c = { .metric = 0, .body = bodies[op] };
 	int rc = 0;
 
@@ -245,10 +242,6 @@ static int sleep_setup(struct ep_run *run, void **state)
 				   "number of microseconds, which %s takes; accepted: 1us..1s in "
 				   "steps of 1us", ep_param_text(run, "interval"),
 				   ep_param_text(run, "op"));
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->interval_ns = interval_ns;
 	st->pid = getpid();
@@ -272,4 +265,5 @@ const struct ep_kernel ep_kernel_os_sleep = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sleep_setup,
 	.teardown = sleep_teardown,
+	.state_bytes = sizeof(struct sleep_state),
 };

@@ -152,15 +152,12 @@ EP_UNTIMED static void sys_teardown(void *state)
 {
 	struct sys_state *st = state;
 
-	if (!st)
-		return;
 	if (st->fd >= 0)
 		close(st->fd);
 	if (st->tmp_path)
 		unlink(st->tmp_path);
 	free(st->tmp_path);
 	free(st->path);
-	free(st);
 }
 
 /* Create the empty file lat_syscall's stat/open/fstat rows use, in 'tmpdir'. */
@@ -227,14 +224,11 @@ static int open_target(struct ep_run *run, struct sys_state *st, int op)
 EP_UNTIMED static int sys_setup(struct ep_run *run, void **state)
 {
 	int op = (int)ep_param_int(run, "op");
-	struct sys_state *st = calloc(1, sizeof(*st));
+	struct sys_state *st = *state;
 	struct ep_case c = { .metric = 0, .body = sys_bodies[op] };
 	const char *file = ep_param_text(run, "file");
 	int rc = 0;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->fd = -1;
 	if (op == OP_STAT || op == OP_FSTAT || op == OP_OPEN || (file && *file))
@@ -258,5 +252,6 @@ const struct ep_kernel ep_kernel_os_syscall = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sys_setup,
 	.teardown = sys_teardown,
+	.state_bytes = sizeof(struct sys_state),
 	.cpu_bound = 1,
 };

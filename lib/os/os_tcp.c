@@ -91,11 +91,8 @@ static void tcp_lat_teardown(void *state)
 {
 	struct tcp_lat *st = state;
 
-	if (!st)
-		return;
 	ep_partner_msg_close(&st->msg);
 	free(st->echo_buf);
-	free(st);
 }
 
 static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
@@ -137,13 +134,10 @@ static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 
 static int tcp_lat_setup(struct ep_run *run, void **state)
 {
-	struct tcp_lat *st = calloc(1, sizeof(*st));
+	struct tcp_lat *st = *state;
 	struct ep_case c = { .metric = 0, .body = tcp_lat_body, .arg = st };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	ep_partner_msg_init(run, &st->msg);
 	rc = tcp_lat_start(run, st);
 	return rc ? rc : ep_partner_add_size_case(run, &c);
@@ -224,11 +218,8 @@ static void tcp_connect_teardown(void *state)
 {
 	struct tcp_connect *st = state;
 
-	if (!st)
-		return;
 	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->listener);
-	free(st);
 }
 
 static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
@@ -261,14 +252,11 @@ static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 
 static int tcp_connect_setup(struct ep_run *run, void **state)
 {
-	struct tcp_connect *st = calloc(1, sizeof(*st));
+	struct tcp_connect *st = *state;
 	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
 			     .body = tcp_connect_body };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->listener = -1;
 	rc = tcp_connect_start(run, st);
 	if (!rc) {
@@ -288,6 +276,7 @@ const struct ep_kernel ep_kernel_os_tcp_lat = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = tcp_lat_setup,
 	.teardown = tcp_lat_teardown,
+	.state_bytes = sizeof(struct tcp_lat),
 };
 
 const struct ep_kernel ep_kernel_os_tcp_connect = {
@@ -300,4 +289,5 @@ const struct ep_kernel ep_kernel_os_tcp_connect = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = tcp_connect_setup,
 	.teardown = tcp_connect_teardown,
+	.state_bytes = sizeof(struct tcp_connect),
 };

@@ -558,18 +558,15 @@ static void hold_dma_latency(struct ep_run *run, struct timer_state *st)
 	snprintf(st->dma_state, sizeof(st->dma_state), "refused");
 }
 
-/** timer_teardown() - undo mlockall(), let cpu_dma_latency go, free the state. */
+/** timer_teardown() - undo mlockall(), let cpu_dma_latency go. */
 static void timer_teardown(void *state)
 {
 	struct timer_state *st = state;
 
-	if (!st)
-		return;
 	if (st->mlocked)
 		munlockall();
 	if (st->dma_fd >= 0)
 		close(st->dma_fd);
-	free(st);
 }
 
 /** make_label() - "interval=1ms clock=monotonic policy=fifo priority=80 threads=1[ cpus=..] dma_latency=0". */
@@ -608,7 +605,7 @@ static int read_params(struct ep_run *run, struct timer_state *st)
 /** timer_setup() - read the parameters, check the scheduling, add the trial case. */
 static int timer_setup(struct ep_run *run, void **state)
 {
-	struct timer_state *st = calloc(1, sizeof(*st));
+	struct timer_state *st = *state;
 	struct ep_trial_case tc = {
 		.body = timer_body,
 		.counters = timer_counters,
@@ -616,8 +613,6 @@ static int timer_setup(struct ep_run *run, void **state)
 	};
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
 	st->dma_fd = -1;
 	rc = read_params(run, st);
 	if (!rc)
@@ -629,12 +624,7 @@ static int timer_setup(struct ep_run *run, void **state)
 		tc.arg = st;
 		rc = ep_run_add_trial(run, &tc);
 	}
-	if (rc) {
-		timer_teardown(st);
-		return rc;
-	}
-	*state = st;
-	return 0;
+	return rc;
 }
 
 /*
@@ -661,5 +651,6 @@ const struct ep_kernel ep_kernel_os_timer = {
 	.engine_defaults = timer_defaults,
 	.setup = timer_setup,
 	.teardown = timer_teardown,
+	.state_bytes = sizeof(struct timer_state),
 	.trials = 1,
 };

@@ -128,11 +128,8 @@ static void udp_teardown(void *state)
 {
 	struct udp_lat *st = state;
 
-	if (!st)
-		return;
 	ep_partner_msg_close(&st->msg);
 	free(st->srv_buf);
-	free(st);
 }
 
 /* Server bound to 127.0.0.1:0, client connected to it. */
@@ -190,13 +187,10 @@ static int udp_start(struct ep_run *run, struct udp_lat *st)
 
 static int udp_setup(struct ep_run *run, void **state)
 {
-	struct udp_lat *st = calloc(1, sizeof(*st));
+	struct udp_lat *st = *state;
 	struct ep_case c = { .metric = 0, .body = udp_body, .arg = st };
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	ep_partner_msg_init(run, &st->msg);
 	rc = udp_start(run, st);
 	return rc ? rc : ep_partner_add_size_case(run, &c);
@@ -212,4 +206,5 @@ const struct ep_kernel ep_kernel_os_udp_lat = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = udp_setup,
 	.teardown = udp_teardown,
+	.state_bytes = sizeof(struct udp_lat),
 };

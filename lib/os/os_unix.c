@@ -82,25 +82,18 @@ static void unix_teardown(void *state)
 {
 	struct unix_ipc *st = state;
 
-	if (!st)
-		return;
 	ep_partner_stop(&st->partner);
 	ep_ipc_close(&st->sv[0]);
 	ep_ipc_close(&st->sv[1]);
 	free(st->buf);
 	free(st->wbuf);
-	free(st);
 }
 
-static struct unix_ipc *unix_new(struct ep_run *run)
+/* The start of setup, on the engine's zeroed state. */
+static void unix_init(struct ep_run *run, struct unix_ipc *st)
 {
-	struct unix_ipc *st = calloc(1, sizeof(*st));
-
-	if (!st)
-		return NULL;
 	st->sv[0] = st->sv[1] = -1;
 	st->size = (size_t)ep_param_int(run, "size");
-	return st;
 }
 
 /* Page-aligned, touched: no page fault in a timed call. */
@@ -171,12 +164,10 @@ static int unix_lat_body(void *arg, uint64_t units)
 
 static int unix_lat_setup(struct ep_run *run, void **state)
 {
-	struct unix_ipc *st = unix_new(run);
+	struct unix_ipc *st = *state;
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
+	unix_init(run, st);
 	rc = unix_alloc(run, &st->buf, st->size);
 	/* An echo process works on its own copy of the buffer; a thread needs one. */
 	if (!rc && ep_param_int(run, "mode") == EP_PARTNER_THREADS)
@@ -229,12 +220,10 @@ static int unix_bw_body(void *arg, uint64_t units)
 
 static int unix_bw_setup(struct ep_run *run, void **state)
 {
-	struct unix_ipc *st = unix_new(run);
+	struct unix_ipc *st = *state;
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
+	unix_init(run, st);
 	st->total = (uint64_t)ep_param_int(run, "total");
 	if (st->total < st->size)
 		st->total = st->size; /* as bw_unix */
@@ -260,6 +249,7 @@ const struct ep_kernel ep_kernel_os_unix_lat = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = unix_lat_setup,
 	.teardown = unix_teardown,
+	.state_bytes = sizeof(struct unix_ipc),
 };
 
 const struct ep_kernel ep_kernel_os_unix_bw = {
@@ -272,4 +262,5 @@ const struct ep_kernel ep_kernel_os_unix_bw = {
 	.engine_defaults = unix_bw_defaults,
 	.setup = unix_bw_setup,
 	.teardown = unix_teardown,
+	.state_bytes = sizeof(struct unix_ipc),
 };
