@@ -243,11 +243,8 @@ EP_UNTIMED static void bw_teardown(void *state)
 {
 	struct bw_state *st = state;
 
-	if (!st)
-		return;
 	ep_mem_buf_free(&st->src);
 	ep_mem_buf_free(&st->dst);
-	free(st);
 }
 
 /*
@@ -278,7 +275,7 @@ EP_UNTIMED static int bw_setup(struct ep_run *run, void **state)
 	/* judged as 64 bits: a size_t would wrap 1T to 0 on a 32-bit board */
 	uint64_t size_bytes = (uint64_t)ep_param_int(run, "size");
 	size_t bytes = (size_t)size_bytes;
-	struct bw_state *st;
+	struct bw_state *st = *state;
 	struct ep_case c = { .metric = 0 };
 	int rc;
 
@@ -286,10 +283,6 @@ EP_UNTIMED static int bw_setup(struct ep_run *run, void **state)
 			       size_bytes * (op_needs_dst(op) ? 2 : 1));
 	if (rc)
 		return rc;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->bytes = bytes;
 	st->n_blocks = bytes / (BW_BLOCK_WORDS * sizeof(bw_word));
 	rc = alloc_buffers(run, st, op);
@@ -312,5 +305,6 @@ const struct ep_kernel ep_kernel_mem_bw = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = bw_setup,
 	.teardown = bw_teardown,
+	.state_bytes = sizeof(struct bw_state),
 	.cpu_bound = 1,
 };

@@ -309,28 +309,21 @@ EP_UNTIMED static void lat_teardown(void *state)
 {
 	struct lat_state *st = state;
 
-	if (!st)
-		return;
 	ep_mem_buf_free(&st->buf);
 	free(st->cases);
-	free(st);
 }
 
 EP_UNTIMED static int lat_setup(struct ep_run *run, void **state)
 {
 	uint64_t stride_bytes = (uint64_t)ep_param_int(run, "stride");
 	int64_t lo, hi;
-	struct lat_state *st;
+	struct lat_state *st = *state;
 	int rc;
 
 	ep_param_range(run, "size", &lo, &hi);
 	rc = check_params(run, (uint64_t)lo, (uint64_t)hi, stride_bytes);
 	if (rc)
 		return rc;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->stride_bytes = stride_bytes;
 	st->order = (int)ep_param_int(run, "order");
@@ -547,5 +540,6 @@ const struct ep_kernel ep_kernel_mem_lat = {
 	.setup = lat_setup,
 	.finish = lat_finish,
 	.teardown = lat_teardown,
+	.state_bytes = sizeof(struct lat_state),
 	.cpu_bound = 1,
 };

@@ -367,23 +367,17 @@ EP_UNTIMED static void par_teardown(void *state)
 {
 	struct par_state *st = state;
 
-	if (!st)
-		return;
 	ep_mem_buf_free(&st->buf);
 	free(st->pages);
 	free(st->cases);
-	free(st);
 }
 
 EP_UNTIMED static int par_setup(struct ep_run *run, void **state)
 {
-	struct par_state *st = calloc(1, sizeof(*st));
+	struct par_state *st = *state;
 	int64_t lo, hi;
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	st->line_bytes = (size_t)ep_param_int(run, "line");
@@ -464,5 +458,6 @@ const struct ep_kernel ep_kernel_mem_par = {
 	.setup = par_setup,
 	.finish = par_finish,
 	.teardown = par_teardown,
+	.state_bytes = sizeof(struct par_state),
 	.cpu_bound = 1,
 };

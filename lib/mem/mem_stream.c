@@ -392,12 +392,9 @@ EP_UNTIMED static void stream_teardown(void *state)
 {
 	struct stream_state *st = state;
 
-	if (!st)
-		return;
 	ep_mem_pool_free(st->pool);
 	ep_mem_buf_free(&st->buf);
 	free(st->sums);
-	free(st);
 }
 
 /* Map the three arrays, each on its own pages, and start the team. */
@@ -455,7 +452,7 @@ EP_UNTIMED static int stream_setup(struct ep_run *run, void **state)
 	uint64_t n_elements = (uint64_t)ep_param_int(run, "size");
 	size_t n;
 	int threads = (int)ep_param_int(run, "threads");
-	struct stream_state *st;
+	struct stream_state *st = *state;
 	char value[64];
 	int rc;
 
@@ -468,10 +465,6 @@ EP_UNTIMED static int stream_setup(struct ep_run *run, void **state)
 	if (rc)
 		return rc;
 	n = (size_t)n_elements;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->n = n;
 	memcpy(st->passes, stream_passes, sizeof(st->passes));
 	if (!strcmp(ep_param_text(run, "copy"), "memcpy"))
@@ -529,5 +522,6 @@ const struct ep_kernel ep_kernel_mem_stream = {
 	.setup = stream_setup,
 	.finish = stream_finish,
 	.teardown = stream_teardown,
+	.state_bytes = sizeof(struct stream_state),
 	.cpu_bound = 1,
 };
