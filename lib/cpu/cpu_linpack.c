@@ -258,12 +258,9 @@ EP_UNTIMED static void lin_teardown(void *state)
 {
 	struct lin_state *st = state;
 
-	if (!st)
-		return;
 	free(st->a);
 	free(st->b);
 	free(st->ipvt);
-	free(st);
 }
 
 /*
@@ -284,16 +281,13 @@ EP_UNTIMED static int check_order(struct ep_run *run, int n)
 
 EP_UNTIMED static int lin_setup(struct ep_run *run, void **state)
 {
-	struct lin_state *st = calloc(1, sizeof(*st));
+	struct lin_state *st = *state;
 	struct ep_case ec = { .metric = LIN_METRIC_KFLOPS, .body = lin_body,
 			      .overhead = lin_overhead };
 	int blas = (int)ep_param_int(run, "blas"), rc;
 	double n;
 	char label[48];
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->n = (int)ep_param_int(run, "n");
 	st->lda = 2 * st->n;
 	st->variants = blas == 2 ? 3 : 1 << blas;
@@ -357,5 +351,6 @@ const struct ep_kernel ep_kernel_cpu_linpack = {
 	.setup = lin_setup,
 	.finish = lin_finish,
 	.teardown = lin_teardown,
+	.state_bytes = sizeof(struct lin_state),
 	.cpu_bound = 1,
 };

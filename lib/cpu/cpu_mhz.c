@@ -197,23 +197,15 @@ static const struct ep_default mhz_defaults[] = {
 	{ NULL, NULL },
 };
 
-EP_UNTIMED static void mhz_teardown(void *state)
-{
-	free(state);
-}
-
 EP_UNTIMED static int mhz_setup(struct ep_run *run, void **state)
 {
 	struct ep_case ec = { .metric = MHZ_METRIC_EXPR_TIME };
-	struct mhz_state *st = calloc(1, sizeof(*st));
+	struct mhz_state *st = *state;
 	char label[MHZ_LABEL_MAX];
 	int rc = 0, lmbench;
 
 	_Static_assert(EP_ARRAY_SIZE(mhz_loops) <= MHZ_MAX_LOOPS, "mhz: too many loops");
 	_Static_assert(EP_ARRAY_SIZE(mhz_lmb_loops) <= MHZ_MAX_LOOPS, "mhz: too many loops");
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	lmbench = !strcmp(ep_param_text(run, "loops"), "lmbench");
 	st->set = lmbench ? mhz_lmb_loops : mhz_loops;
 	st->n_loops = lmbench ? (int)EP_ARRAY_SIZE(mhz_lmb_loops) : MHZ_N_LOOPS;
@@ -332,6 +324,6 @@ const struct ep_kernel ep_kernel_cpu_mhz = {
 	.engine_defaults = mhz_defaults,
 	.setup = mhz_setup,
 	.finish = mhz_finish,
-	.teardown = mhz_teardown,
+	.state_bytes = sizeof(struct mhz_state),
 	.cpu_bound = 1,
 };

@@ -172,11 +172,8 @@ EP_UNTIMED static void ops_teardown(void *state)
 {
 	struct ops_state *st = state;
 
-	if (!st)
-		return;
 	for (int i = 0; i < st->n_cases; i++)
 		free(st->cases[i].bogo);
-	free(st);
 }
 
 static int add_case(struct ep_run *run, struct ops_state *st, const struct cpu_combo *c)
@@ -205,16 +202,12 @@ static int add_case(struct ep_run *run, struct ops_state *st, const struct cpu_c
 EP_UNTIMED static int ops_setup(struct ep_run *run, void **state)
 {
 	struct cpu_combo combos[OPS_MAX_CASES];
-	struct ops_state *st;
+	struct ops_state *st = *state;
 	int n, rc = 0;
 
 	n = ep_cpu_select(run, 0, combos);
 	if (n < 0)
 		return n;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	for (int i = 0; i < n && !rc; i++)
 		rc = add_case(run, st, &combos[i]);
 	return rc;
@@ -230,5 +223,6 @@ const struct ep_kernel ep_kernel_cpu_ops = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = ops_setup,
 	.teardown = ops_teardown,
+	.state_bytes = sizeof(struct ops_state),
 	.cpu_bound = 1,
 };

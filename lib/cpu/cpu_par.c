@@ -159,24 +159,15 @@ static int add_set_cases(struct ep_run *run, struct par_set *set, int max_chains
 	return rc;
 }
 
-EP_UNTIMED static void par_teardown(void *state)
-{
-	free(state);
-}
-
 EP_UNTIMED static int par_setup(struct ep_run *run, void **state)
 {
 	struct cpu_combo combos[PAR_MAX_SETS];
-	struct par_state *st;
+	struct par_state *st = *state;
 	int n, rc = 0;
 
 	n = ep_cpu_select(run, 1, combos);
 	if (n < 0)
 		return n;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->max_chains = (int)ep_param_int(run, "chains");
 	for (int i = 0; i < n && !rc; i++) {
 		st->sets[i].combo = combos[i];
@@ -237,6 +228,6 @@ const struct ep_kernel ep_kernel_cpu_par = {
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = par_setup,
 	.finish = par_finish,
-	.teardown = par_teardown,
+	.state_bytes = sizeof(struct par_state),
 	.cpu_bound = 1,
 };

@@ -248,20 +248,12 @@ static int whet_body(void *arg, uint64_t units)
 	return 0;
 }
 
-EP_UNTIMED static void whet_teardown(void *state)
-{
-	free(state);
-}
-
 EP_UNTIMED static int whet_setup(struct ep_run *run, void **state)
 {
-	struct whet_state *st = calloc(1, sizeof(*st));
+	struct whet_state *st = *state;
 	struct ep_case ec = { .metric = 0, .body = whet_body };
 	char label[32];
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->loops = (long)ep_param_int(run, "loops");
 	snprintf(label, sizeof(label), "loops=%ld", st->loops);
@@ -292,6 +284,6 @@ const struct ep_kernel ep_kernel_cpu_whetstone = {
 	.engine_defaults = whet_defaults,
 	.setup = whet_setup,
 	.finish = whet_finish,
-	.teardown = whet_teardown,
+	.state_bytes = sizeof(struct whet_state),
 	.cpu_bound = 1,
 };
