@@ -544,13 +544,11 @@ static int blk_before_trial(void *arg, int index)
 	return 0;
 }
 
-/** blk_teardown() - close the target, remove a created file unless keep=1, free. */
+/** blk_teardown() - close the target, remove a created file unless keep=1, free the buffers. */
 static void blk_teardown(void *state)
 {
 	struct blk_job *job = state;
 
-	if (!job)
-		return;
 	for (int i = 0; i < BLK_MAX_JOBS; i++)
 		blk_uring_free(&job->workers[i]); /* before the descriptor it may hold */
 	if (job->fd >= 0)
@@ -559,13 +557,12 @@ static void blk_teardown(void *state)
 		unlink(job->path);
 	for (int i = 0; i < BLK_MAX_JOBS; i++)
 		blk_buf_free(&job->workers[i]);
-	free(job);
 }
 
 /** blk_setup() - read the parameters, open the target, add the trial case. */
 static int blk_setup(struct ep_run *run, void **state)
 {
-	struct blk_job *job = calloc(1, sizeof(*job));
+	struct blk_job *job = *state;
 	struct ep_trial_case tc = {
 		.body = blk_body,
 		.prepare = blk_prepare,
@@ -575,11 +572,8 @@ static int blk_setup(struct ep_run *run, void **state)
 	};
 	int rc;
 
-	if (!job)
-		return -ENOMEM;
 	job->fd = -1;
 	job->run = run;
-	*state = job;
 	rc = read_params(run, job);
 	if (!rc)
 		rc = open_target(run, job);
@@ -613,5 +607,6 @@ const struct ep_kernel ep_kernel_blk_io = {
 	.engine_defaults = blk_defaults,
 	.setup = blk_setup,
 	.teardown = blk_teardown,
+	.state_bytes = sizeof(struct blk_job),
 	.trials = 1,
 };

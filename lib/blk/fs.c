@@ -411,32 +411,26 @@ static int add_cases(struct fs_state *fs, const uint64_t *bs, int n_bs)
 	return 0;
 }
 
-/** fs_teardown() - close and remove the file, free. */
+/** fs_teardown() - close and remove the file, free the buffer. */
 static void fs_teardown(void *state)
 {
 	struct fs_state *fs = state;
 
-	if (!fs)
-		return;
 	close_file(fs);
 	if (fs->created)
 		unlink(fs->path);
 	free(fs->buf);
-	free(fs);
 }
 
 /** fs_setup() - read the parameters, check the folder, add the cases. */
 static int fs_setup(struct ep_run *run, void **state)
 {
-	struct fs_state *fs = calloc(1, sizeof(*fs));
+	struct fs_state *fs = *state;
 	uint64_t bs[FS_MAX_BS_LIST], max_bs = 0;
 	int n_bs, rc;
 
-	if (!fs)
-		return -ENOMEM;
 	fs->fd = -1;
 	fs->run = run;
-	*state = fs;
 	fs->size = (uint64_t)ep_param_int(run, "size");
 	fs->remount = (int)ep_param_int(run, "remount");
 	n_bs = parse_bs(run, bs);
@@ -476,5 +470,6 @@ const struct ep_kernel ep_kernel_blk_fs = {
 	.engine_defaults = fs_defaults,
 	.setup = fs_setup,
 	.teardown = fs_teardown,
+	.state_bytes = sizeof(struct fs_state),
 	.trials = 1,
 };

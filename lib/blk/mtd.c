@@ -396,31 +396,25 @@ static int mtd_finish(struct ep_run *run, void *state)
 	return 0;
 }
 
-/** mtd_teardown() - close the device, free. */
+/** mtd_teardown() - close the device, free the buffers. */
 static void mtd_teardown(void *state)
 {
 	struct mtd_state *st = state;
 
-	if (!st)
-		return;
 	if (st->dev)
 		st->ops->close(st->dev);
 	free(st->bad);
 	free(st->buf);
-	free(st);
 }
 
 /** mtd_setup() - open and check the target, scan it, add the passes. */
 static int mtd_setup(struct ep_run *run, void **state)
 {
-	struct mtd_state *st = calloc(1, sizeof(*st));
+	struct mtd_state *st = *state;
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
 	st->run = run;
 	st->ops = ep_blk_mtd_ops;
-	*state = st;
 	rc = open_target(st);
 	if (!rc)
 		rc = read_range(st);
@@ -456,5 +450,6 @@ const struct ep_kernel ep_kernel_blk_mtd = {
 	.setup = mtd_setup,
 	.finish = mtd_finish,
 	.teardown = mtd_teardown,
+	.state_bytes = sizeof(struct mtd_state),
 	.trials = 1,
 };
