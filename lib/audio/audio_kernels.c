@@ -137,16 +137,13 @@ static const char *const audio_counters[] = {
 	[AUDIO_C_XRUN_TIME] = "xrun_time",
 };
 
-/** audio_teardown() - close the PCM and free the state (also a partly built one). */
+/** audio_teardown() - close the PCM and free its buffer (also of a partly built state). */
 static void audio_teardown(void *state)
 {
 	struct audio_state *st = state;
 
-	if (!st)
-		return;
 	audio_pcm_close(st);
 	free(st->buf);
-	free(st);
 }
 
 /**
@@ -208,7 +205,7 @@ static int check_tone_freq(struct ep_run *run, const struct audio_state *st)
  */
 static int audio_setup(struct ep_run *run, void **state, int capture)
 {
-	struct audio_state *st = calloc(1, sizeof(*st));
+	struct audio_state *st = *state;
 	struct ep_trial_case tc = {
 		.body = audio_body,
 		.counters = audio_counters,
@@ -217,9 +214,6 @@ static int audio_setup(struct ep_run *run, void **state, int capture)
 	};
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->capture = capture;
 	st->device_param = "device";
@@ -298,6 +292,7 @@ const struct ep_kernel ep_kernel_audio_playback = {
 	.engine_defaults = audio_defaults,
 	.setup = audio_setup_playback,
 	.teardown = audio_teardown,
+	.state_bytes = sizeof(struct audio_state),
 	.trials = 1,
 };
 
@@ -313,6 +308,7 @@ const struct ep_kernel ep_kernel_audio_capture = {
 	.engine_defaults = audio_defaults,
 	.setup = audio_setup_capture,
 	.teardown = audio_teardown,
+	.state_bytes = sizeof(struct audio_state),
 	.trials = 1,
 };
 
