@@ -140,23 +140,17 @@ static void pkey_teardown(void *state)
 {
 	struct pkey_state *st = state;
 
-	if (!st)
-		return;
 	for (int i = 0; i < st->n_keys; i++)
 		cr_pkey_close(&st->keys[i]);
-	free(st);
 }
 
 static int pkey_setup(struct ep_run *run, void **state)
 {
-	struct pkey_state *st = calloc(1, sizeof(*st));
+	struct pkey_state *st = *state;
 	const char *text = ep_param_text(run, "key"), *p = text;
 	char why[CR_WHY_MAX], driver[CR_DRIVER_MAX], item[32];
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	if ((rc = cr_evp_version(why, sizeof(why))))
 		return ep_run_fail(run, rc, "crypto.pkey: %s", why);
@@ -189,6 +183,7 @@ const struct ep_kernel ep_kernel_crypto_pkey = {
 	.engine_defaults = pkey_defaults,
 	.setup = pkey_setup,
 	.teardown = pkey_teardown,
+	.state_bytes = sizeof(struct pkey_state),
 	.cpu_bound = 1,
 	.trials = 1,
 };

@@ -363,24 +363,18 @@ static void speed_teardown(void *state)
 {
 	struct speed_state *st = state;
 
-	if (!st)
-		return;
 	for (int i = 0; i < st->n_ops; i++)
 		cr_op_close(&st->ops[i]);
 	free(st->buf);
-	free(st);
 }
 
 static int speed_setup(struct ep_run *run, void **state)
 {
-	struct speed_state *st = calloc(1, sizeof(*st));
+	struct speed_state *st = *state;
 	char why[CR_WHY_MAX];
 	size_t max_bytes = 0;
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
-	*state = st;
 	st->run = run;
 	st->backend = (int)ep_param_int(run, "backend");
 	st->io = (int)ep_param_int(run, "io");
@@ -444,6 +438,7 @@ const struct ep_kernel ep_kernel_crypto_speed = {
 	.setup = speed_setup,
 	.finish = speed_finish,
 	.teardown = speed_teardown,
+	.state_bytes = sizeof(struct speed_state),
 	.cpu_bound = 1,
 	.trials = 1,
 };
