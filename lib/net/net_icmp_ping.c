@@ -409,14 +409,11 @@ static void ping_teardown(void *state)
 {
 	struct ping *st = state;
 
-	if (!st)
-		return;
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->seen);
 	free(st->out);
 	free(st->in);
-	free(st);
 }
 
 /* net.ipv4.ping_group_range as text ("1 0"), for messages. */
@@ -527,7 +524,7 @@ static int read_params(struct ep_run *run, struct ping *st)
 
 static int ping_setup(struct ep_run *run, void **state)
 {
-	struct ping *st = calloc(1, sizeof(*st));
+	struct ping *st = *state;
 	struct ep_trial_case tc = {
 		.body = ping_body,
 		.counters = ping_counters,
@@ -535,11 +532,8 @@ static int ping_setup(struct ep_run *run, void **state)
 	};
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
 	st->fd = -1;
 	st->run = run;
-	*state = st;
 	st->ident = (uint16_t)(getpid() ^ ((uintptr_t)st >> 4));
 	rc = read_params(run, st);
 	if (!rc)
@@ -578,5 +572,6 @@ const struct ep_kernel ep_kernel_net_icmp_ping = {
 	.engine_defaults = ping_defaults,
 	.setup = ping_setup,
 	.teardown = ping_teardown,
+	.state_bytes = sizeof(struct ping),
 	.trials = 1,
 };

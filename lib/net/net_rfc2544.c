@@ -582,23 +582,17 @@ static void rfc_teardown(void *state)
 {
 	struct rfc_state *st = state;
 
-	if (!st)
-		return;
 	ep_udp_flow_close(&st->flow);
-	free(st);
 }
 
 static int rfc_setup(struct ep_run *run, void **state)
 {
-	struct rfc_state *st = calloc(1, sizeof(*st));
+	struct rfc_state *st = *state;
 	uint32_t frames[MAX_FRAMES];
 	int n, rc;
 
-	if (!st)
-		return -ENOMEM;
 	st->flow.data_fd = -1;
 	st->flow.peer.fd = -1;
-	*state = st;
 	st->run = run;
 	st->test = (enum test_kind)ep_param_int(run, "test");
 	st->tolerance_pct = ep_param_double(run, "loss_tolerance");
@@ -642,5 +636,6 @@ const struct ep_kernel ep_kernel_net_udp_rfc2544 = {
 	.engine_defaults = rfc_defaults,
 	.setup = rfc_setup,
 	.teardown = rfc_teardown,
+	.state_bytes = sizeof(struct rfc_state),
 	.trials = 1,
 };

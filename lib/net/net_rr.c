@@ -347,18 +347,15 @@ static void rr_teardown(void *state)
 {
 	struct rr *st = state;
 
-	if (!st)
-		return;
 	ep_netk_close(&st->data_fd);
 	ep_peer_close(&st->peer);
 	free(st->req);
 	free(st->resp);
-	free(st);
 }
 
 static int rr_setup(struct ep_run *run, void **state, enum ep_net_test test, const char *name)
 {
-	struct rr *st = calloc(1, sizeof(*st));
+	struct rr *st = *state;
 	struct ep_trial_case tc = {
 		.body = rr_body,
 		.before_trial = rr_before_trial,
@@ -367,14 +364,11 @@ static int rr_setup(struct ep_run *run, void **state, enum ep_net_test test, con
 	};
 	int request_larger;
 
-	if (!st)
-		return -ENOMEM;
 	st->data_fd = -1;
 	st->peer.fd = -1;
 	st->run = run;
 	st->test = test;
 	st->name = name;
-	*state = st;
 	if (test != EP_TEST_UDP_RR)
 		tc.n_counters = 2; /* no losses over TCP */
 	st->request_bytes = (uint32_t)ep_param_int(run, "request");
@@ -424,6 +418,7 @@ const struct ep_kernel ep_kernel_net_tcp_rr = {
 	.engine_defaults = ep_net_defaults,
 	.setup = tcp_rr_setup,
 	.teardown = rr_teardown,
+	.state_bytes = sizeof(struct rr),
 	.trials = 1,
 };
 
@@ -438,6 +433,7 @@ const struct ep_kernel ep_kernel_net_tcp_crr = {
 	.engine_defaults = ep_net_defaults,
 	.setup = tcp_crr_setup,
 	.teardown = rr_teardown,
+	.state_bytes = sizeof(struct rr),
 	.trials = 1,
 };
 
@@ -452,5 +448,6 @@ const struct ep_kernel ep_kernel_net_udp_rr = {
 	.engine_defaults = ep_net_defaults,
 	.setup = udp_rr_setup,
 	.teardown = rr_teardown,
+	.state_bytes = sizeof(struct rr),
 	.trials = 1,
 };

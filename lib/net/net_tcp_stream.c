@@ -513,14 +513,11 @@ static void stream_teardown(void *state)
 {
 	struct tcp_stream *st = state;
 
-	if (!st)
-		return;
 	ep_netk_close(&st->data_fd);
 	ep_netk_close(&st->rx_fd);
 	ep_peer_close(&st->peer);
 	free(st->buf);
 	free(st->rbuf);
-	free(st);
 }
 
 /*
@@ -567,7 +564,7 @@ static int alloc_buffers(struct tcp_stream *st)
 /** stream_setup() - read the parameters, connect to the peer, add the trial case. */
 static int stream_setup(struct ep_run *run, void **state)
 {
-	struct tcp_stream *st = calloc(1, sizeof(*st));
+	struct tcp_stream *st = *state;
 	struct ep_trial_case tc = {
 		.body = stream_body,
 		.before_trial = stream_before_trial,
@@ -575,13 +572,10 @@ static int stream_setup(struct ep_run *run, void **state)
 	};
 	int rc;
 
-	if (!st)
-		return -ENOMEM;
 	st->data_fd = -1;
 	st->rx_fd = -1;
 	st->peer.fd = -1;
 	st->run = run;
-	*state = st;
 	st->dir = (int)ep_param_int(run, "direction");
 	st->size_bytes = (uint32_t)ep_param_int(run, "size");
 	st->rsize_bytes = (uint32_t)ep_param_int(run, "rsize");
@@ -621,5 +615,6 @@ const struct ep_kernel ep_kernel_net_tcp_stream = {
 	.engine_defaults = stream_defaults,
 	.setup = stream_setup,
 	.teardown = stream_teardown,
+	.state_bytes = sizeof(struct tcp_stream),
 	.trials = 1,
 };

@@ -246,16 +246,14 @@ static void udp_teardown(void *state)
 {
 	struct udp_stream *st = state;
 
-	if (!st)
-		return;
 	ep_udp_flow_close(&st->flow);
-	free(st);
 }
 
 /** udp_setup() - read the parameters, connect to the peer, add the trial case. */
 static int udp_setup(struct ep_run *run, void **state)
 {
-	struct udp_stream *st = calloc(1, sizeof(*st));
+	struct udp_stream *st = *state;
+	struct ep_udp_flow *f = &st->flow;
 	struct ep_trial_case tc = {
 		.body = udp_body,
 		.before_trial = udp_before_trial,
@@ -264,14 +262,8 @@ static int udp_setup(struct ep_run *run, void **state)
 	};
 	int rc;
 
-	struct ep_udp_flow *f;
-
-	if (!st)
-		return -ENOMEM;
-	f = &st->flow;
 	f->data_fd = -1;
 	f->peer.fd = -1;
-	*state = st;
 	f->tx = ep_param_int(run, "direction") == 0;
 	f->batch = (uint32_t)ep_param_int(run, "batch");
 	f->drop_every = (uint32_t)ep_param_int(run, "drop_every");
@@ -309,5 +301,6 @@ const struct ep_kernel ep_kernel_net_udp_stream = {
 	.engine_defaults = ep_net_defaults,
 	.setup = udp_setup,
 	.teardown = udp_teardown,
+	.state_bytes = sizeof(struct udp_stream),
 	.trials = 1,
 };
