@@ -212,8 +212,7 @@ Test(blk_io, sequential_read_on_tmp_is_consistent_and_leaves_nothing)
 {
 	cr_log_info("/tmp is %s", fs_name(dir));
 	set("rw", "read");
-	run_ok();
-	check_rates(4096);
+	run_until_io(run_ok, 4096);
 	cr_assert_leq(counter(find("iops"), "units"), 8.0 * 1024 * 1024 / 4096,
 		      "a size-bound job reads 'size' once");
 	assert_empty(dir);
@@ -230,8 +229,7 @@ Test(blk_io, random_write_on_dev_shm_is_consistent)
 	set("rw", "randwrite");
 	set("bs", "16k");
 	set("time_based", "1");
-	run_ok();
-	check_rates(16384);
+	run_until_io(run_ok, 16384);
 	cr_assert_eq(files_in(shm), 0, "files left behind in %s", shm);
 	rmdir(shm);
 }
@@ -508,8 +506,7 @@ Test(blk_io, a_block_device_needs_destructive_and_a_mounted_one_is_refused)
 	run_fails(-EPERM, "parameter 'destructive'");
 	set("destructive", "1");
 	set("rw", "read");
-	run_ok();
-	check_rates(4096);
+	run_until_io(run_ok, 4096);
 	check_mounted_refused(dev);
 	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
 	cr_assert_eq(system(cmd), 0);
@@ -614,8 +611,7 @@ Test(blk_io, io_uring_random_reads_at_depth_8_are_consistent)
 	set("iodepth", "8");
 	set("direct", direct ? "1" : "0");
 	set("time_based", "1");
-	run_uring();
-	check_rates(4096);
+	run_until_io(run_uring, 4096);
 	cr_assert(strstr(embperf_result_labels(find("iops")), "engine=io_uring iodepth=8"), "%s",
 		  embperf_result_labels(find("iops")));
 	assert_empty(dir);
@@ -626,8 +622,7 @@ Test(blk_io, io_uring_sequential_read_covers_size_once)
 	set("rw", "read");
 	set("bs", "64k");
 	set("iodepth", "4");
-	run_uring();
-	check_rates(65536);
+	run_until_io(run_uring, 65536);
 	cr_assert_leq(counter(find("iops"), "units"), 8.0 * 1024 * 1024 / 65536,
 		      "a size-bound job reads 'size' once, whatever the depth");
 	assert_empty(dir);
@@ -688,8 +683,7 @@ Test(blk_io, io_uring_writes_verify_under_psync_reads)
 	set("iodepth", "1");
 	set("rw", "read");
 	set("keep", "0");
-	run_ok();
-	check_rates(4096);
+	run_until_io(run_ok, 4096);
 }
 
 Test(blk_io, io_uring_sync_every_n_writes_counts_its_fsyncs)
