@@ -195,6 +195,7 @@ static void run_until_io(void (*run)(void), double bs_bytes)
 		check_empty_trial();
 		cr_log_warn("run %d: no I/O completed inside the trial; taken again", n);
 	}
+	cr_assert(find("latency"), "no I/O completed inside the trials of 3 runs");
 	check_rates(bs_bytes);
 }
 
