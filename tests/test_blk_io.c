@@ -259,8 +259,9 @@ Test(blk_io, direct_io_on_tmp_works_where_the_file_system_allows_it)
 			  embperf_bench_errmsg(b));
 	else
 		cr_assert_eq(rc, 0, "ext4 takes O_DIRECT: %s", embperf_bench_errmsg(b));
+	/* The first run says whether O_DIRECT is taken; its figures are taken again. */
 	if (!rc)
-		check_rates(4096);
+		run_until_io(run_ok, 4096);
 	assert_empty(dir);
 }
 
