@@ -403,6 +403,8 @@ static ssize_t full_after_10(int fd, const void *buf, size_t n, off_t off)
 Test(blk_io, a_full_disk_mid_job_names_it_and_removes_the_file)
 {
 	set("rw", "write");
+	/* A 200 ms trial can end before its first write (starved): 10 s, ended by the error. */
+	set("duration", "10s");
 	ep_blk_pwrite = full_after_10;
 	run_fails(-ENOSPC, "No space left on device");
 	ep_blk_pwrite = pwrite;
@@ -427,6 +429,7 @@ Test(blk_io, a_write_job_preallocates_its_new_file_as_fio_does)
 		cr_skip_test("/tmp is neither ext4 nor tmpfs: fallocate() may be missing there");
 	set("rw", "randwrite");
 	set("keep", "1");
+	set("duration", "10s"); /* ended by the first write's error, not a starved 200 ms */
 	ep_blk_pwrite = fail_writes;
 	run_fails(-EIO, "write at offset");
 	ep_blk_pwrite = pwrite;
