@@ -219,20 +219,29 @@ Test(blk_io, sequential_read_on_tmp_is_consistent_and_leaves_nothing)
 	assert_empty(dir);
 }
 
+/**
+ * dir_on_dev_shm() - the test's folder moves to /dev/shm (tmpfs) and is the
+ * target, so that the fini (after a failed check too) and skip_uring()
+ * remove it there; skip without /dev/shm.
+ */
+static void dir_on_dev_shm(void)
+{
+	cr_assert_eq(rmdir(dir), 0);
+	strcpy(dir, "/dev/shm/test-blk-io-XXXXXX");
+	if (!mkdtemp(dir))
+		cr_skip_test("no /dev/shm here: %s", strerror(errno));
+	set("target", dir);
+}
+
 Test(blk_io, random_write_on_dev_shm_is_consistent)
 {
-	char shm[64] = "/dev/shm/test-blk-io-XXXXXX";
-
-	if (!mkdtemp(shm))
-		cr_skip_test("no /dev/shm here: %s", strerror(errno));
-	cr_log_info("/dev/shm is %s", fs_name(shm));
-	set("target", shm);
+	dir_on_dev_shm();
+	cr_log_info("/dev/shm is %s", fs_name(dir));
 	set("rw", "randwrite");
 	set("bs", "16k");
 	set("time_based", "1");
 	run_until_io(run_ok, 16384);
-	cr_assert_eq(files_in(shm), 0, "files left behind in %s", shm);
-	rmdir(shm);
+	assert_empty(dir);
 }
 
 /* Two threads: run_until_io() says why a run may be taken again. */
@@ -633,18 +642,10 @@ Test(blk_io, io_uring_sequential_read_covers_size_once)
 	assert_empty(dir);
 }
 
-/*
- * The test's folder moves to /dev/shm, so that skip_uring() and the fini
- * remove it there. Two threads: run_until_io() says why a run may be taken
- * again.
- */
+/* Two threads: run_until_io() says why a run may be taken again. */
 Test(blk_io, io_uring_mixed_jobs_on_dev_shm_merge_their_tallies)
 {
-	cr_assert_eq(rmdir(dir), 0);
-	strcpy(dir, "/dev/shm/test-blk-io-XXXXXX");
-	if (!mkdtemp(dir))
-		cr_skip_test("no /dev/shm here: %s", strerror(errno));
-	set("target", dir);
+	dir_on_dev_shm();
 	set("rw", "randrw");
 	set("jobs", "2");
 	set("iodepth", "16");
