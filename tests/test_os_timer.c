@@ -339,23 +339,25 @@ Test(os_timer, a_deadline_after_the_trial_is_not_waited_for)
 	/*
 	 * Waiting for the deadline would take the 1 s at least, whatever the
 	 * load; a 20 ms trial leaves 980 ms for the run's set-up and the
-	 * thread's start and end. Under emulation on a loaded host those can
-	 * take that long once: the quickest of three runs counts there, and a
-	 * kernel that waits is slow in all three.
+	 * thread's start and end. Under emulation on a loaded host, and
+	 * natively under ASan beside 4 CI jobs, those can take that long once:
+	 * the quickest of up to three runs counts (the first under 1 s ends
+	 * the search), and a kernel that waits is slow in all three.
 	 */
-	for (int attempt = 0; attempt < (tp_emulated() ? 3 : 1); attempt++) {
+	for (int attempt = 0; attempt < 3 && took_ns >= 1000000000ULL; attempt++) {
 		uint64_t t0_ns = ep_now_ns(), run_ns;
 
 		run_ok();
 		run_ns = ep_now_ns() - t0_ns;
 		if (run_ns < took_ns)
 			took_ns = run_ns;
+		cr_assert_float_eq(wakeups(), 0.0, 1e-9);
+		cr_assert_null(find("latency"), "no wake-up, no latency");
 	}
-	tp_figure("os.timer 20 ms trial, 1 s interval: the run took %.1f ms",
+	tp_figure("os.timer 20 ms trial, 1 s interval: the quickest run took %.1f ms",
 		  (double)took_ns / 1e6);
-	cr_assert_lt(took_ns, 1000000000ULL, "a 20 ms trial took %.1f ms", (double)took_ns / 1e6);
-	cr_assert_float_eq(wakeups(), 0.0, 1e-9);
-	cr_assert_null(find("latency"), "no wake-up, no latency");
+	cr_assert_lt(took_ns, 1000000000ULL, "a 20 ms trial took %.1f ms, the quickest of 3",
+		     (double)took_ns / 1e6);
 }
 
 Test(os_timer, cancel_is_seen_within_a_long_interval)
