@@ -423,7 +423,7 @@ static void *watch_main(void *arg)
 
 		while (dir && (e = readdir(dir)))
 			if (e->d_name[0] != '.' && task_is_fifo(e->d_name, w->priority))
-				w->seen = 1;
+				__atomic_store_n(&w->seen, 1, __ATOMIC_RELEASE);
 		if (dir)
 			closedir(dir);
 		nanosleep(&d, NULL);
@@ -431,19 +431,45 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
+/*
+ * start_fifo_watch() - watch_main() at SCHED_FIFO priority 1, below the
+ * measuring thread's 3: a SCHED_OTHER watcher on a loaded 2-CPU VM may get
+ * no look at all in the 200 ms the measuring thread lives.
+ */
+static void start_fifo_watch(struct watch *w, pthread_t *tid)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pthread_attr_t attr;
+
+	cr_assert_eq(pthread_attr_init(&attr), 0);
+	cr_assert_eq(pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED), 0);
+	cr_assert_eq(pthread_attr_setschedpolicy(&attr, SCHED_FIFO), 0);
+	cr_assert_eq(pthread_attr_setschedparam(&attr, &sp), 0);
+	cr_assert_eq(pthread_create(tid, &attr, watch_main, w), 0);
+	pthread_attr_destroy(&attr);
+}
+
 Test(os_timer, priority_runs_the_measuring_thread_sched_fifo)
 {
 	struct watch w = { .priority = 3 };
 	pthread_t tid;
+	int runs = 0;
 
 	if (!tp_fifo_permitted())
 		cr_skip_test("this process may not use SCHED_FIFO");
 	set("priority", "3");
-	cr_assert_eq(pthread_create(&tid, NULL, watch_main, &w), 0);
-	run_ok();
+	start_fifo_watch(&w, &tid);
+	/* Up to three runs until the watcher saw one: even at SCHED_FIFO it
+	 * can be kept off both CPUs by other tests' SCHED_FIFO hogs (300 ms
+	 * in test_net_peer). A thread left SCHED_OTHER is never seen. */
+	while (runs < 3 && !__atomic_load_n(&w.seen, __ATOMIC_ACQUIRE)) {
+		run_ok();
+		runs++;
+	}
 	w.stop = 1;
 	pthread_join(tid, NULL);
-	cr_assert(w.seen, "no task of the process ran SCHED_FIFO at priority 3");
+	tp_figure("os.timer priority 3: a SCHED_FIFO task seen after %d run(s)", runs);
+	cr_assert(w.seen, "no task of the process ran SCHED_FIFO at priority 3 in %d runs", runs);
 	cr_assert(strstr(embperf_result_labels(find("latency")), "policy=fifo priority=3"), "%s",
 		  embperf_result_labels(find("latency")));
 }
