@@ -893,19 +893,32 @@ Test(os_proc, stopped_ring_ends_with_the_budget)
 	}
 }
 
-/* Without a budget, the 'timeout' parameter ends the wait and is named. */
+/*
+ * Without a budget, the 'timeout' parameter ends the wait and is named.
+ * It counts from calibration on: a ring member (the caller included) kept
+ * off the CPU for 300 ms before the first sample ends the run the same
+ * way, before the callback stopped anyone ("0 members stopped"). Such a
+ * run is checked too, and another tried, up to three: a watchdog that
+ * fires without a stall stops no member in any of them.
+ */
 Test(os_proc, stopped_ring_times_out)
 {
-	struct snapshot before = take_snapshot();
-	embperf_bench *b;
-	int stopped;
-	int rc = run_with_stopped_ring("3", 0, "300ms", &b, &stopped);
+	int stopped = 0, runs = 0;
 
-	cr_assert_eq(rc, -ETIMEDOUT, "%d %s", rc, embperf_bench_errmsg(b));
-	cr_assert_eq(stopped, 2);
-	cr_assert(strstr(embperf_bench_errmsg(b), "'timeout'"), "%s", embperf_bench_errmsg(b));
-	embperf_bench_free(b);
-	assert_nothing_left(&before, "os.ctx stopped ring, timeout");
+	while (runs < 3 && !stopped) {
+		struct snapshot before = take_snapshot();
+		embperf_bench *b;
+		int rc = run_with_stopped_ring("3", 0, "300ms", &b, &stopped);
+
+		runs++;
+		cr_assert_eq(rc, -ETIMEDOUT, "%d %s", rc, embperf_bench_errmsg(b));
+		cr_assert(strstr(embperf_bench_errmsg(b), "'timeout'"), "%s",
+			  embperf_bench_errmsg(b));
+		embperf_bench_free(b);
+		assert_nothing_left(&before, "os.ctx stopped ring, timeout");
+	}
+	tp_figure("os.ctx stopped ring: 'timeout' ended a stopped ring after %d run(s)", runs);
+	cr_assert_eq(stopped, 2, "%d members stopped in the last of %d runs", stopped, runs);
 }
 
 /*
