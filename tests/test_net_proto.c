@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -146,6 +147,146 @@ Test(wire, a_late_datagram_of_the_last_trials_flow_never_counts_in_the_next)
 	ep_udp_rx_free(&rx);
 	close(old_fd);
 	close(new_fd);
+	close(rx_fd);
+}
+
+/*
+ * The receiver's measured part by arrival, on synthetic stamps: a stamp
+ * crosses from CLOCK_REALTIME to ep_now_ns() by its age (the clocks' offset
+ * drops out), and a packet counts only when it surely arrived inside
+ * [from, until). A reader that looked 300 ms late finds the ramp's last
+ * datagrams queued: by their stamps they are before the start.
+ */
+Test(wire, arrival_stamps_place_a_packet_in_the_measured_part)
+{
+	const uint64_t ms = 1000000;
+	/* Read at 50 s of ep_now_ns(), real time some 1.7e18 ns. */
+	struct ep_clock_pair now = { .mono_ns = 50000 * ms, .real_ns = 1700000000000000000ull };
+	struct ep_rx_window w = { .from_ns = 50000 * ms - 100 * ms, .until_ns = 0 };
+	uint64_t queued = ep_rx_arrival_ns(&now, now.real_ns - 300 * ms);
+	uint64_t fresh = ep_rx_arrival_ns(&now, now.real_ns - 20 * ms);
+
+	cr_assert_eq(queued, 50000 * ms - 300 * ms, "300 ms old: %llu", (unsigned long long)queued);
+	cr_assert_eq(fresh, 50000 * ms - 20 * ms);
+	cr_assert_eq(ep_rx_arrival_ns(&now, now.real_ns + ms), now.mono_ns,
+		     "a stamp after the reading is taken as the reading");
+	cr_assert_eq(ep_rx_arrival_ns(&now, 0), 0, "older than ep_now_ns()'s epoch: 0, no wrap");
+	cr_assert_eq(ep_rx_window_place(&w, queued, queued), -1, "arrived before the start: ramp");
+	cr_assert_eq(ep_rx_window_place(&w, fresh, fresh), 0, "arrived after the start: counted");
+	cr_assert_eq(ep_rx_window_place(&w, w.from_ns, w.from_ns), 0, "the start is inside");
+	w.until_ns = fresh;
+	cr_assert_eq(ep_rx_window_place(&w, fresh, fresh), 1, "the end is outside");
+	cr_assert_eq(ep_rx_window_place(&w, fresh - 1, fresh - 1), 0);
+	/* Without a stamp: after the last empty read, before this one. Counted
+	 * only when the whole span is inside. */
+	cr_assert_eq(ep_rx_window_place(&w, w.from_ns - 1, fresh - 1), -1);
+	cr_assert_eq(ep_rx_window_place(&w, w.from_ns, fresh), 1);
+	cr_assert_eq(ep_rx_window_place(&w, w.from_ns, fresh - 1), 0);
+	/* The peer's sink: a zero window counts everything. */
+	cr_assert_eq(ep_rx_window_place(&(struct ep_rx_window){ 0 }, 0, UINT64_MAX), 0);
+}
+
+/*
+ * The kernel stamps a datagram as it arrives only once some socket asked
+ * for stamps (a switch that a work item flips shortly after the first
+ * asks); until then a datagram is stamped when it is read. Wait for the
+ * switch, at most 5 s: a datagram read after the time taken when its send
+ * returned carries a stamp before that time. Return: 0 when it never came.
+ */
+static int wait_for_arrival_stamps(void)
+{
+	struct sockaddr_in at;
+	int rx_fd = loopback_socket(NULL, &at), tx_fd = loopback_socket(&at, NULL), on = 1, ok = 0;
+	uint64_t end = ep_now_ns() + 5000000000ull;
+
+	cr_assert_eq(setsockopt(rx_fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)), 0);
+	while (!ok && ep_now_ns() < end) {
+		char buf[8], ctl[64];
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+		struct pollfd p = { .fd = rx_fd, .events = POLLIN };
+		struct timespec sent;
+
+		cr_assert_eq(send(tx_fd, "x", 1, 0), 1);
+		clock_gettime(CLOCK_REALTIME, &sent);
+		cr_assert_eq(poll(&p, 1, 1000), 1);
+		cr_assert_eq(recvmsg(rx_fd, &h, 0), 1);
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+			struct timespec ts;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
+				continue;
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			ok = ts.tv_sec < sent.tv_sec ||
+			     (ts.tv_sec == sent.tv_sec && ts.tv_nsec < sent.tv_nsec);
+		}
+	}
+	close(tx_fd);
+	close(rx_fd);
+	return ok;
+}
+
+/* Poll @rx until it has taken @n datagrams of its flow (at most 100 polls of 100 ms). */
+static void take_n(struct ep_udp_rx *rx, uint64_t n)
+{
+	for (int i = 0; i < 100 && rx->count->received + rx->ramp + rx->past_end < n; i++)
+		cr_assert_geq(ep_udp_rx_poll(rx, 100, 1), 0);
+	cr_assert_eq(rx->count->received + rx->ramp + rx->past_end, n);
+}
+
+/* A pause between datagrams that must fall on either side of a bound:
+ * wider than the error of carrying a stamp across clocks (microseconds). */
+static void apart(void)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	nanosleep(&ms, NULL);
+}
+
+/*
+ * A receiver that looked late finds datagrams queued: those that arrived
+ * before its measured part (30, the ramp's tail) are not counted, though it
+ * reads them with the measured part under way; those that arrived in it
+ * (20) are; those that arrived after its end (10) are not, though read in
+ * the final look. Loopback stamps a datagram inside the send.
+ */
+Test(wire, a_late_reader_counts_what_arrived_in_its_window)
+{
+	struct sockaddr_in at;
+	int rx_fd = loopback_socket(NULL, &at), tx_fd = loopback_socket(&at, NULL);
+	struct ep_udp_tx tx;
+	struct ep_udp_rx rx;
+
+	cr_assert_eq(ep_udp_tx_init(&tx, tx_fd, 64, 8), 0);
+	cr_assert_eq(ep_udp_rx_init(&rx, rx_fd, 8, 64), 0);
+	if (!wait_for_arrival_stamps()) {
+		if (tp_emulated())
+			cr_skip_test("under emulation (%s): no arrival stamps", tp_emulated());
+		cr_assert_fail("no datagram stamped on arrival within 5 s");
+	}
+	cr_assert_eq(ep_udp_tx_send(&tx, 30, 1), 30);
+	apart();
+	rx.window.from_ns = ep_now_ns();
+	apart();
+	cr_assert_eq(ep_udp_tx_send(&tx, 20, 1), 20);
+	take_n(&rx, 50);
+	cr_assert_eq(rx.ramp, 30, "arrived before the start, read after it: %llu of 30 kept out",
+		     (unsigned long long)rx.ramp);
+	cr_assert_eq(rx.count->received, 20);
+	apart();
+	rx.window.until_ns = ep_now_ns();
+	apart();
+	cr_assert_eq(ep_udp_tx_send(&tx, 10, 1), 10);
+	take_n(&rx, 60);
+	cr_assert_eq(rx.past_end, 10, "arrived after the end: %llu of 10 kept out",
+		     (unsigned long long)rx.past_end);
+	cr_assert_eq(rx.count->received, 20);
+	cr_assert_eq(ep_seq_expected(rx.count), 20, "sequence numbers 30..49: none lost");
+	cr_assert_eq(rx.unstamped, 0);
+	ep_udp_tx_free(&tx);
+	ep_udp_rx_free(&rx);
+	close(tx_fd);
 	close(rx_fd);
 }
 

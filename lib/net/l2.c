@@ -281,7 +281,9 @@ int ep_l2_rx_init(struct ep_l2_rx *rx, struct ep_l2_link *l, uint32_t flow)
 static void on_frame(unsigned char *user, const struct pcap_pkthdr *h, const unsigned char *b)
 {
 	struct ep_l2_rx *rx = (struct ep_l2_rx *)(void *)user;
+	uint64_t stamp = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u, at;
 	struct ep_wire_header w;
+	int place;
 
 	if (h->caplen < SNAP_BYTES || ep_wire_decode(b + EP_L2_HEADER_BYTES, EP_WIRE_HEADER_BYTES, &w) ||
 	    w.flow != rx->flow) {
@@ -293,10 +295,22 @@ static void on_frame(unsigned char *user, const struct pcap_pkthdr *h, const uns
 		rx->ramp++;
 		return;
 	}
+	/* The measured part by arrival (a late reader finds the ramp's last
+	 * frames in the capture), the capture's stamp on this side's clock.
+	 * A frame stamped after rx->now (it came during this read) is taken as
+	 * then, which is after any bound of the window set before the read. */
+	at = ep_rx_arrival_ns(&rx->now, stamp);
+	place = ep_rx_window_place(&rx->window, at, at);
+	if (place) {
+		if (place < 0)
+			rx->ramp++;
+		else
+			rx->past_end++;
+		return;
+	}
 	/* The capture's stamp (microseconds, CLOCK_REALTIME) against the
 	 * sender's: only differences of transit times are used (jitter). */
-	ep_seq_add(rx->count, w.seq, h->len, w.send_ns,
-		   (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u);
+	ep_seq_add(rx->count, w.seq, h->len, w.send_ns, stamp);
 }
 
 int ep_l2_rx_poll(struct ep_l2_rx *rx, int timeout_ms, int counting)
@@ -310,6 +324,7 @@ int ep_l2_rx_poll(struct ep_l2_rx *rx, int timeout_ms, int counting)
 		return -errno;
 	/* Bounded: a flow that never pauses still lets the caller look at its clock. */
 	for (int i = 0; i < 16; i++) {
+		ep_clock_pair_read(&rx->now);
 		n = pc.pcap_dispatch(p, -1, on_frame, (unsigned char *)rx);
 		if (n <= 0)
 			break;

@@ -107,18 +107,25 @@ void ep_l2_tx_free(struct ep_l2_tx *tx);
 /**
  * struct ep_l2_rx - the count of one flow's frames from a capture.
  * @count:      the counted frames (their lengths in @count->bytes).
- * @ramp:       frames of the flow sent before its measured part.
+ * @window:     the measured part by arrival (wire.h; zero: all of them).
+ * @ramp:       frames of the flow sent, or arrived, before its measured part.
+ * @past_end:   counted frames that arrived after @window's end.
  * @stray:      frames of other flows, or not ours.
  * @last_ns:    when the last frame of the flow was taken (ep_now_ns()).
+ * @now:        the clocks read before the capture was last read (the
+ *              capture's stamps are CLOCK_REALTIME).
  */
 struct ep_l2_rx {
 	struct ep_l2_link *link;
 	uint32_t flow;
 	int counting;
 	struct ep_seq_count *count;
+	struct ep_rx_window window;
 	uint64_t ramp;
+	uint64_t past_end;
 	uint64_t stray;
 	uint64_t last_ns;
+	struct ep_clock_pair now;
 };
 
 /** ep_l2_rx_init() - start counting @flow. Return: 0 or -ENOMEM. */
@@ -126,7 +133,8 @@ int ep_l2_rx_init(struct ep_l2_rx *rx, struct ep_l2_link *l, uint32_t flow);
 
 /**
  * ep_l2_rx_poll() - wait up to @timeout_ms for frames and count all the
- * capture holds; @counting: 0 to count the flow's frames as ramp only.
+ * capture holds; @counting: 0 to count the flow's frames as ramp only, 1:
+ * those of @rx->window count, by the capture's arrival stamps.
  * Return: frames of the flow taken, or a negative errno.
  */
 int ep_l2_rx_poll(struct ep_l2_rx *rx, int timeout_ms, int counting);

@@ -295,20 +295,58 @@ __attribute__((cold)) static int receiver_init(struct ep_udp_flow *f, struct rec
 	return rc;
 }
 
+static int receiver_poll(struct ep_udp_flow *f, struct receiver *r, int timeout_ms, int counting)
+{
+	return f->l2 ? ep_l2_rx_poll(&r->raw, timeout_ms, counting)
+		     : ep_udp_rx_poll(&r->udp, timeout_ms, counting);
+}
+
+/*
+ * The peer marks every datagram counted; this side's measured part is what
+ * arrived between its start and its end, judged by the arrival stamps. By
+ * when this thread read them instead, a thread descheduled over the ramp's
+ * end would find the datagrams of the delay D queued at its first look
+ * (where the measured part starts, to last a whole duration from there),
+ * count them, and read the rate high by D / duration.
+ */
+static struct ep_rx_window *receiver_window(struct ep_udp_flow *f, struct receiver *r)
+{
+	return f->l2 ? &r->raw.window : &r->udp.window;
+}
+
 static int run_rx(struct ep_udp_flow *f, struct ep_trial *t, struct ep_udp_outcome *o)
 {
 	struct receiver r;
 	const struct ep_seq_count *c;
+	/* The window is on the trial's clock: the arrival stamps are the real
+	 * clocks', so a simulated one (tests) counts by reading as before. */
+	int by_arrival = !ep_trial_clock(t)->ops;
+	int ended = 0;
 	int rc = receiver_init(f, &r);
 
 	if (rc)
 		return rc;
-	while (ep_trial_running(t)) {
-		int counting = ep_trial_start_ns(t) != 0;
+	for (;;) {
+		uint64_t start_ns;
 
-		rc = f->l2 ? ep_l2_rx_poll(&r.raw, 5, counting) : ep_udp_rx_poll(&r.udp, 5, counting);
+		if (!ep_trial_running(t)) {
+			ended = 1;
+			break;
+		}
+		start_ns = ep_trial_start_ns(t);
+		if (by_arrival)
+			receiver_window(f, &r)->from_ns = start_ns;
+		rc = receiver_poll(f, &r, 5, start_ns != 0);
 		if (rc < 0 || (rc == 0 && ep_netk_peer_gone(&f->peer)))
 			break;
+	}
+	/* What arrived before the end and was not read yet counts, what came
+	 * after it does not: a thread descheduled at the end (the measured
+	 * time runs to when it looked) neither misses nor adds any. */
+	if (ended && by_arrival && ep_trial_start_ns(t)) {
+		receiver_window(f, &r)->until_ns =
+			ep_trial_start_ns(t) + ep_tally_elapsed_ns(ep_trial_tally(t));
+		(void)receiver_poll(f, &r, 0, 1);
 	}
 	o->capture_drops = ep_l2_capture_drops(&f->link);
 	close_data(f);

@@ -139,18 +139,19 @@ static void rx_arm(struct ep_udp_rx *rx)
 	}
 }
 
-/* The kernel's arrival stamp (CLOCK_REALTIME), or @fallback_ns. */
-static uint64_t arrival_ns(struct msghdr *h, uint64_t fallback_ns)
+/* The kernel's arrival stamp (CLOCK_REALTIME) into *@stamp_ns. Return: 1, or 0 without one. */
+static int arrival_stamp(struct msghdr *h, uint64_t *stamp_ns)
 {
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
 			struct timespec ts;
 
 			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-			return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+			*stamp_ns = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+			return 1;
 		}
 	}
-	return fallback_ns;
+	return 0;
 }
 
 /* Same sender host as rx->from (the address only: the port is the sender's choice). */
@@ -170,20 +171,41 @@ static int from_ok(const struct ep_udp_rx *rx, const struct sockaddr_storage *a)
 	return 0;
 }
 
-static int take(struct ep_udp_rx *rx, int i, int counting, uint64_t now_ns, uint64_t real_ns)
+static int take(struct ep_udp_rx *rx, int i, int counting, const struct ep_clock_pair *now)
 {
 	struct msghdr *h = &rx->msgs[i].msg_hdr;
 	unsigned len = rx->msgs[i].msg_len;
 	struct ep_wire_header w;
+	uint64_t stamp = now->real_ns, first, last;
+	int place;
 
 	if (!from_ok(rx, &rx->names[i]) ||
 	    ep_wire_decode(rx->bufs + (size_t)i * rx->size_max, len, &w) || w.flow != rx->flow) {
 		rx->stray++;
 		return 0;
 	}
-	rx->last_ns = now_ns;
+	rx->last_ns = now->mono_ns;
 	if (!(w.flags & EP_WIRE_COUNTED) || !counting) {
 		rx->ramp++;
+		return 1;
+	}
+	/* The measured part by arrival, not by when this thread got to read:
+	 * a late reader finds the ramp's last datagrams queued. Without a
+	 * stamp, the datagram came after the socket was last read empty and
+	 * before now; it counts only when both say inside. */
+	if (arrival_stamp(h, &stamp)) {
+		first = last = ep_rx_arrival_ns(now, stamp);
+	} else {
+		rx->unstamped++;
+		first = rx->drained_ns;
+		last = now->mono_ns;
+	}
+	place = ep_rx_window_place(&rx->window, first, last);
+	if (place) {
+		if (place < 0)
+			rx->ramp++;
+		else
+			rx->past_end++;
 		return 1;
 	}
 	rx->seen++;
@@ -193,21 +215,13 @@ static int take(struct ep_udp_rx *rx, int i, int counting, uint64_t now_ns, uint
 	}
 	/* Sender stamps are CLOCK_MONOTONIC, arrivals CLOCK_REALTIME: only
 	 * differences of transit times are used, so the offset cancels. */
-	ep_seq_add(rx->count, w.seq, len, w.send_ns, arrival_ns(h, real_ns));
+	ep_seq_add(rx->count, w.seq, len, w.send_ns, stamp);
 	/* The header goes back to where it came from (an address from_ok()
 	 * accepted: the client's), with the sender's own stamp. */
 	if (rx->echo_every && w.seq % rx->echo_every == 0)
 		(void)sendto(rx->fd, rx->bufs + (size_t)i * rx->size_max, EP_WIRE_HEADER_BYTES,
 			     MSG_DONTWAIT, (struct sockaddr *)&rx->names[i], h->msg_namelen);
 	return 1;
-}
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
 int ep_udp_rx_poll(struct ep_udp_rx *rx, int timeout_ms, int counting)
@@ -218,24 +232,32 @@ int ep_udp_rx_poll(struct ep_udp_rx *rx, int timeout_ms, int counting)
 
 	if (rc < 0)
 		return errno == EINTR ? 0 : -errno;
-	if (rc == 0)
+	if (rc == 0) {
+		rx->drained_ns = ep_now_ns();
 		return 0;
+	}
 	for (;;) {
+		struct ep_clock_pair now;
 		int n;
-		uint64_t now, real;
 
 		rx_arm(rx);
 		n = recvmmsg(rx->fd, rx->msgs, EP_UDP_MAX_BATCH, MSG_DONTWAIT, NULL);
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? taken
-			       : errno == ECONNREFUSED ? taken
-						       : -errno;
-		now = ep_now_ns();
-		real = realtime_ns();
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EAGAIN || e == EWOULDBLOCK)
+				rx->drained_ns = ep_now_ns();
+			return e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ECONNREFUSED
+				       ? taken
+				       : -e;
+		}
+		ep_clock_pair_read(&now);
 		for (int i = 0; i < n; i++)
-			taken += take(rx, i, counting, now, real);
-		if (n < EP_UDP_MAX_BATCH)
+			taken += take(rx, i, counting, &now);
+		if (n < EP_UDP_MAX_BATCH) {
+			rx->drained_ns = now.mono_ns;
 			return taken;
+		}
 	}
 }
 

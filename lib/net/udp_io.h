@@ -53,11 +53,18 @@ uint32_t ep_udp_tx_send(struct ep_udp_tx *tx, uint32_t n, int counted);
  * @echo_every:  send the header of every Nth counted datagram back to its
  *               sender (round trips; 0: none).
  * @count:       what arrived of the counted datagrams (heap: 8 KiB window).
- * @ramp:        datagrams of the flow sent before its measured part.
+ * @window:      the measured part by arrival (wire.h; zero: all of them).
+ * @ramp:        datagrams of the flow sent, or arrived, before its measured
+ *               part.
+ * @past_end:    counted datagrams that arrived after @window's end.
+ * @unstamped:   datagrams of the flow that came without an arrival stamp:
+ *               judged by when they were read (@drained_ns, then now).
  * @stray:       datagrams of other flows or not ours.
  * @dropped:     datagrams discarded by @drop_every.
  * @from:        only datagrams from this address count (set @from_len).
  * @last_ns:     when the last datagram of the flow arrived (ep_now_ns()).
+ * @drained_ns:  when the socket was last read empty (ep_now_ns()): what is
+ *               read after it arrived after it.
  */
 struct ep_udp_rx {
 	int fd;
@@ -65,13 +72,17 @@ struct ep_udp_rx {
 	uint32_t drop_every;
 	uint32_t echo_every;
 	struct ep_seq_count *count;
+	struct ep_rx_window window;
 	uint64_t ramp;
+	uint64_t past_end;
+	uint64_t unstamped;
 	uint64_t stray;
 	uint64_t dropped;
 	uint64_t seen;
 	struct sockaddr_storage from;
 	socklen_t from_len;
 	uint64_t last_ns;
+	uint64_t drained_ns;
 	uint32_t size_max;
 	unsigned char *bufs;
 	struct mmsghdr *msgs;
@@ -93,7 +104,8 @@ void ep_udp_rx_free(struct ep_udp_rx *rx);
 /**
  * ep_udp_rx_poll() - wait up to @timeout_ms for datagrams and count all the
  * socket has. @counting: 0 to count the flow's datagrams as ramp only (the
- * receiver's own measured part has not begun).
+ * receiver's own measured part has not begun); 1: those of @rx->window
+ * count, by their arrival stamps.
  * Return: datagrams of the flow taken, or a negative errno.
  */
 int ep_udp_rx_poll(struct ep_udp_rx *rx, int timeout_ms, int counting);

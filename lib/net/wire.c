@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
+#include "lib/core/clock.h"
 #include "wire.h"
 
 static void put_be32(unsigned char *p, uint32_t v)
@@ -128,4 +130,43 @@ void ep_seq_add(struct ep_seq_count *c, uint32_t seq, uint64_t bytes, uint64_t s
 uint64_t ep_seq_expected(const struct ep_seq_count *c)
 {
 	return c->received ? (uint64_t)c->highest - c->lowest + 1 : 0;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void ep_clock_pair_read(struct ep_clock_pair *p)
+{
+	/* Real time on both sides of the other clock: a thread descheduled
+	 * between the readings would shift every age by the time it was away,
+	 * so such a pair is read again (at most twice). */
+	for (int i = 0; i < 3; i++) {
+		uint64_t before = realtime_ns();
+
+		p->mono_ns = ep_now_ns();
+		p->real_ns = realtime_ns();
+		if (p->real_ns - before < 20000)
+			break;
+	}
+}
+
+uint64_t ep_rx_arrival_ns(const struct ep_clock_pair *p, uint64_t stamp_ns)
+{
+	uint64_t age = p->real_ns > stamp_ns ? p->real_ns - stamp_ns : 0;
+
+	return age < p->mono_ns ? p->mono_ns - age : 0;
+}
+
+int ep_rx_window_place(const struct ep_rx_window *w, uint64_t first_ns, uint64_t last_ns)
+{
+	if (first_ns < w->from_ns)
+		return -1;
+	if (w->until_ns && last_ns >= w->until_ns)
+		return 1;
+	return 0;
 }

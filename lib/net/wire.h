@@ -124,4 +124,53 @@ void ep_seq_add(struct ep_seq_count *c, uint32_t seq, uint64_t bytes, uint64_t s
  */
 uint64_t ep_seq_expected(const struct ep_seq_count *c);
 
+/*
+ * A receiver's measured part by the packets' arrival. A receiver that
+ * looked late (a descheduled thread) finds what arrived meanwhile queued;
+ * read then, it would count in the measured part what arrived before it
+ * started, and the rate would read high. The kernel's arrival stamps say
+ * on which side of the start and the end each packet came.
+ */
+
+/**
+ * struct ep_clock_pair - ep_now_ns() and CLOCK_REALTIME (the clock of the
+ * kernel's arrival stamps) read together, to carry a stamp's age across.
+ */
+struct ep_clock_pair {
+	uint64_t mono_ns;
+	uint64_t real_ns;
+};
+
+/** ep_clock_pair_read() - read both clocks as close together as they can be. */
+void ep_clock_pair_read(struct ep_clock_pair *p);
+
+/**
+ * ep_rx_arrival_ns() - a kernel arrival stamp (CLOCK_REALTIME, ns) on the
+ * ep_now_ns() clock: @p's ep_now_ns() less the stamp's age by @p's
+ * CLOCK_REALTIME. Only the age crosses between the clocks: their offset
+ * does not matter, and NTP's slewing errs by parts per million of the age.
+ * A stamp after @p (a packet that came after the reading) is taken as @p.
+ */
+uint64_t ep_rx_arrival_ns(const struct ep_clock_pair *p, uint64_t stamp_ns);
+
+/**
+ * struct ep_rx_window - the measured part by arrival, ep_now_ns() time: a
+ * counted packet that arrived before @from_ns belongs to the ramp, one that
+ * arrived at or after @until_ns to after the end (@until_ns 0: no end yet).
+ * All zero: every packet counts (the peer's sink counts what the sender
+ * marked counted).
+ */
+struct ep_rx_window {
+	uint64_t from_ns;
+	uint64_t until_ns;
+};
+
+/**
+ * ep_rx_window_place() - where a packet that arrived some time in
+ * [@first_ns, @last_ns] (ep_now_ns() time; one instant when the kernel
+ * stamped it) falls: it counts only when surely inside @w.
+ * Return: 0 inside, -1 before @w (possibly), 1 after it (possibly).
+ */
+int ep_rx_window_place(const struct ep_rx_window *w, uint64_t first_ns, uint64_t last_ns);
+
 #endif /* EMBPERF_NET_WIRE_H */
