@@ -64,7 +64,9 @@ drops() {
 # from its 4 KB bucket, and the 10 ms queue drains after the measured second),
 # in bursts of 50 every 4 ms: a loaded machine's sender wakes about once a
 # scheduler tick, and one precisely paced datagram a wake-up offered only
-# 2 800/s at load 19.
+# 2 800/s at load 19. rx counts by arrival stamps what came inside its
+# measured part, not what a receiver descheduled over the ramp's end found
+# queued when it looked (that read high by delay / duration).
 over() {
 	local d0 d1 kpps offered lost where
 	d0=$(drops "$2")
