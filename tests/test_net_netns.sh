@@ -120,18 +120,67 @@ rfc() {
 		frame=1518 rate=100Mbit duration=1s ramp=100ms settle=100ms --format=csv "$@" 2>&1)
 }
 rfc_metric() { echo "$rfc_out" | awk -F, -v m="$1" '$4 == m { print $8; exit }'; }
-tap_fail_extra() { echo "${rfc_out:-$out}" | cut -c1-200 | sed 's/^/#   /' | head -20; }
+# (JSON's members are indented: what is not is a message.)
+tap_fail_extra() { echo "${rfc_out:-$out}" | grep -v '^ ' | cut -c1-200 | sed 's/^/#   /' | head -20; }
 
-rfc test=throughput max_trials=12
-found=$(rfc_metric throughput)
-check "rfc2544 throughput through tbf 20 Mbit/s: at most 3 % above its 1681 frames/s" 1 1732 "$found"
-if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
-	check "rfc2544 throughput through tbf 20 Mbit/s: at least 90 % of 1651 frames/s" \
-		1486 1732 "$found"
-else
-	skip "rfc2544 throughput: at least 90 % of the shaped rate" \
-		"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
-fi
+# json_value METRIC FIELD: FIELD of METRIC's first result in $rfc_out, JSON
+# as embperf prints it (one member a line); empty when absent.
+json_value() {
+	echo "$rfc_out" | awk -v m="\"$1\"," -v f="\"$2\":" '
+		$1 == "\"metric\":" { cur = $2 == m }
+		cur && $1 == f { v = $2; sub(/,$/, "", v); print v; exit }'
+}
+# A share of the time above this that the kept trial's threads waited for a
+# CPU (cpu_wait_pct, from the kernel's run delay, not the library's own
+# figures) is a machine too busy for the sender to keep its rate (the
+# library calls a result disturbed above it); quiet, it reads below 1 %.
+busy_wait_pct=5
+# searched ARGS...: the throughput search of ARGS, again until one finds at
+# least 90 % of tbf's 1651 frames/s (1486), 3 searches at most (12 trials
+# each, ~16 s when each trial runs). A sender that other jobs keep off the
+# CPU for a few hundred ms stalls, its trial loses what the stall owed, and
+# the search stops low: a burst of load shows there before the 1-minute load
+# average sees it. Sets $found (the best), $founds (every search's: each is
+# checked against tbf's bound) and $waited (the kept trials' highest
+# cpu_wait_pct).
+searched() {
+	local f w
+	found= founds= waited=0
+	for _ in 1 2 3; do
+		rfc_out=$(ip netns exec "$a" timeout 120 "$embperf" run net.udp.rfc2544 \
+			peer=198.18.0.2 frame=1518 rate=100Mbit duration=1s ramp=100ms settle=100ms \
+			test=throughput max_trials=12 --format=json "$@" 2>&1)
+		f=$(json_value throughput value) w=$(json_value throughput cpu_wait_pct)
+		founds="$founds${founds:+ }${f:-none}"
+		waited=$(awk -v w="$w" -v m="$waited" 'BEGIN { print (w != "null" && w + 0 > m) ? w + 0 : m }')
+		[ -n "$f" ] || return
+		found=$(awk -v f="$f" -v b="$found" 'BEGIN { print (b == "" || f > b) ? f : b }')
+		awk -v f="$f" 'BEGIN { exit !(f >= 1486) }' && return
+	done
+}
+# at_least_90 WHAT: $found is at least 90 % of 1651 frames/s; when no
+# search got there, skipped only if the kept trials show the machine busy.
+at_least_90() {
+	if awk -v f="$found" 'BEGIN { exit !(f >= 1486) }' ||
+		! awk -v w="$waited" -v b="$busy_wait_pct" 'BEGIN { exit !(w > b) }'; then
+		check "$1 through tbf 20 Mbit/s: at least 90 % of 1651 frames/s (searches found $founds; cpu_wait_pct up to $waited)" \
+			1486 1732 "$found"
+	else
+		skip "$1: at least 90 % of the shaped rate" \
+			"machine busy: searches found $founds, their sender waited for a CPU up to $waited % of a trial"
+	fi
+}
+# most_found: the highest of $founds ("none" for a search without a result
+# makes it empty: the check fails).
+most_found() {
+	echo "$founds" | tr ' ' '\n' | awk '$1 == "none" { bad = 1 } $1 > m { m = $1 }
+		END { if (!bad && NR) print m }'
+}
+
+searched
+check "rfc2544 throughput through tbf 20 Mbit/s: at most 3 % above its 1681 frames/s (searches found $founds)" \
+	1 1732 "$(most_found)"
+at_least_90 "rfc2544 throughput"
 # Back to back: a burst that fits tbf's 32 KB bucket (21 frames of 1514
 # bytes) always passes, however fast or slow the sender.
 rfc test=back-to-back duration=500ms
@@ -144,18 +193,41 @@ check "rfc2544 back-to-back through tbf: at least the 21 frames its bucket holds
 # what tbf passes in 1 s (1681 frames/s, checked to 1732 as above) and, on
 # a machine that is not busy, at least 90 % of its 1651 when it lost; and
 # the loss does not grow as the offered rate falls (by more than a point).
-curve=
-if command -v python3 >/dev/null; then
-	rfc_out=$(ip netns exec "$a" timeout 120 "$embperf" run net.udp.rfc2544 peer=198.18.0.2 \
-		frame=1518 rate=100Mbit test=loss duration=1s ramp=100ms settle=100ms \
-		--format=json 2>&1)
-	curve=$(echo "$rfc_out" | python3 -c '
+# A sender kept off the CPU gets less through in its trial: the curve runs
+# again, 3 times at most (~13 s each), until its lossy trials got 90 %
+# through; the first curve is the one checked for the bound and the rise
+# (a starved sender that gave up on what it owed offered less than asked,
+# so offered x (1 - loss) reads high in a rerun's curve: logged only).
+curve_of() {
+	echo "$rfc_out" | python3 -c '
 import json, sys
 top = 100e6 / ((1518 + 20) * 8)
 for r in json.load(sys.stdin)["results"]:
     if r["metric"] == "no_loss":
         for t in r["trials"]["rows"]:
-            print("%.2f %.4f" % (top * t["config"] / 100, t["outcome"]))' 2>/dev/null)
+            print("%.2f %.4f" % (top * t["config"] / 100, t["outcome"]))' 2>/dev/null
+}
+curve_low() {
+	echo "$1" | awk 'NF == 2 && $2 > 0 { p = $1 * (1 - $2 / 100);
+		if (m == "" || p < m) m = p } END { print m }'
+}
+if command -v python3 >/dev/null; then
+	curve= lows= low= waited=0
+	for run in 1 2 3; do
+		rfc_out=$(ip netns exec "$a" timeout 120 "$embperf" run net.udp.rfc2544 peer=198.18.0.2 \
+			frame=1518 rate=100Mbit test=loss duration=1s ramp=100ms settle=100ms \
+			--format=json 2>&1)
+		this=$(curve_of)
+		[ "$run" = 1 ] && curve=$this
+		[ "$run" = 1 ] || echo "# loss curve, run $run (not checked for the bound): $(echo $this)"
+		l=$(curve_low "$this")
+		w=$(json_value no_loss cpu_wait_pct)
+		waited=$(awk -v w="$w" -v m="$waited" 'BEGIN { print (w != "null" && w + 0 > m) ? w + 0 : m }')
+		lows="$lows${lows:+ }${l:-none}"
+		[ -n "$l" ] || break
+		low=$(awk -v l="$l" -v b="$low" 'BEGIN { print (b == "" || l > b) ? l : b }')
+		awk -v l="$l" 'BEGIN { exit !(l >= 1486) }' && break
+	done
 	got=$(echo "$curve" | awk 'NF == 2 { p = $1 * (1 - $2 / 100); if (p > m) m = p; n++ }
 		END { if (n >= 3) print m }')
 	check "rfc2544 loss curve through tbf 20 Mbit/s: at most its 1681 frames/s got through (3 %)" \
@@ -163,14 +235,13 @@ for r in json.load(sys.stdin)["results"]:
 	rise=$(echo "$curve" | awk 'NF == 2 { if (NR > 1 && $2 - prev > r) r = $2 - prev; prev = $2 }
 		END { if (NR >= 3) print r + 0 }')
 	check "rfc2544 loss curve: the loss does not grow as the rate falls (points)" -100 1 "$rise"
-	if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
-		low=$(echo "$curve" | awk 'NF == 2 && $2 > 0 { p = $1 * (1 - $2 / 100);
-			if (m == "" || p < m) m = p } END { print m }')
-		check "rfc2544 loss curve: the lossy trials got at least 90 % of 1651 frames/s through" \
+	if awk -v l="$low" 'BEGIN { exit !(l >= 1486) }' ||
+		! awk -v w="$waited" -v b="$busy_wait_pct" 'BEGIN { exit !(w > b) }'; then
+		check "rfc2544 loss curve: the lossy trials got at least 90 % of 1651 frames/s through (runs: $lows; cpu_wait_pct up to $waited)" \
 			1486 1732 "$low"
 	else
 		skip "rfc2544 loss curve: at least 90 % of the shaped rate" \
-			"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
+			"machine busy: runs got $lows through, their sender waited for a CPU up to $waited % of a trial"
 	fi
 else
 	for c in "at most the shaped rate" "no growing loss" "at least 90 %"; do
@@ -255,16 +326,10 @@ fi
 
 # The search with raw frames through the same tbf: tbf counts the same 1514
 # bytes per frame as for a UDP datagram of 1472, so the same bound holds.
-rfc layer=l2 test=throughput max_trials=12
-found=$(rfc_metric throughput)
-check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at most 3 % above its 1681 frames/s" 1 1732 "$found"
-if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l < n) }'; then
-	check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at least 90 % of 1651 frames/s" \
-		1486 1732 "$found"
-else
-	skip "rfc2544 layer=l2 throughput: at least 90 % of the shaped rate" \
-		"machine busy (load $(cut -d' ' -f1 /proc/loadavg)): the sender does not keep its rate"
-fi
+searched layer=l2
+check "rfc2544 layer=l2 throughput through tbf 20 Mbit/s: at most 3 % above its 1681 frames/s (searches found $founds)" \
+	1 1732 "$(most_found)"
+at_least_90 "rfc2544 layer=l2 throughput"
 
 # refused NAME PATTERN CMD...: the run fails, says PATTERN, and reports nothing.
 refused() {
