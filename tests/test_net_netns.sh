@@ -124,11 +124,11 @@ rfc_metric() { echo "$rfc_out" | awk -F, -v m="$1" '$4 == m { print $8; exit }';
 tap_fail_extra() { echo "${rfc_out:-$out}" | grep -v '^ ' | cut -c1-200 | sed 's/^/#   /' | head -20; }
 
 # json_value METRIC FIELD: FIELD of METRIC's first result in $rfc_out, JSON
-# as embperf prints it (one member a line); empty when absent.
+# as embperf prints it (one member a line); empty when absent or null.
 json_value() {
 	echo "$rfc_out" | awk -v m="\"$1\"," -v f="\"$2\":" '
 		$1 == "\"metric\":" { cur = $2 == m }
-		cur && $1 == f { v = $2; sub(/,$/, "", v); print v; exit }'
+		cur && $1 == f { v = $2; sub(/,$/, "", v); if (v != "null") print v; exit }'
 }
 # A share of the time above this that the kept trial's threads waited for a
 # CPU (cpu_wait_pct, from the kernel's run delay, not the library's own
@@ -152,17 +152,22 @@ searched() {
 			test=throughput max_trials=12 --format=json "$@" 2>&1)
 		f=$(json_value throughput value) w=$(json_value throughput cpu_wait_pct)
 		founds="$founds${founds:+ }${f:-none}"
-		waited=$(awk -v w="$w" -v m="$waited" 'BEGIN { print (w != "null" && w + 0 > m) ? w + 0 : m }')
+		waited=$(awk -v w="$w" -v m="$waited" 'BEGIN { print (w + 0 > m ? w + 0 : m) }')
 		[ -n "$f" ] || return
-		found=$(awk -v f="$f" -v b="$found" 'BEGIN { print (b == "" || f > b) ? f : b }')
+		found=$(awk -v f="$f" -v b="$found" 'BEGIN { print ((b == "" || f > b) ? f : b) }')
 		awk -v f="$f" 'BEGIN { exit !(f >= 1486) }' && return
 	done
+}
+# short_and_busy VALUE: VALUE is a result below 1486 and the kept trials
+# show the machine busy ($waited above $busy_wait_pct).
+short_and_busy() {
+	[ -n "$1" ] && awk -v v="$1" -v w="$waited" -v b="$busy_wait_pct" \
+		'BEGIN { exit !(v + 0 < 1486 && w + 0 > b) }'
 }
 # at_least_90 WHAT: $found is at least 90 % of 1651 frames/s; when no
 # search got there, skipped only if the kept trials show the machine busy.
 at_least_90() {
-	if awk -v f="$found" 'BEGIN { exit !(f >= 1486) }' ||
-		! awk -v w="$waited" -v b="$busy_wait_pct" 'BEGIN { exit !(w > b) }'; then
+	if ! short_and_busy "$found"; then
 		check "$1 through tbf 20 Mbit/s: at least 90 % of 1651 frames/s (searches found $founds; cpu_wait_pct up to $waited)" \
 			1486 1732 "$found"
 	else
@@ -213,19 +218,19 @@ curve_low() {
 }
 if command -v python3 >/dev/null; then
 	curve= lows= low= waited=0
-	for run in 1 2 3; do
+	for try in 1 2 3; do
 		rfc_out=$(ip netns exec "$a" timeout 120 "$embperf" run net.udp.rfc2544 peer=198.18.0.2 \
 			frame=1518 rate=100Mbit test=loss duration=1s ramp=100ms settle=100ms \
 			--format=json 2>&1)
 		this=$(curve_of)
-		[ "$run" = 1 ] && curve=$this
-		[ "$run" = 1 ] || echo "# loss curve, run $run (not checked for the bound): $(echo $this)"
+		[ "$try" = 1 ] && curve=$this
+		[ "$try" = 1 ] || echo "# loss curve, run $try (not checked for the bound): $(echo $this)"
 		l=$(curve_low "$this")
 		w=$(json_value no_loss cpu_wait_pct)
-		waited=$(awk -v w="$w" -v m="$waited" 'BEGIN { print (w != "null" && w + 0 > m) ? w + 0 : m }')
+		waited=$(awk -v w="$w" -v m="$waited" 'BEGIN { print (w + 0 > m ? w + 0 : m) }')
 		lows="$lows${lows:+ }${l:-none}"
 		[ -n "$l" ] || break
-		low=$(awk -v l="$l" -v b="$low" 'BEGIN { print (b == "" || l > b) ? l : b }')
+		low=$(awk -v l="$l" -v b="$low" 'BEGIN { print ((b == "" || l > b) ? l : b) }')
 		awk -v l="$l" 'BEGIN { exit !(l >= 1486) }' && break
 	done
 	got=$(echo "$curve" | awk 'NF == 2 { p = $1 * (1 - $2 / 100); if (p > m) m = p; n++ }
@@ -235,8 +240,7 @@ if command -v python3 >/dev/null; then
 	rise=$(echo "$curve" | awk 'NF == 2 { if (NR > 1 && $2 - prev > r) r = $2 - prev; prev = $2 }
 		END { if (NR >= 3) print r + 0 }')
 	check "rfc2544 loss curve: the loss does not grow as the rate falls (points)" -100 1 "$rise"
-	if awk -v l="$low" 'BEGIN { exit !(l >= 1486) }' ||
-		! awk -v w="$waited" -v b="$busy_wait_pct" 'BEGIN { exit !(w > b) }'; then
+	if ! short_and_busy "$low"; then
 		check "rfc2544 loss curve: the lossy trials got at least 90 % of 1651 frames/s through (runs: $lows; cpu_wait_pct up to $waited)" \
 			1486 1732 "$low"
 	else
