@@ -1028,24 +1028,39 @@ Test(rfc2544, a_search_per_frame_size_with_its_trial_log)
 	}
 }
 
+/*
+ * The latency trials run at the rate the throughput search found; on a
+ * machine whose CPUs are taken (4 CI jobs, ASan, busy loops) that search
+ * can honestly find a low rate, and 300 ms at it carry few tagged frames
+ * (the busy-loop soak of e6a9b55 timed 10 or fewer). Every run's
+ * distribution is checked; the run is taken again, up to 3 times, until
+ * one timed more than 10 echoes. A peer that echoes nothing fails in all 3.
+ */
 Test(rfc2544, latency_at_the_found_rate_has_a_distribution)
 {
-	const embperf_result *lat;
-	double p50 = 0, p99 = 0;
+	double timed = 0;
 
 	tp_set(rfc, "test", "latency");
 	tp_set(rfc, "frame", "512");
 	tp_set(rfc, "rate", "50Mbit");
 	tp_set(rfc, "tag_every", "10");
 	tp_set(rfc, "repetitions", "2");
-	cr_assert_eq(embperf_bench_run(rfc), 0, "%s", embperf_bench_errmsg(rfc));
-	lat = rfc_find("latency", "512");
-	cr_assert(lat);
-	cr_assert_eq(embperf_result_percentile(lat, 50.0, &p50), 0);
-	cr_assert_eq(embperf_result_percentile(lat, 99.0, &p99), 0);
-	cr_assert_gt(p50, 0.0);
-	cr_assert_geq(p99, p50);
-	cr_assert_gt(embperf_result_dist_stat(lat, EMBPERF_STAT_N), 10, "echoes were timed");
+	for (int run = 1; run <= 3 && timed <= 10; run++) {
+		const embperf_result *lat;
+		double p50 = 0, p99 = 0;
+
+		cr_assert_eq(embperf_bench_run(rfc), 0, "%s", embperf_bench_errmsg(rfc));
+		lat = rfc_find("latency", "512");
+		timed = lat ? embperf_result_dist_stat(lat, EMBPERF_STAT_N) : 0;
+		cr_log_info("run %d: %.0f echoes timed", run, timed);
+		if (!lat)
+			continue;
+		cr_assert_eq(embperf_result_percentile(lat, 50.0, &p50), 0);
+		cr_assert_eq(embperf_result_percentile(lat, 99.0, &p99), 0);
+		cr_assert_gt(p50, 0.0);
+		cr_assert_geq(p99, p50);
+	}
+	cr_assert_gt(timed, 10, "echoes were timed (in 3 runs; the last timed %.0f)", timed);
 }
 
 /* §26.3 on loopback: steps down from the top until two trials lose nothing. */
