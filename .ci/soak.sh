@@ -67,7 +67,9 @@ failures() {
 	{
 		grep -o '^\*\*\* job [a-z0-9_]* failed' "$1" | sed 's/^\*\*\* //; s/ failed$//'
 		grep -o '^not ok - [^ ]*' "$1" | sed 's/^not ok - //'
-		grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|ERROR|TIMEOUT) ' "$1" | awk '{print $4}'
+		# meson's summary lines: "36/55 test_x ERROR 19.6s", "1/64 libembperf / test_y FAIL ..."
+		grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|ERROR|TIMEOUT) ' "$1" |
+			sed -E 's|^ *[0-9]+/[0-9]+ +([^ /]+ +/ +)?([^ ]+).*|\2|'
 	} | sort -u | paste -sd ' '
 }
 
