@@ -132,33 +132,225 @@ arch_packages() {
 
 arch_unavailable_file() { echo "${BUILD_ROOT:-build-ci}/unavailable-$1"; }
 
-# ensure_arch_packages ARCH - arch_packages ARCH installed (status 0); or, as
+# arch_host_packages ARCH / arch_target_packages ARCH - arch_packages ARCH
+# split: the build machine's own (the cross compiler) and ARCH's (":ARCH").
+arch_host_packages() { arch_packages "$1" | tr ' ' '\n' | grep -v ":$1\$" | paste -sd ' '; }
+arch_target_packages() { arch_packages "$1" | tr ' ' '\n' | grep ":$1\$" | paste -sd ' '; }
+
+# ensure_arch_packages ARCH - arch_packages ARCH installed (status 0). As
 # root, when this machine's package mirror cannot give them (a stale index
-# of ARCH: update_lists), status 1 and the reason in the file
-# arch_unavailable_file names, which ARCH's jobs read to skip and say why
-# (arch_skip): what this machine lacks is no fault of the change under
-# test. Not root: ensure_packages's message and exit.
+# of ARCH: update_lists; then ARCH's multiarch "same" packages cannot be
+# installed beside the build machine's newer ones), ARCH's packages are
+# unpacked in a sysroot instead (ensure_arch_sysroot; status 0, and
+# arch_sysroot names it); when that fails too, status 1 and the reason in
+# the file arch_unavailable_file names, which ARCH's jobs read to skip and
+# say why (arch_skip): what this machine lacks is no fault of the change
+# under test. Not root: ensure_packages's message and exit. ARCHs named in
+# EMBPERF_ARCH_SYSROOT ("armhf arm64") go to the sysroot without trying
+# the install, root or not (a sysroot needs no root).
 ensure_arch_packages() {
-	local marker pkgs
+	local marker pkgs reason
 	marker=$(arch_unavailable_file "$1")
 	pkgs=$(arch_packages "$1") || exit 2
-	if [ "$(id -u)" -ne 0 ]; then
+	mkdir -p "$(dirname "$marker")"
+	rm -f "$marker" "$(arch_sysroot_dir "$1")/reason"
+	if [[ " ${EMBPERF_ARCH_SYSROOT:-} " == *" $1 "* ]]; then
+		reason="EMBPERF_ARCH_SYSROOT names $1"
+	elif [ "$(id -u)" -ne 0 ]; then
 		ensure_packages $pkgs
 		return 0
+	elif (ensure_packages $pkgs) 2>"$marker.log"; then
+		rm -f "$marker.log"
+		return 0
+	else
+		reason=$(grep -E '^E:|unmet|Depends:' "$marker.log" | head -n 6 | sed 's/^ */  /')
 	fi
-	mkdir -p "$(dirname "$marker")"
-	rm -f "$marker"
-	if (ensure_packages $pkgs) 2>"$marker.log"; then
+	# The cross compiler is the build machine's: installed as usual (it
+	# failed above only with ARCH's packages of the same apt-get). The
+	# jobs' message names the first unmet dependency.
+	# shellcheck disable=SC2046
+	if (ensure_packages $(arch_host_packages "$1")) 2>>"$marker.log" &&
+		ensure_arch_sysroot "$1" "$({ grep -m1 'Depends:' <<<"$reason" || grep -m1 . <<<"$reason"; } |
+			tr -s ' ' | sed 's/^ //')" 2>>"$marker.log"; then
 		rm -f "$marker.log"
 		return 0
 	fi
 	{
 		echo "the packages of $1 cannot be installed from this machine's package mirror:"
-		grep -E '^E:|unmet|Depends:' "$marker.log" | head -n 6 | sed 's/^ */  /'
+		echo "$reason"
+		echo "  nor unpacked in a sysroot:"
+		grep -vE '^(Get|Fetched|Reading|Building)' "$marker.log" | tail -n 4 | sed 's/^ */  /'
 	} >"$marker"
 	rm -f "$marker.log"
 	cat "$marker" >&2
 	return 1
+}
+
+# arch_sysroot_dir ARCH - the folder of ARCH's sysroot: its .debs (debs/),
+# apt's private state for ARCH alone (apt/), the unpacked tree (root/), and
+# while the jobs are to use it, why (reason). Absolute: the compiler and
+# qemu are given it from other folders.
+arch_sysroot_dir() { echo "$(realpath -m "${BUILD_ROOT:-build-ci}")/sysroot-$1"; }
+
+# arch_apt_opts ARCH - apt-get and apt-cache options that see ARCH's
+# packages alone, as if nothing were installed (an empty dpkg status of
+# its own, its own cache, no lock: the system's dpkg and apt state is only
+# read, never taken), and no Essential set (a sysroot is no system).
+arch_apt_opts() {
+	local dir
+	dir=$(arch_sysroot_dir "$1")/apt
+	mkdir -p "$dir/cache/archives/partial"
+	: >>"$dir/status"
+	printf '%s\n' -o "APT::Architecture=$1" -o "APT::Architectures::=$1" \
+		-o "Dir::State::status=$dir/status" -o "Dir::Cache=$dir/cache" \
+		-o Debug::NoLocking=1 -o pkgCacheGen::Essential=none \
+		-o APT::Install-Recommends=false -o APT::Sandbox::User=root
+}
+
+# sysroot_resolve ARCH PKG... - print "name=version" for PKG... and every
+# package of ARCH they need, one a line, as apt resolves them from the
+# package lists this machine has for ARCH (a simulated install into an
+# empty system). Left out, as a multiarch install would take them from the
+# build machine: tools and data (Multi-Arch: foreign, Architecture: all) and
+# dependencies the build machine's installed packages satisfy for any
+# architecture (Multi-Arch: foreign, as musl-dev's on the cross compiler;
+# apt resolved those with ARCH's gcc, cpp and binutils: 32 MB of 49).
+sysroot_resolve() {
+	local arch=$1 dir opts out
+	shift
+	mapfile -t opts < <(arch_apt_opts "$arch")
+	dir=$(arch_sysroot_dir "$arch")/apt
+	out=$(apt-get "${opts[@]}" -s install "$@" 2>&1) || {
+		printf '%s\n' "$out" | grep -E '^E:|Depends:' >&2
+		return 1
+	}
+	awk '/^Inst /{ v = $3; sub(/^\(/, "", v); print $2 "=" v }' <<<"$out" >"$dir/chosen"
+	dpkg-query -W -f='${Package}\t${Architecture}\t${Multi-Arch}\n' |
+		awk -F'\t' '$2 == "all" || $3 == "foreign" { print $1 }' >"$dir/native"
+	# shellcheck disable=SC2046
+	apt-cache "${opts[@]}" show $(cat "$dir/chosen") |
+		awk '/^Package:/ { p = $2 } /^Version:/ { v = $2 } /^Architecture:/ { a = $2 }
+			/^Multi-Arch:/ { m = $2 } /^(Pre-)?Depends:/ { sub(/^[^:]*: /, ""); d = d ", " $0 }
+			/^Provides:/ { sub(/^[^:]*: /, ""); pr = $0 }
+			/^$/ && p != "" { print p "\t" v "\t" a "\t" m "\t" substr(d, 3) "\t" pr
+				p = v = a = m = d = pr = "" }' >"$dir/fields"
+	# The walk from PKG...: each dependency's first alternative that the
+	# build machine satisfies (stop), or that apt chose (by name or what it
+	# provides).
+	awk -F'\t' -v roots="$*" '
+		FILENAME ~ /native$/ { native[$1] = 1; next }
+		{ ver[$1] = $2; arch[$1] = $3; ma[$1] = $4; deps[$1] = $5
+		  n = split($6, pv, /, */)
+		  for (i = 1; i <= n; i++) { sub(/ .*/, "", pv[i]); if (!(pv[i] in by)) by[pv[i]] = $1 } }
+		END {
+			tail = split(roots, q, " ")
+			for (head = 1; head <= tail; head++) {
+				p = q[head]; sub(/:.*/, "", p)
+				if (p in seen) continue
+				seen[p] = 1
+				if (!(p in ver)) { print "sysroot: apt did not choose " p > "/dev/stderr"; bad = 1; continue }
+				print p "=" ver[p]
+				ng = split(deps[p], g, /, */)
+				for (j = 1; j <= ng; j++) {
+					na = split(g[j], alt, / *\| */); pick = ""
+					for (k = 1; k <= na && pick == ""; k++) {
+						a = alt[k]; sub(/[ (].*/, "", a); sub(/:.*/, "", a)
+						if (a in native) pick = "-"
+						else if (a in ver) pick = a
+						else if (a in by) pick = by[a]
+					}
+					if (pick == "") { print "sysroot: nothing chosen for " p "'"'"'s " g[j] > "/dev/stderr"; bad = 1 }
+					else if (pick != "-" && ma[pick] != "foreign" && arch[pick] != "all") q[++tail] = pick
+				}
+			}
+			exit bad
+		}' "$dir/native" "$dir/fields"
+}
+
+# ensure_arch_sysroot ARCH REASON - arch_target_packages ARCH and what they
+# need (sysroot_resolve), downloaded (apt-get download, into debs/: kept
+# for the next run) and unpacked (dpkg-deb -x) in a sysroot for the cross
+# compiler (--sysroot) and qemu-user (-L): its loader and C library are
+# then a matched pair (see arch_sysroot_cross_file). REASON (why the
+# multiarch install failed) is kept for the jobs' message. Nothing is
+# installed: no root needed, no lock of dpkg or apt taken.
+ensure_arch_sysroot() {
+	local arch=$1 dir pkgs opts missing=() p f link target
+	dir=$(arch_sysroot_dir "$arch")
+	# shellcheck disable=SC2046
+	pkgs=$(sysroot_resolve "$arch" $(arch_target_packages "$arch")) || return 1
+	if [ "$(cat "$dir/root/.packages" 2>/dev/null)" != "$pkgs" ]; then
+		mapfile -t opts < <(arch_apt_opts "$arch")
+		mkdir -p "$dir/debs"
+		# File names as apt-get download writes them (an epoch's ':' as %3a).
+		for p in $pkgs; do
+			f="${p%%=*}_${p#*=}_$arch.deb"
+			[ -s "$dir/debs/${f//:/%3a}" ] || missing+=("$p")
+		done
+		if [ ${#missing[@]} -gt 0 ]; then
+			(cd "$dir/debs" && apt_retry "${opts[@]}" download "${missing[@]}") || return 1
+		fi
+		rm -rf "$dir/root" "$dir/root.tmp"
+		mkdir -p "$dir/root.tmp"
+		for p in $pkgs; do
+			f="${p%%=*}_${p#*=}_$arch.deb"
+			dpkg-deb -x "$dir/debs/${f//:/%3a}" "$dir/root.tmp" || return 1
+		done
+		# Absolute links (libfoo.so -> /lib/...) would leave the sysroot:
+		# made relative, inside it.
+		while IFS= read -r -d '' link; do
+			target=$(readlink "$link")
+			ln -sfn "$(realpath -m -s --relative-to="$(dirname "$link")" "$dir/root.tmp$target")" "$link"
+		done < <(find "$dir/root.tmp" -type l -lname '/*' -print0)
+		# musl-gcc.specs names its headers, libraries and start files by
+		# absolute paths: those of the sysroot (the loader's stays /lib).
+		for f in "$dir"/root.tmp/usr/lib/*-linux-musl*/musl-gcc.specs; do
+			[ -f "$f" ] || continue
+			sed -i "s#/usr/\(include\|lib\)/#$dir/root/usr/\1/#g" "$f"
+		done
+		printf '%s\n' "$pkgs" >"$dir/root.tmp/.packages"
+		mv "$dir/root.tmp" "$dir/root"
+	fi
+	printf '%s\n' "$2" >"$dir/reason"
+}
+
+# arch_sysroot ARCH - print ARCH's sysroot (status 0) when ARCH's jobs are to
+# build against it (ensure_arch_packages made it); otherwise status 1.
+arch_sysroot() {
+	local dir
+	dir=$(arch_sysroot_dir "$1")
+	[ -f "$dir/reason" ] && [ -f "$dir/root/.packages" ] || return 1
+	echo "$dir/root"
+}
+
+# arch_sysroot_note ARCH - the line a job prints when it builds ARCH against
+# the sysroot, saying why.
+arch_sysroot_note() {
+	local dir suite
+	dir=$(arch_sysroot_dir "$1")
+	# shellcheck disable=SC1091
+	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	echo "$1: multiarch packages not installable here ($(head -n 1 "$dir/reason")); building against a sysroot of $suite's $1 .debs in $dir/root"
+}
+
+# arch_sysroot_cross_file INI SYSROOT OUT - the cross file INI made to build
+# against SYSROOT, in OUT: the compiler given --sysroot, its absolute paths
+# ('/usr/...': .pc folders, musl's specs) moved inside SYSROOT, pkg-config's
+# results too (sys_root: meson sets PKG_CONFIG_SYSROOT_DIR; not where
+# pkg_config_libdir is empty, the musl files, whose json-c another machine
+# file adds from outside the sysroot), and qemu-user given -L SYSROOT: the
+# loader and C library from the same libc6 (the -L of a mismatched pair
+# makes fork() crash: arm-linux-gnueabihf.ini).
+arch_sysroot_cross_file() {
+	local ini=$1 sysroot=$2 out=$3 props=
+	grep -q "^pkg_config_libdir = \['" "$ini" && props="sys_root = '$sysroot'"
+	{
+		echo "# Made by .ci/deps.sh (arch_sysroot_cross_file) from $ini for the sysroot $sysroot."
+		sed -e "s#'/usr/#'$sysroot/usr/#g" \
+			-e "/^c = /{s#^c = '\([^']*\)'\$#c = ['\1']#; s#\]\$#, '--sysroot=$sysroot']#}" \
+			-e "/^exe_wrapper = /s#\]\$#, '-L', '$sysroot']#" \
+			-e "/^\[properties\]/{p; s#.*#$props#; /^\$/d}" "$ini"
+	} >"$out"
 }
 
 # arch_skip ARCH WHAT - when ARCH's packages could not be installed, say that
