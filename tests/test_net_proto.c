@@ -199,7 +199,13 @@ static int wait_for_arrival_stamps(void)
 	int rx_fd = loopback_socket(NULL, &at), tx_fd = loopback_socket(&at, NULL), on = 1, ok = 0;
 	uint64_t end = ep_now_ns() + 5000000000ull;
 
-	cr_assert_eq(setsockopt(rx_fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)), 0);
+	if (setsockopt(rx_fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) != 0) {
+		/* qemu-user (7.2) refuses the option (ENOPROTOOPT): no stamps. */
+		cr_assert(tp_emulated(), "SO_TIMESTAMPNS: %s", strerror(errno));
+		close(tx_fd);
+		close(rx_fd);
+		return 0;
+	}
 	while (!ok && ep_now_ns() < end) {
 		char buf[8], ctl[64];
 		struct iovec iov = { buf, sizeof(buf) };
