@@ -269,11 +269,11 @@ sysroot_resolve() {
 
 # ensure_arch_sysroot ARCH REASON - arch_target_packages ARCH and what they
 # need (sysroot_resolve), downloaded (apt-get download, into debs/: kept
-# for the next run) and unpacked (dpkg-deb -x) in a sysroot for the cross
-# compiler (--sysroot) and qemu-user (-L): its loader and C library are
-# then a matched pair (see arch_sysroot_cross_file). REASON (why the
-# multiarch install failed) is kept for the jobs' message. Nothing is
-# installed: no root needed, no lock of dpkg or apt taken.
+# for the next run) and unpacked (dpkg-deb --fsys-tarfile) in a sysroot
+# for the cross compiler (--sysroot) and qemu-user (-L): its loader and C
+# library are then a matched pair (see arch_sysroot_cross_file). REASON
+# (why the multiarch install failed) is kept for the jobs' message.
+# Nothing is installed: no root needed, no lock of dpkg or apt taken.
 ensure_arch_sysroot() {
 	local arch=$1 dir pkgs opts missing=() p f link target
 	dir=$(arch_sysroot_dir "$arch")
@@ -291,10 +291,16 @@ ensure_arch_sysroot() {
 			(cd "$dir/debs" && apt_retry "${opts[@]}" download "${missing[@]}") || return 1
 		fi
 		rm -rf "$dir/root" "$dir/root.tmp"
-		mkdir -p "$dir/root.tmp"
+		# Merged /usr, as on the build machine (Debian 12): musl's libc.so,
+		# for one, is in /lib and found by the linker in /usr/lib.
+		mkdir -p "$dir/root.tmp/usr/lib" "$dir/root.tmp/usr/bin" "$dir/root.tmp/usr/sbin"
+		ln -s usr/lib "$dir/root.tmp/lib"
+		ln -s usr/bin "$dir/root.tmp/bin"
+		ln -s usr/sbin "$dir/root.tmp/sbin"
 		for p in $pkgs; do
 			f="${p%%=*}_${p#*=}_$arch.deb"
-			dpkg-deb -x "$dir/debs/${f//:/%3a}" "$dir/root.tmp" || return 1
+			dpkg-deb --fsys-tarfile "$dir/debs/${f//:/%3a}" |
+				tar -x --keep-directory-symlink -C "$dir/root.tmp" || return 1
 		done
 		# Absolute links (libfoo.so -> /lib/...) would leave the sysroot:
 		# made relative, inside it.
