@@ -143,9 +143,19 @@ step "musl static self-test, armhf (run under qemu-user)"
 if ! arch_ready armhf "musl static self-test, armhf"; then
 	skipped="$skipped armhf"
 else
+	ini=.ci/cross/arm-linux-musleabihf.ini
+	specs=/usr/lib/arm-linux-musleabihf/musl-gcc.specs
+	if sysroot=$(arch_sysroot armhf); then
+		# musl-dev:armhf unpacked in the sysroot (deps.sh), its specs
+		# naming the sysroot's headers and libraries; the program is
+		# static, qemu needs no -L.
+		arch_sysroot_note armhf
+		ini=$work/arm-linux-musleabihf-sysroot.ini
+		arch_sysroot_cross_file .ci/cross/arm-linux-musleabihf.ini "$sysroot" "$ini"
+		specs=$sysroot$specs
+	fi
 	# shellcheck disable=SC2046
-	selftest armhf .ci/cross/arm-linux-musleabihf.ini arm-linux-gnueabihf-gcc \
-		/usr/lib/arm-linux-musleabihf/musl-gcc.specs arm-linux-gnueabihf-strip \
+	selftest armhf "$ini" arm-linux-gnueabihf-gcc "$specs" arm-linux-gnueabihf-strip \
 		$(cmake_cross arm)
 	run_selftest "$root/musl-armhf" qemu-arm-static
 fi
