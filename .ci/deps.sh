@@ -149,13 +149,14 @@ arch_target_packages() { arch_packages "$1" | tr ' ' '\n' | grep ":$1\$" | paste
 # EMBPERF_ARCH_SYSROOT ("armhf arm64") go to the sysroot without trying
 # the install, root or not (a sysroot needs no root).
 ensure_arch_packages() {
-	local marker pkgs reason
+	local marker pkgs reason why
 	marker=$(arch_unavailable_file "$1")
 	pkgs=$(arch_packages "$1") || exit 2
 	mkdir -p "$(dirname "$marker")"
 	rm -f "$marker" "$(arch_sysroot_dir "$1")/reason"
 	if [[ " ${EMBPERF_ARCH_SYSROOT:-} " == *" $1 "* ]]; then
-		reason="EMBPERF_ARCH_SYSROOT names $1"
+		why="EMBPERF_ARCH_SYSROOT names $1"
+		reason="  $why"
 	elif [ "$(id -u)" -ne 0 ]; then
 		ensure_packages $pkgs
 		return 0
@@ -164,14 +165,15 @@ ensure_arch_packages() {
 		return 0
 	else
 		reason=$(grep -E '^E:|unmet|Depends:' "$marker.log" | head -n 6 | sed 's/^ */  /')
+		# The jobs' line names the first unmet dependency.
+		why="multiarch packages not installable here ($({ grep -m1 'Depends:' <<<"$reason" ||
+			grep -m1 . <<<"$reason"; } | tr -s ' ' | sed 's/^ //'))"
 	fi
 	# The cross compiler is the build machine's: installed as usual (it
-	# failed above only with ARCH's packages of the same apt-get). The
-	# jobs' message names the first unmet dependency.
+	# failed above only with ARCH's packages in the same apt-get).
 	# shellcheck disable=SC2046
-	if (ensure_packages $(arch_host_packages "$1")) 2>>"$marker.log" &&
-		ensure_arch_sysroot "$1" "$({ grep -m1 'Depends:' <<<"$reason" || grep -m1 . <<<"$reason"; } |
-			tr -s ' ' | sed 's/^ //')" 2>>"$marker.log"; then
+	if (ensure_packages $(arch_host_packages "$1")) 2>"$marker.log" &&
+		ensure_arch_sysroot "$1" "$why" 2>>"$marker.log"; then
 		rm -f "$marker.log"
 		return 0
 	fi
@@ -267,12 +269,12 @@ sysroot_resolve() {
 		}' "$dir/native" "$dir/fields"
 }
 
-# ensure_arch_sysroot ARCH REASON - arch_target_packages ARCH and what they
+# ensure_arch_sysroot ARCH WHY - arch_target_packages ARCH and what they
 # need (sysroot_resolve), downloaded (apt-get download, into debs/: kept
 # for the next run) and unpacked (dpkg-deb --fsys-tarfile) in a sysroot
 # for the cross compiler (--sysroot) and qemu-user (-L): its loader and C
-# library are then a matched pair (see arch_sysroot_cross_file). REASON
-# (why the multiarch install failed) is kept for the jobs' message.
+# library are then a matched pair (see arch_sysroot_cross_file). WHY (the
+# multiarch install failed, in a line) is kept for the jobs' message.
 # Nothing is installed: no root needed, no lock of dpkg or apt taken.
 ensure_arch_sysroot() {
 	local arch=$1 dir pkgs opts missing=() p f link target
@@ -336,7 +338,7 @@ arch_sysroot_note() {
 	dir=$(arch_sysroot_dir "$1")
 	# shellcheck disable=SC1091
 	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	echo "$1: multiarch packages not installable here ($(head -n 1 "$dir/reason")); building against a sysroot of $suite's $1 .debs in $dir/root"
+	echo "$1: $(head -n 1 "$dir/reason"); building against a sysroot of $suite's $1 .debs in $dir/root"
 }
 
 # arch_sysroot_cross_file INI SYSROOT OUT - the cross file INI made to build
