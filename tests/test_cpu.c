@@ -341,13 +341,24 @@ Test(cpu, mhz_is_plausible_and_agrees_with_add_latency)
 	 * in either figure is a factor of 1000: within a factor of 10 (CI read
 	 * 4.1 cycles once on the median, the no-deps build's tests beside it).
 	 */
-	cr_assert_eq(embperf_bench_run(ops), 0, "%s", embperf_bench_errmsg(ops));
-	add_ns = embperf_result_stat(result_of(ops, "latency", "type=int op=add"),
-				     EMBPERF_STAT_MIN);
-	add_cycles = add_ns * clock_mhz / 1000.0;
-	tp_figure("cpu.mhz %.0f MHz; cpu.ops int add %.3f ns: %.2f cycles", clock_mhz, add_ns,
-		  add_cycles);
-	cr_assert(add_cycles > 0.1 && add_cycles < 10.0, "add %g ns at %g MHz: %g cycles",
+	/*
+	 * The soak of d8bb8fc (no busy loop, the variants job beside the
+	 * others) read 4.62 ns, 20.8 cycles, as the shortest of five: every
+	 * sample stretched, as when the host takes the VM's CPUs for a while.
+	 * Up to three runs, one within the factor of 10 is enough; a unit
+	 * mistake is 1000x off in all three.
+	 */
+	for (int run = 1;; run++) {
+		cr_assert_eq(embperf_bench_run(ops), 0, "%s", embperf_bench_errmsg(ops));
+		add_ns = embperf_result_stat(result_of(ops, "latency", "type=int op=add"),
+					     EMBPERF_STAT_MIN);
+		add_cycles = add_ns * clock_mhz / 1000.0;
+		tp_figure("cpu.mhz %.0f MHz; cpu.ops int add %.3f ns: %.2f cycles (run %d)",
+			  clock_mhz, add_ns, add_cycles, run);
+		if ((add_cycles > 0.1 && add_cycles < 10.0) || run == 3)
+			break;
+	}
+	cr_assert(add_cycles > 0.1 && add_cycles < 10.0, "add %g ns at %g MHz: %g cycles, in 3 runs",
 		  add_ns, clock_mhz, add_cycles);
 	embperf_bench_free(ops);
 	embperf_bench_free(mhz);
