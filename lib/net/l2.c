@@ -283,7 +283,6 @@ static void on_frame(unsigned char *user, const struct pcap_pkthdr *h, const uns
 	struct ep_l2_rx *rx = (struct ep_l2_rx *)(void *)user;
 	uint64_t stamp = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * 1000u, at;
 	struct ep_wire_header w;
-	int place;
 
 	if (h->caplen < SNAP_BYTES || ep_wire_decode(b + EP_L2_HEADER_BYTES, EP_WIRE_HEADER_BYTES, &w) ||
 	    w.flow != rx->flow) {
@@ -300,14 +299,8 @@ static void on_frame(unsigned char *user, const struct pcap_pkthdr *h, const uns
 	 * A frame stamped after rx->now (it came during this read) is taken as
 	 * then, which is after any bound of the window set before the read. */
 	at = ep_rx_arrival_ns(&rx->now, stamp);
-	place = ep_rx_window_place(&rx->window, at, at);
-	if (place) {
-		if (place < 0)
-			rx->ramp++;
-		else
-			rx->past_end++;
+	if (ep_rx_window_left_out(&rx->window, at, at, &rx->ramp, &rx->past_end))
 		return;
-	}
 	/* The capture's stamp (microseconds, CLOCK_REALTIME) against the
 	 * sender's: only differences of transit times are used (jitter). */
 	ep_seq_add(rx->count, w.seq, h->len, w.send_ns, stamp);

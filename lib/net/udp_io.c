@@ -177,7 +177,6 @@ static int take(struct ep_udp_rx *rx, int i, int counting, const struct ep_clock
 	unsigned len = rx->msgs[i].msg_len;
 	struct ep_wire_header w;
 	uint64_t stamp = now->real_ns, first, last;
-	int place;
 
 	if (!from_ok(rx, &rx->names[i]) ||
 	    ep_wire_decode(rx->bufs + (size_t)i * rx->size_max, len, &w) || w.flow != rx->flow) {
@@ -200,14 +199,8 @@ static int take(struct ep_udp_rx *rx, int i, int counting, const struct ep_clock
 		first = rx->drained_ns;
 		last = now->mono_ns;
 	}
-	place = ep_rx_window_place(&rx->window, first, last);
-	if (place) {
-		if (place < 0)
-			rx->ramp++;
-		else
-			rx->past_end++;
+	if (ep_rx_window_left_out(&rx->window, first, last, &rx->ramp, &rx->past_end))
 		return 1;
-	}
 	rx->seen++;
 	if (rx->drop_every && rx->seen % rx->drop_every == 0) {
 		rx->dropped++;

@@ -170,3 +170,15 @@ int ep_rx_window_place(const struct ep_rx_window *w, uint64_t first_ns, uint64_t
 		return 1;
 	return 0;
 }
+
+int ep_rx_window_left_out(const struct ep_rx_window *w, uint64_t first_ns, uint64_t last_ns,
+			  uint64_t *ramp, uint64_t *past_end)
+{
+	int place = ep_rx_window_place(w, first_ns, last_ns);
+
+	if (place < 0)
+		(*ramp)++;
+	else if (place > 0)
+		(*past_end)++;
+	return place != 0;
+}

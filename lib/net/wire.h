@@ -173,4 +173,12 @@ struct ep_rx_window {
  */
 int ep_rx_window_place(const struct ep_rx_window *w, uint64_t first_ns, uint64_t last_ns);
 
+/**
+ * ep_rx_window_left_out() - ep_rx_window_place() for a receiver: a packet
+ * before @w is added to *@ramp, one after it to *@past_end.
+ * Return: 1 when the packet is left out of the count, 0 when it counts.
+ */
+int ep_rx_window_left_out(const struct ep_rx_window *w, uint64_t first_ns, uint64_t last_ns,
+			  uint64_t *ramp, uint64_t *past_end);
+
 #endif /* EMBPERF_NET_WIRE_H */
