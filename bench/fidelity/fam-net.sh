@@ -21,6 +21,12 @@
 #   udp64           iperf3 -c 127.0.0.1 -u -b 0 -l 64 -t S -J (datagrams/s
 #                   sent) beside net.udp.stream size=64 unpaced; a generator
 #                   is meant to be at least as fast: its band is open above
+#   udprx           (fam-netshaped.sh's link) iperf3 -c HOST -u -b UDP_RATE -l 1472
+#                   -t S -J: the receiver's Mbit/s (its "receiver" line,
+#                   sum_received) beside net.udp.stream size=1472
+#                   rate=UDP_RATE ramp=200ms: its throughput, what the peer
+#                   got in the measured window. Offered above the link's rate,
+#                   so the shaper drops the excess and both read the link
 # Neither side is pinned (both tools' defaults); each run in its own session.
 # The tcp rows run net.tcp.stream with io_wait=select (NET_IO_WAIT): iperf3
 # polls the socket before each read and write, netperf and io_wait=none do
@@ -132,10 +138,22 @@ udp_ep() {
 		duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
 	emit udp64-sent/s embperf "$(json_value "$net_tmp/o" "[r for r in d['results'] if r['metric'] == 'offered'][0]['value'] * 1e6 / (8 * 64)")"
 }
+udprx_ref() {
+	# stderr apart: iperf3 warns there that 1472 exceeds the TCP MSS
+	net_client iperf3 -c "$net_host" -p 15201 -u -b "$UDP_RATE" -l 1472 -t "$NET_SECS" -J \
+		>"$net_tmp/o" 2>"$net_tmp/e"
+	emit udprx-Mbit/s reference "$(json_value "$net_tmp/o" "d['end']['sum_received']['bits_per_second'] / 1e6")"
+}
+udprx_ep() {
+	net_client "$EMBPERF" run net.udp.stream peer="$net_host:15301" size=1472 rate="$UDP_RATE" \
+		ramp=200ms duration="${NET_SECS}s" repetitions=1 --format=json >"$net_tmp/o" 2>&1
+	emit udprx-Mbit/s embperf "$(ep_value "$net_tmp/o" throughput)"
+}
 fam_round() {
 	local rows=" ${NET_ROWS:-tcp rr udp64} "
 	[[ $rows == *" tcp "* ]] && for dir in tx rx both; do in_turn "$1" tcp_ref tcp_ep; done
 	[[ $rows == *" rr "* ]] && for proto in tcp udp; do in_turn "$1" rr_ref rr_ep; done
 	[[ $rows == *" udp64 "* ]] && in_turn "$1" udp_ref udp_ep
+	[[ $rows == *" udprx "* ]] && in_turn "$1" udprx_ref udprx_ep
 	return 0
 }

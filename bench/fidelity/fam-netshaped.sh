@@ -8,14 +8,17 @@
 # servers in the second. Here the bottleneck is the shaper, not the CPUs:
 # each direction's goodput sits just under SHAPE_RATE, and both ways at
 # once near twice it, as on a board's full-duplex Ethernet port (TI's
-# "TCP Bidirectional Throughput" table). Needs root.
+# "TCP Bidirectional Throughput" table). Row udprx offers UDP at UDP_RATE
+# (default 300M, above the link) and reads what arrives: the receiver's
+# measured window against iperf3's. Needs root.
 
 . "$here/fam-net.sh"
 
 SHAPE_RATE=${SHAPE_RATE:-200mbit}
-NET_ROWS=${NET_ROWS:-tcp}
+NET_ROWS=${NET_ROWS:-tcp udprx}
+UDP_RATE=${UDP_RATE:-300M}
 
-fam_describe() { echo "net.tcp.stream vs iperf3 $(iperf3 --version 2>/dev/null | head -1 | cut -d' ' -f2) across a veth pair shaped to $SHAPE_RATE each way (tbf), ${NET_SECS} s a run; io_wait=$NET_IO_WAIT"; }
+fam_describe() { echo "net.tcp.stream and net.udp.stream (rate=$UDP_RATE) vs iperf3 $(iperf3 --version 2>/dev/null | head -1 | cut -d' ' -f2) across a veth pair shaped to $SHAPE_RATE each way (tbf), ${NET_SECS} s a run; io_wait=$NET_IO_WAIT"; }
 fam_refs() {
 	[ "$(id -u)" = 0 ] || { echo "needs root (network namespaces, tc)"; return 1; }
 	command -v iperf3 >/dev/null || { echo "iperf3: not found (apt-get install iperf3)"; return 1; }
