@@ -25,6 +25,25 @@ extern const struct ep_kernel ep_kernel_mem_lat;
 uint64_t ep_mem_lat_next_size(uint64_t bytes);
 
 /**
+ * ep_mem_lat_chain() - lay mem.lat's pointer chain over @n_slots slots.
+ * @base:         the first slot; slot k is at @base + k * @stride_bytes and
+ *                receives the address of the slot the chase loads next.
+ * @stride_bytes: distance between slots (at least a pointer's size).
+ * @n_slots:      slots in the chain (at least 1).
+ * @random:       0: address order, each slot pointing to the next one up and
+ *                the last back to the first (order=stride); 1: a uniformly
+ *                random single cycle through all slots (Sattolo's algorithm),
+ *                drawn from @seed (order=random).
+ * @seed:         the generator's seed for @random.
+ * @run:          the run checked for cancel while a long random chain is
+ *                drawn; NULL: never checked.
+ *
+ * Return: 0, or the error of the cancel check.
+ */
+int ep_mem_lat_chain(char *base, uint64_t stride_bytes, size_t n_slots, int random,
+		     uint64_t seed, struct ep_run *run);
+
+/**
  * struct ep_mem_level - one plateau of a latency curve.
  * @first:      index of its smallest size.
  * @last:       index of its largest size.

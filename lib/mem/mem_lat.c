@@ -145,9 +145,9 @@ static void chain_in_order(char *base, uint64_t stride_bytes, size_t n_slots)
  * built in place: each slot first holds the index of its successor, then the
  * indices become addresses.
  */
-static int chain_random(struct lat_state *st, char *base, size_t n_slots, uint64_t seed)
+static int chain_random(char *base, uint64_t stride_bytes, size_t n_slots, uint64_t seed,
+			struct ep_run *run)
 {
-	uint64_t stride_bytes = st->stride_bytes;
 	uint64_t rng = seed;
 	int rc;
 
@@ -161,7 +161,7 @@ static int chain_random(struct lat_state *st, char *base, size_t n_slots, uint64
 
 		*a = *b;
 		*b = t;
-		if (i % LAT_CHECK_SLOTS == 0 && (rc = ep_run_check(st->run)))
+		if (run && i % LAT_CHECK_SLOTS == 0 && (rc = ep_run_check(run)))
 			return rc;
 	}
 	for (size_t k = 0; k < n_slots; k++) {
@@ -169,6 +169,15 @@ static int chain_random(struct lat_state *st, char *base, size_t n_slots, uint64
 
 		*(char **)p = slot(base, stride_bytes, (size_t)*p);
 	}
+	return 0;
+}
+
+int ep_mem_lat_chain(char *base, uint64_t stride_bytes, size_t n_slots, int random,
+		     uint64_t seed, struct ep_run *run)
+{
+	if (random)
+		return chain_random(base, stride_bytes, n_slots, seed, run);
+	chain_in_order(base, stride_bytes, n_slots);
 	return 0;
 }
 
@@ -187,10 +196,8 @@ EP_UNTIMED static int lat_prepare(void *arg)
 	size_t n_slots = chain_slots(lc->size_bytes, st->stride_bytes);
 	int rc = 0;
 
-	if (st->order == ORDER_RANDOM)
-		rc = chain_random(st, base, n_slots, 0x5eed0000ULL ^ lc->size_bytes);
-	else
-		chain_in_order(base, st->stride_bytes, n_slots);
+	rc = ep_mem_lat_chain(base, st->stride_bytes, n_slots, st->order == ORDER_RANDOM,
+			      0x5eed0000ULL ^ lc->size_bytes, st->run);
 	lc->pos = (void **)base;
 	return rc;
 }
