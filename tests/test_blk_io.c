@@ -194,7 +194,7 @@ static void run_until_io(void (*run)(void), double bs_bytes)
 		if (find("latency") || n == 3)
 			break;
 		check_empty_trial();
-		cr_log_warn("run %d: no I/O completed inside the trial; taken again", n);
+		tp_note("blk_io: run %d: no I/O completed inside the trial; taken again", n);
 	}
 	cr_assert(find("latency"), "no I/O completed inside the trials of 3 runs");
 	check_rates(bs_bytes);
@@ -496,7 +496,7 @@ static void check_mounted_refused(const char *dev)
 	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1", dev);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
 	if (system(cmd) || mkdir(mnt, 0700) || mount(dev, mnt, "ext4", 0, NULL)) {
-		cr_log_warn("mounted-device refusal not checked: mkfs.ext4 or mount failed");
+		tp_note("blk_io: mounted-device refusal not checked: mkfs.ext4 or mount failed");
 		return;
 	}
 	set("rw", "write");

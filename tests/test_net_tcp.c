@@ -208,7 +208,7 @@ static void run_until_moved(bool (*checked)(void), const char *what)
 		if (checked())
 			return;
 		cr_assert_lt(run, RUNS_FOR_DATA, "in %d runs, none where %s", RUNS_FOR_DATA, what);
-		cr_log_warn("run %d is not one where %s; taken again", run, what);
+		tp_note("net_tcp: run %d is not one where %s; taken again", run, what);
 	}
 }
 
