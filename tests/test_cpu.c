@@ -216,6 +216,52 @@ Test(cpu, combinations_lmbench_lacks_are_errors)
 	embperf_bench_free(b);
 }
 
+/* Most operations 4 chains can do in the time of one: 4, x 4 for a slowed one-chain step. */
+#define PAR_MAX (4.0 * 4)
+
+/**
+ * par_run() - one cpu.par run of @labels with 4 chains; checks exactly that
+ * its parallelism is the rule, max(1, k t(1) / t(k)), on the step times it
+ * reports. @disturbed: set when a step's result marked itself disturbed.
+ * Return: the parallelism.
+ */
+static double par_run(embperf_bench *b, const char *labels, int *disturbed)
+{
+	double t1_ns = NAN, rule = 1.0, par;
+	char step[96];
+
+	cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
+	cr_assert_eq(embperf_bench_result_count(b), 4 + 1, "4 chain counts, 1 parallelism");
+	*disturbed = 0;
+	for (int k = 1; k <= 4; k++) {
+		const embperf_result *r;
+		double ns;
+
+		snprintf(step, sizeof(step), "%s chains=%d", labels, k);
+		r = result_of(b, "step_time", step);
+		ns = embperf_result_value(r);
+		*disturbed |= (embperf_result_flags(r) & EMBPERF_RESULT_DISTURBED) != 0;
+		cr_assert(ns > OPS_MIN_NS && ns < OPS_MAX_NS, "%s: %g ns", step, ns);
+		if (k == 1)
+			t1_ns = ns;
+		rule = fmax(rule, k * t1_ns / ns);
+	}
+	par = value_of(b, "parallelism", labels);
+	cr_assert(fabs(par - rule) <= 1e-9 * rule, "%s: parallelism %g, the steps give %g", labels,
+		  par, rule);
+	return par;
+}
+
+/*
+ * Exactly: the parallelism is the rule on the step times (par_run). Grossly:
+ * k chains cannot do more than k operations in the time of one, and a
+ * one-chain step slowed by a test on the other hardware thread of the core
+ * (7.1 was seen with 4 chains) is slowed at most twice: at most 4 x 4. A
+ * step kept off its CPU breaks that bound (16.3 under ASan beside busy
+ * loops, doc/tests.md), so a run over it in which a step marked itself
+ * disturbed is taken again, up to 5 runs, as the division check does; the
+ * last run is judged.
+ */
 Test(cpu, parallelism_lies_between_one_and_the_chain_count)
 {
 	tp_skip_if_emulated("instruction-level parallelism of the host, not the target");
@@ -224,38 +270,17 @@ Test(cpu, parallelism_lies_between_one_and_the_chain_count)
 
 	cr_assert_eq(embperf_bench_set(b, "chains", "4"), 0);
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		char labels[64], step[96];
+		char labels[64];
 		double par;
+		int runs = 0, disturbed;
 
 		set2(b, pairs[i][0], pairs[i][1]);
 		snprintf(labels, sizeof(labels), "type=%s op=%s", pairs[i][0], pairs[i][1]);
-		double t1_ns = NAN, rule = 1.0;
-
-		/*
-		 * Exactly: the parallelism is the rule, max(1, k t(1) / t(k)), on
-		 * the step times reported. Grossly: k chains cannot do more than k
-		 * operations in the time of one, and a one-chain step slowed by a
-		 * test on the other hardware thread of the core (7.1 was seen with
-		 * 4 chains, on the steps' shortest samples) is slowed at most
-		 * twice: at most 4 x 4.
-		 */
-		cr_assert_eq(embperf_bench_run(b), 0, "%s", embperf_bench_errmsg(b));
-		cr_assert_eq(embperf_bench_result_count(b), 4 + 1, "4 chain counts, 1 parallelism");
-		for (int k = 1; k <= 4; k++) {
-			double ns;
-
-			snprintf(step, sizeof(step), "%s chains=%d", labels, k);
-			ns = value_of(b, "step_time", step);
-			cr_assert(ns > OPS_MIN_NS && ns < OPS_MAX_NS, "%s: %g ns", step, ns);
-			if (k == 1)
-				t1_ns = ns;
-			rule = fmax(rule, k * t1_ns / ns);
-		}
-		par = value_of(b, "parallelism", labels);
-		tp_figure("cpu.par %s chains=4: parallelism %.2f", labels, par);
-		cr_assert(fabs(par - rule) <= 1e-9 * rule, "%s: parallelism %g, the steps give %g",
-			  labels, par, rule);
-		cr_assert(par >= 1.0 && par <= 4 * 4, "%s: parallelism %g", labels, par);
+		do
+			par = par_run(b, labels, &disturbed);
+		while (++runs < 5 && par > PAR_MAX && disturbed);
+		tp_figure("cpu.par %s chains=4: parallelism %.2f (run %d)", labels, par, runs);
+		cr_assert(par >= 1.0 && par <= PAR_MAX, "%s: parallelism %g", labels, par);
 	}
 	embperf_bench_free(b);
 }
