@@ -311,7 +311,8 @@ __attribute__((constructor)) static void note_tap_out(void)
 }
 
 /* One TAP comment line "# TAG: ...", appended to the runner's figures file. */
-static void tap_comment(const char *tag, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+tap_comment(const char *tag, const char *fmt, va_list ap)
 {
 	const char *path = getenv(FIGURES_ENV);
 	char line[512];
