@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: MIT
 """Every parameter a kernel reads by name is one that is declared.
 
-ep_param_int/_double/_text/_range(run, "name") look a parameter up by its
-name; a name no table declares makes the run fail (lib/core/run.c), but
-only when that line runs. This check reads the sources instead: each
-literal name read in lib/AREA/*.c must be declared in a parameter table
-of the same area, .c or .h ({ "name", EP_PT_... }) or of the engine (lib/core/cfg.c),
-so a typo or a renamed parameter fails here whether or not a test reaches
-the line. Prints TAP: one line per area.
+ep_param_int/_double/_text/_range(run, "name") and ep_run_refuse(run, err,
+"name", ...) look a parameter up by its name; a name no table declares
+makes the run fail (lib/core/run.c), but only when that line runs. This
+check reads the sources instead: each literal name read in lib/AREA/*.c
+must be declared in a parameter table of the same area, .c or .h
+({ "name", EP_PT_... }) or of the engine (lib/core/cfg.c), so a typo or a
+renamed parameter fails here whether or not a test reaches the line.
+Prints TAP: one line per area.
 
 usage: check_param_names.py SOURCE_ROOT
 """
@@ -17,7 +18,8 @@ import re
 import sys
 
 DECL = re.compile(r'\{\s*"([a-z_0-9]+)",\s*EP_PT_[A-Z]+')
-READ = re.compile(r'ep_param_(?:int|double|text|range)\(\s*[^,()]+,\s*"([^"]*)"')
+READ = re.compile(r'(?:ep_param_(?:int|double|text|range)\(\s*[^,()]+|'
+                  r'ep_run_refuse\(\s*[^,()]+,\s*[^,()]+),\s*"([^"]*)"')
 
 
 def names(pattern, files):

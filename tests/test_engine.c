@@ -585,6 +585,59 @@ Test(engine, teardown_unwinds_a_setup_that_failed_after_allocating)
 }
 
 /*
+ * ep_run_refuse(): the message names the parameter and its canonical text
+ * before the kernel's reason, and a reason longer than the buffer is cut,
+ * not written past it (the sanitizer run checks the second).
+ */
+static int refuse_long; /* give a reason longer than the message buffer */
+
+static const struct ep_param_desc refuse_params[] = {
+	{ "size", EP_PT_SIZE, "3k", { { 1, 1LL << 30 } }, NULL, "bytes", "a size" },
+};
+
+static int refuse_setup(struct ep_run *run, void **state)
+{
+	char reason[2 * EP_ERRMSG_MAX];
+
+	(void)state;
+	if (!refuse_long)
+		return ep_run_refuse(run, -ERANGE, "size", " is odd; accepted: multiples of %d "
+				     "bytes", 2);
+	memset(reason, 'x', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	return ep_run_refuse(run, -EINVAL, "size", ": %s", reason);
+}
+
+static const struct ep_kernel refuse_kernel = {
+	.name = "test.refuse",
+	.summary = "a setup that refuses its parameter",
+	.params = refuse_params,
+	.n_params = 1,
+	.metrics = unwind_metrics,
+	.n_metrics = 1,
+	.setup = refuse_setup,
+};
+
+Test(engine, a_refusal_names_the_parameter_and_its_value_before_the_reason)
+{
+	embperf_bench *r = ep_bench_new_kernel(ctx, &refuse_kernel);
+	const char *msg;
+
+	cr_assert(r);
+	cr_assert_eq(embperf_bench_set(r, "size", "3000"), 0);
+	refuse_long = 0;
+	cr_assert_eq(embperf_bench_run(r), -ERANGE);
+	cr_assert_str_eq(embperf_bench_errmsg(r), "parameter 'size': value '3000' is odd; "
+			 "accepted: multiples of 2 bytes");
+	refuse_long = 1;
+	cr_assert_eq(embperf_bench_run(r), -EINVAL);
+	msg = embperf_bench_errmsg(r);
+	cr_assert_eq(strncmp(msg, "parameter 'size': value '3000': xxx", 35), 0, "%s", msg);
+	cr_assert_eq(strlen(msg), EP_ERRMSG_MAX - 1, "%zu", strlen(msg));
+	embperf_bench_free(r);
+}
+
+/*
  * A kernel whose state the engine allocates (state_bytes): setup finds it
  * zeroed in *state; teardown runs after every setup, also one that failed
  * before touching the state, and frees only what the state holds; the

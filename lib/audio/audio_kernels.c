@@ -192,10 +192,9 @@ static int check_tone_freq(struct ep_run *run, const struct audio_state *st)
 
 	if (freq_hz < st->rate_hz / 2.0)
 		return 0;
-	return ep_run_fail(run, -EINVAL, "parameter 'tone_freq': value '%s' is not below half the "
-			   "rate device '%s' gave (%u Hz); accepted: 1 Hz to %u Hz",
-			   ep_param_text(run, "tone_freq"), st->device, st->rate_hz,
-			   (st->rate_hz - 1) / 2);
+	return ep_run_refuse(run, -EINVAL, "tone_freq", " is not below half the rate device '%s' "
+			     "gave (%u Hz); accepted: 1 Hz to %u Hz", st->device, st->rate_hz,
+			     (st->rate_hz - 1) / 2);
 }
 
 /**

@@ -399,10 +399,9 @@ static int same_rate(struct lat_state *ls)
 {
 	if (ls->pb.rate_hz == ls->cap.rate_hz)
 		return 0;
-	return ep_run_fail(ls->run, -EINVAL, "parameter 'rate': value '%s': device '%s' gave %u Hz "
-			   "and capture_device '%s' %u Hz; accepted: a rate both ends run at",
-			   ep_param_text(ls->run, "rate"), ls->pb.device, ls->pb.rate_hz,
-			   ls->cap.device, ls->cap.rate_hz);
+	return ep_run_refuse(ls->run, -EINVAL, "rate", ": device '%s' gave %u Hz and "
+			     "capture_device '%s' %u Hz; accepted: a rate both ends run at",
+			     ls->pb.device, ls->pb.rate_hz, ls->cap.device, ls->cap.rate_hz);
 }
 
 /** make_label() - both ends' labels (what each negotiated) and the interval. */
@@ -443,11 +442,10 @@ int audio_latency_setup(struct ep_run *run, void **state)
 		return rc;
 	ls->interval_frames = (uint64_t)((double)ep_param_int(run, "interval") * ls->pb.rate_hz / 1e9);
 	if (ls->interval_frames < 4 * LAT_MARKER_FRAMES)
-		return ep_run_fail(run, -EINVAL, "parameter 'interval': value '%s' holds %llu frames "
-				   "at %u Hz; accepted: at least %d frames (a marker is %d)",
-				   ep_param_text(run, "interval"),
-				   (unsigned long long)ls->interval_frames, ls->pb.rate_hz,
-				   4 * LAT_MARKER_FRAMES, LAT_MARKER_FRAMES);
+		return ep_run_refuse(run, -EINVAL, "interval", " holds %llu frames at %u Hz; "
+				     "accepted: at least %d frames (a marker is %d)",
+				     (unsigned long long)ls->interval_frames, ls->pb.rate_hz,
+				     4 * LAT_MARKER_FRAMES, LAT_MARKER_FRAMES);
 	make_label(ls);
 	tc.labels = ls->label;
 	tc.arg = ls;

@@ -134,9 +134,9 @@ static int set_period_buffer(struct ep_run *run, struct audio_state *st, snd_pcm
 	if (snd_pcm_hw_params_set_period_size_near(st->pcm, hw, &period, &dir)) {
 		snd_pcm_hw_params_get_period_size_min(hw, &lo, &dir);
 		snd_pcm_hw_params_get_period_size_max(hw, &hi, &dir);
-		return ep_run_fail(run, -EINVAL, "parameter 'period': value '%s' is refused by "
-				   "device '%s'; accepted: %lu..%lu frames", ep_param_text(run, "period"),
-				   st->device, (unsigned long)lo, (unsigned long)hi);
+		return ep_run_refuse(run, -EINVAL, "period", " is refused by device '%s'; "
+				     "accepted: %lu..%lu frames", st->device, (unsigned long)lo,
+				     (unsigned long)hi);
 	}
 	buffer = buffer_wanted(run, st->rate_hz, period);
 	if (!snd_pcm_hw_params_set_buffer_size_near(st->pcm, hw, &buffer))
@@ -160,10 +160,9 @@ static int set_access(struct ep_run *run, struct audio_state *st, snd_pcm_hw_par
 
 	if (!snd_pcm_hw_params_set_access(st->pcm, hw, acc))
 		return 0;
-	return ep_run_fail(run, -EINVAL, "parameter 'access': value '%s' is refused by device '%s' "
-			   "(interleaved only); accepted: %s", ep_param_text(run, "access"),
-			   st->device,
-			   st->access == AUDIO_ACCESS_MMAP ? "rw" : "mmap");
+	return ep_run_refuse(run, -EINVAL, "access", " is refused by device '%s' (interleaved "
+			     "only); accepted: %s", st->device,
+			     st->access == AUDIO_ACCESS_MMAP ? "rw" : "mmap");
 }
 
 /**

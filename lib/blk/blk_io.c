@@ -113,8 +113,8 @@ static int read_sync(struct ep_run *run, struct blk_job *job)
 		if (!*end)
 			return 0;
 	}
-	return ep_run_fail(run, -EINVAL, "parameter 'sync': value '%s' is not a sync mode; "
-			   "accepted: none, end, every:N (N >= 1), dsync", text);
+	return ep_run_refuse(run, -EINVAL, "sync", " is not a sync mode; accepted: none, end, "
+			     "every:N (N >= 1), dsync");
 }
 
 /**
@@ -130,9 +130,8 @@ static int read_engine(struct ep_run *run, struct blk_job *job)
 	if (!job->iodepth_batch || job->iodepth_batch > job->iodepth)
 		job->iodepth_batch = job->iodepth; /* fio's reading of both */
 	if (job->engine == ENGINE_PSYNC && job->iodepth > 1)
-		return ep_run_fail(run, -EINVAL, "parameter 'iodepth': value '%s' needs "
-				   "engine=io_uring; accepted with engine=psync: 1",
-				   ep_param_text(run, "iodepth"));
+		return ep_run_refuse(run, -EINVAL, "iodepth", " needs engine=io_uring; accepted "
+				     "with engine=psync: 1");
 	return 0;
 }
 
@@ -146,12 +145,11 @@ static int read_sizes(struct ep_run *run, struct blk_job *job)
 	job->size_bytes = (uint64_t)ep_param_int(run, "size");
 	job->jobs = (int)ep_param_int(run, "jobs");
 	if (job->bs_bytes > job->size_bytes)
-		return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s' is above 'size' (%s); "
-				   "accepted: 1 byte .. 'size'", ep_param_text(run, "bs"),
-				   ep_param_text(run, "size"));
+		return ep_run_refuse(run, -EINVAL, "bs", " is above 'size' (%s); accepted: 1 byte "
+				     ".. 'size'", ep_param_text(run, "size"));
 	if (job->bs_bytes % 8)
-		return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s' is not a multiple of "
-				   "8 bytes; accepted: multiples of 8", ep_param_text(run, "bs"));
+		return ep_run_refuse(run, -EINVAL, "bs", " is not a multiple of 8 bytes; "
+				     "accepted: multiples of 8");
 	if (job->size_bytes / (uint64_t)job->jobs < job->bs_bytes)
 		return ep_run_fail(run, -EINVAL, "parameter 'jobs': value '%d' leaves less than "
 				   "'bs' per job of 'size'; accepted: 1..%llu", job->jobs,
@@ -242,10 +240,9 @@ static int open_file(struct ep_run *run, struct blk_job *job, const struct stat 
 
 	job->existing = 1;
 	if (blk_job_reads(job) && !blk_job_writes(job) && (uint64_t)st->st_size < job->size_bytes)
-		return ep_run_fail(run, -EINVAL, "parameter 'size': value '%s' is above the size "
-				   "of target '%s' (%lld bytes); accepted: at most that for a read "
-				   "job", ep_param_text(run, "size"), job->path,
-				   (long long)st->st_size);
+		return ep_run_refuse(run, -EINVAL, "size", " is above the size of target '%s' "
+				     "(%lld bytes); accepted: at most that for a read job",
+				     job->path, (long long)st->st_size);
 	job->fd = open(job->path, open_flags(job));
 	if (job->fd < 0) {
 		rc = -errno;
@@ -385,8 +382,8 @@ static int open_target(struct ep_run *run, struct blk_job *job)
 	if (strlen(text) >= sizeof(job->path) - 32)
 		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'target': value is too long");
 	if (stat(text, &st))
-		return ep_run_fail(run, -errno, "parameter 'target': value '%s': %s; %s", text,
-				   strerror(errno), blk_accepted_target);
+		return ep_run_refuse(run, -errno, "target", ": %s; %s", strerror(errno),
+				     blk_accepted_target);
 	if (S_ISDIR(st.st_mode))
 		return create_file(run, job, text);
 	strcpy(job->path, text);
@@ -394,9 +391,9 @@ static int open_target(struct ep_run *run, struct blk_job *job)
 		return open_file(run, job, &st);
 	if (S_ISBLK(st.st_mode))
 		return open_bdev(run, job, &st);
-	return ep_run_fail(run, -EINVAL, "parameter 'target': value '%s' is a %s; %s", text,
-			   S_ISCHR(st.st_mode) ? "character device" : "special file",
-			   blk_accepted_target);
+	return ep_run_refuse(run, -EINVAL, "target", " is a %s; %s",
+			     S_ISCHR(st.st_mode) ? "character device" : "special file",
+			     blk_accepted_target);
 }
 
 /**

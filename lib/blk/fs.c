@@ -118,11 +118,10 @@ static int parse_bs(struct ep_run *run, uint64_t *bs)
 		struct ep_value v;
 
 		if (n == FS_MAX_BS_LIST || ep_param_parse(&one, t, &v, err, sizeof(err)))
-			return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s': item '%s' "
-					   "%s; accepted: up to %d sizes of 1 byte..64M, "
-					   "comma-separated", ep_param_text(run, "bs"), t,
-					   n == FS_MAX_BS_LIST ? "is one too many" : "is not a size",
-					   FS_MAX_BS_LIST);
+			return ep_run_refuse(run, -EINVAL, "bs", ": item '%s' %s; accepted: up to "
+					     "%d sizes of 1 byte..64M, comma-separated", t,
+					     n == FS_MAX_BS_LIST ? "is one too many" : "is not a size",
+					     FS_MAX_BS_LIST);
 		bs[n++] = (uint64_t)v.i;
 		ep_value_free(&v);
 	}
@@ -175,16 +174,15 @@ static int open_folder(struct fs_state *fs)
 		return ep_run_fail(fs->run, -EINVAL, "parameter 'folder' is empty; accepted: a "
 				   "folder on the file system to measure");
 	if (stat(folder, &st))
-		return ep_run_fail(fs->run, -errno, "parameter 'folder': value '%s': %s; "
-				   "accepted: an existing folder", folder, strerror(errno));
+		return ep_run_refuse(fs->run, -errno, "folder", ": %s; accepted: an existing "
+				     "folder", strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return ep_run_fail(fs->run, -ENOTDIR, "parameter 'folder': value '%s' is not a "
-				   "folder; accepted: a folder on the file system to measure",
-				   folder);
+		return ep_run_refuse(fs->run, -ENOTDIR, "folder", " is not a folder; accepted: a "
+				     "folder on the file system to measure");
 	rc = blk_mount_of(folder, &fs->mnt);
 	if (rc)
-		return ep_run_fail(fs->run, rc, "parameter 'folder': value '%s': its mount is not "
-				   "in /proc/self/mountinfo: %s", folder, strerror(-rc));
+		return ep_run_refuse(fs->run, rc, "folder", ": its mount is not in "
+				     "/proc/self/mountinfo: %s", strerror(-rc));
 	rc = check_remount(fs, folder);
 	if (!rc)
 		rc = ep_disk_check_fits(fs->run, "size", "folder", folder, fs->size);
@@ -219,9 +217,8 @@ static int create_file(struct fs_state *fs)
 			break;
 	}
 	rc = -errno;
-	return ep_run_fail(fs->run, rc, "parameter 'folder': value '%s': cannot create a file "
-			   "in this folder: %s; accepted: a folder this process may write to",
-			   folder, strerror(-rc));
+	return ep_run_refuse(fs->run, rc, "folder", ": cannot create a file in this folder: %s; "
+			     "accepted: a folder this process may write to", strerror(-rc));
 }
 
 /** close_file() - close the file if open. */

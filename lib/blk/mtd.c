@@ -262,8 +262,8 @@ static int open_target(struct mtd_state *st)
 				   "MTD character device, /dev/mtdN or mtdN");
 	rc = st->ops->open(target, &st->dev, &st->info, why, sizeof(why));
 	if (rc)
-		return ep_run_fail(st->run, rc, "parameter 'target': value '%s': %s; accepted: "
-				   "an MTD character device, /dev/mtdN or mtdN", target, why);
+		return ep_run_refuse(st->run, rc, "target", ": %s; accepted: an MTD character "
+				     "device, /dev/mtdN or mtdN", why);
 	if (!ep_param_int(st->run, "destructive"))
 		return ep_run_fail(st->run, -EPERM, "parameter 'destructive': target '%s' (%s, "
 				   "\"%s\") is erased and written by blk.mtd, only with "
@@ -274,9 +274,9 @@ static int open_target(struct mtd_state *st)
 		return ep_run_fail(st->run, rc, "target '%s': cannot tell whether it is in use: %s",
 				   target, strerror(-rc));
 	if (rc)
-		return ep_run_fail(st->run, -EBUSY, "parameter 'target': value '%s' is %s; refused "
-				   "even with destructive=1; accepted: an MTD device nothing uses "
-				   "(unmount it, or detach it from UBI, first)", target, why);
+		return ep_run_refuse(st->run, -EBUSY, "target", " is %s; refused even with "
+				     "destructive=1; accepted: an MTD device nothing uses "
+				     "(unmount it, or detach it from UBI, first)", why);
 	/* flash_speed and mtd_speedtest: "not NAND flash, assume page size is 512 bytes" */
 	if (st->info.page_bytes == 1 && st->info.eb_bytes % 512 == 0)
 		st->info.page_bytes = 512;

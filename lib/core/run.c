@@ -269,6 +269,20 @@ int ep_run_fail(struct ep_run *run, int err, const char *fmt, ...)
 	return err;
 }
 
+int ep_run_refuse(struct ep_run *run, int err, const char *name, const char *fmt, ...)
+{
+	int used = snprintf(run->errmsg, run->errmsg_size, "parameter '%s': value '%s'", name,
+			    ep_param_text(run, name));
+	va_list ap;
+
+	if (used < 0 || (size_t)used >= run->errmsg_size)
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(run->errmsg + used, run->errmsg_size - (size_t)used, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
 void ep_run_log(struct ep_run *run, int level, const char *fmt, ...)
 {
 	va_list ap;
@@ -339,12 +353,10 @@ int ep_disk_check_fits(struct ep_run *run, const char *param, const char *where,
 	free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need_bytes <= free_bytes)
 		return 0;
-	return ep_run_fail(run, -ENOSPC,
-			   "parameter '%s': value '%s' needs %" PRIu64 " bytes of room in '%s', "
-			   "which has %" PRIu64 " free (short by %" PRIu64 "); accepted: a "
-			   "smaller %s, or a '%s' with more room",
-			   param, ep_param_text(run, param), need_bytes, path, free_bytes,
-			   need_bytes - free_bytes, param, where);
+	return ep_run_refuse(run, -ENOSPC, param, " needs %" PRIu64 " bytes of room in '%s', "
+			     "which has %" PRIu64 " free (short by %" PRIu64 "); accepted: a "
+			     "smaller %s, or a '%s' with more room", need_bytes, path, free_bytes,
+			     need_bytes - free_bytes, param, where);
 }
 
 /* What the drivers share. */

@@ -195,6 +195,16 @@ int ep_disk_check_fits(struct ep_run *run, const char *param, const char *where,
 int ep_run_fail(struct ep_run *run, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/**
+ * ep_run_refuse() - fail the run for the value of parameter @name: the
+ * message is "parameter 'NAME': value 'TEXT'" (TEXT its canonical text, as
+ * ep_param_text() gives it) followed by @fmt, which goes on with the reason
+ * and ends with what is accepted (" is above 'size' (%s); accepted: ..." or
+ * ": why; accepted: ..."). Return: @err.
+ */
+int ep_run_refuse(struct ep_run *run, int err, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /** ep_run_log() - send a message to the context's log callback. */
 void ep_run_log(struct ep_run *run, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -167,10 +167,9 @@ static int pkey_setup(struct ep_run *run, void **state)
 	}
 	if (rc == 0 && st->n_keys)
 		return 0;
-	return ep_run_fail(run, -EINVAL, "parameter 'key': value '%s'%s%s%s is not accepted; "
-			   "accepted: distinct keys, comma-separated, from %s", text,
-			   rc > 0 ? ": item '" : "", rc > 0 ? item : "", rc > 0 ? "'" : "",
-			   PKEY_NAMES);
+	return ep_run_refuse(run, -EINVAL, "key", "%s%s%s is not accepted; accepted: distinct "
+			     "keys, comma-separated, from %s", rc > 0 ? ": item '" : "",
+			     rc > 0 ? item : "", rc > 0 ? "'" : "", PKEY_NAMES);
 }
 
 const struct ep_kernel ep_kernel_crypto_pkey = {

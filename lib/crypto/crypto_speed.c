@@ -268,10 +268,9 @@ static int parse_algs(struct speed_state *st)
 	}
 	if (rc == 0 && st->n_ops)
 		return 0;
-	return ep_run_fail(st->run, -EINVAL, "parameter 'alg': value '%s'%s%s%s is not "
-			   "accepted; accepted: all, or comma-separated names from %s", text,
-			   rc > 0 ? ": item '" : "", rc > 0 ? item : "", rc > 0 ? "'" : "",
-			   SPEED_ALG_NAMES);
+	return ep_run_refuse(st->run, -EINVAL, "alg", "%s%s%s is not accepted; accepted: all, or "
+			     "comma-separated names from %s", rc > 0 ? ": item '" : "",
+			     rc > 0 ? item : "", rc > 0 ? "'" : "", SPEED_ALG_NAMES);
 }
 
 /*
@@ -286,10 +285,9 @@ static int check_blocks(struct speed_state *st, size_t bytes, const char *item)
 		const struct cr_alg *a = st->ops[i].alg;
 
 		if (bytes % a->block_bytes)
-			return ep_run_fail(st->run, -EINVAL, "parameter 'size': value '%s': %s is "
-					   "not whole %u-byte blocks of %s; accepted: multiples of "
-					   "%u up to 64k", ep_param_text(st->run, "size"), item,
-					   a->block_bytes, a->name, a->block_bytes);
+			return ep_run_refuse(st->run, -EINVAL, "size", ": %s is not whole %u-byte "
+					     "blocks of %s; accepted: multiples of %u up to 64k",
+					     item, a->block_bytes, a->name, a->block_bytes);
 	}
 	return 0;
 }
@@ -318,10 +316,9 @@ static int parse_sizes(struct speed_state *st)
 	}
 	if (rc == 0 && st->n_sizes)
 		return 0;
-	return ep_run_fail(st->run, -EINVAL, "parameter 'size': value '%s'%s%s%s is not "
-			   "accepted; accepted: up to %d sizes of 1..64k bytes, comma-separated",
-			   text, rc > 0 ? ": item '" : "", rc > 0 ? item : "", rc > 0 ? "'" : "",
-			   SPEED_MAX_SIZES);
+	return ep_run_refuse(st->run, -EINVAL, "size", "%s%s%s is not accepted; accepted: up to "
+			     "%d sizes of 1..64k bytes, comma-separated", rc > 0 ? ": item '" : "",
+			     rc > 0 ? item : "", rc > 0 ? "'" : "", SPEED_MAX_SIZES);
 }
 
 /*

@@ -296,18 +296,14 @@ static int add_cases(struct ep_run *run, struct lat_state *st, uint64_t lo, uint
 static int check_params(struct ep_run *run, uint64_t lo, uint64_t hi, uint64_t stride_bytes)
 {
 	if (stride_bytes % sizeof(void *))
-		return ep_run_fail(run, -EINVAL,
-				   "parameter 'stride': value '%s' is not a multiple of the pointer "
-				   "size; accepted: multiples of %zu bytes",
-				   ep_param_text(run, "stride"), sizeof(void *));
+		return ep_run_refuse(run, -EINVAL, "stride", " is not a multiple of the pointer "
+				     "size; accepted: multiples of %zu bytes", sizeof(void *));
 	if (hi < stride_bytes)
-		return ep_run_fail(run, -EINVAL,
-				   "parameter 'size': value '%s' is smaller than the stride (%s); "
-				   "accepted: sizes of at least one stride",
-				   ep_param_text(run, "size"), ep_param_text(run, "stride"));
+		return ep_run_refuse(run, -EINVAL, "size", " is smaller than the stride (%s); "
+				     "accepted: sizes of at least one stride",
+				     ep_param_text(run, "stride"));
 	if (!count_sizes(lo, hi, stride_bytes))
-		return ep_run_fail(run, -EINVAL, "parameter 'size': value '%s' holds no size",
-				   ep_param_text(run, "size"));
+		return ep_run_refuse(run, -EINVAL, "size", " holds no size");
 	/* The chain's last pointer may start just below hi: one stride of room. */
 	return ep_mem_check_fits(run, "size", ep_param_text(run, "size"), hi + stride_bytes);
 }

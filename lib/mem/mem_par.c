@@ -327,18 +327,14 @@ static int check_params(struct ep_run *run, struct par_state *st, uint64_t lo)
 	size_t line = st->line_bytes;
 
 	if (line < (size_t)PAR_MIN_LINE || (line & (line - 1)) || line > st->page_bytes)
-		return ep_run_fail(run, -EINVAL,
-				   "parameter 'line': value '%s' is not a power of two from %zu to "
-				   "the page size (%zu); accepted: such a size, or 0 for %zu",
-				   ep_param_text(run, "line"), sizeof(void *), st->page_bytes,
-				   st->page_bytes / 16);
+		return ep_run_refuse(run, -EINVAL, "line", " is not a power of two from %zu to "
+				     "the page size (%zu); accepted: such a size, or 0 for %zu",
+				     sizeof(void *), st->page_bytes, st->page_bytes / 16);
 	/* 16 lines at least: one for each chase of the widest width. */
 	if (lo < (uint64_t)PAR_MAX_WIDTH * line)
-		return ep_run_fail(run, -ERANGE,
-				   "parameter 'size': value '%s' starts below %d lines of %zu bytes; "
-				   "accepted: sizes of at least %zu bytes",
-				   ep_param_text(run, "size"), PAR_MAX_WIDTH, line,
-				   (size_t)PAR_MAX_WIDTH * line);
+		return ep_run_refuse(run, -ERANGE, "size", " starts below %d lines of %zu bytes; "
+				     "accepted: sizes of at least %zu bytes", PAR_MAX_WIDTH, line,
+				     (size_t)PAR_MAX_WIDTH * line);
 	return 0;
 }
 

@@ -499,9 +499,8 @@ static int read_params(struct ep_run *run, struct ping *st)
 
 	st->dest.sin_family = AF_INET;
 	if (inet_pton(AF_INET, host, &st->dest.sin_addr) != 1)
-		return ep_run_fail(run, -EINVAL, "parameter 'host': value '%s' is not an IPv4 "
-				   "address; accepted: a dotted quad such as 127.0.0.1 (no names, "
-				   "no IPv6)", host);
+		return ep_run_refuse(run, -EINVAL, "host", " is not an IPv4 address; accepted: a "
+				     "dotted quad such as 127.0.0.1 (no names, no IPv6)");
 	st->count = (uint64_t)ep_param_int(run, "count");
 	st->interval_ns = (uint64_t)ep_param_int(run, "interval");
 	st->timeout_ns = (uint64_t)ep_param_int(run, "timeout");
@@ -517,8 +516,8 @@ static int read_params(struct ep_run *run, struct ping *st)
 				   ep_param_text(run, "count"), ep_param_text(run, "interval"),
 				   ep_param_text(run, "duration"));
 	if (st->interval_ns < PING_USER_MIN_INTERVAL_NS && geteuid() != 0)
-		return ep_run_fail(run, -EPERM, "parameter 'interval': value '%s' needs root, as "
-				   "with ping; accepted: 2ms or more", ep_param_text(run, "interval"));
+		return ep_run_refuse(run, -EPERM, "interval", " needs root, as with ping; "
+				     "accepted: 2ms or more");
 	return 0;
 }
 

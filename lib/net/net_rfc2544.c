@@ -218,9 +218,9 @@ static int parse_frames(struct ep_run *run, uint32_t *frames)
 		long v = strtol(p, &end, 10);
 
 		if (end == p || v < 64 || v > 1518 || (*end && *end != ',') || n == MAX_FRAMES)
-			return ep_run_fail(run, -EINVAL, "parameter 'frame': value '%s': accepted: up "
-					   "to %d Ethernet frame sizes from 64 to 1518, comma-separated",
-					   text, MAX_FRAMES);
+			return ep_run_refuse(run, -EINVAL, "frame", ": accepted: up to %d "
+					     "Ethernet frame sizes from 64 to 1518, "
+					     "comma-separated", MAX_FRAMES);
 		frames[n++] = (uint32_t)v;
 		p = *end ? end + 1 : end;
 	}
@@ -604,9 +604,9 @@ static int rfc_setup(struct ep_run *run, void **state)
 	st->flow.batch = (uint32_t)ep_param_int(run, "batch");
 	st->flow.flow_cap_ns = ep_netk_flow_cap_ns(run);
 	if ((st->test == T_LATENCY || st->test == T_BACK_TO_BACK) && !st->flow.tx)
-		return ep_run_fail(run, -EINVAL, "parameter 'test': value '%s': runs with "
-				   "direction=tx only (the peer echoes what this host sends; a burst "
-				   "starts with this host's measured part)", ep_param_text(run, "test"));
+		return ep_run_refuse(run, -EINVAL, "test", ": runs with direction=tx only (the "
+				     "peer echoes what this host sends; a burst starts with this "
+				     "host's measured part)");
 	st->flow.l2 = ep_param_int(run, "layer") == 1;
 	if (st->flow.l2 && st->test == T_LATENCY)
 		return ep_run_fail(run, -EINVAL, "parameter 'test': value 'latency': runs with "

@@ -196,9 +196,8 @@ static int read_rates(struct ep_run *run, struct ep_udp_flow *st)
 	int64_t pps = ep_param_int(run, "pps");
 
 	if (frame && frame < 64)
-		return ep_run_fail(run, -EINVAL, "parameter 'frame': value '%s': accepted: 64 or "
-				   "more (an Ethernet frame; 0: use size)",
-				   ep_param_text(run, "frame"));
+		return ep_run_refuse(run, -EINVAL, "frame", ": accepted: 64 or more (an Ethernet "
+				     "frame; 0: use size)");
 	st->size_bytes = frame ? (uint32_t)(frame - EP_WIRE_FRAME_OVERHEAD_BYTES)
 			       : (uint32_t)ep_param_int(run, "size");
 	st->frame_bytes = st->size_bytes + EP_WIRE_FRAME_OVERHEAD_BYTES;
@@ -269,9 +268,8 @@ static int udp_setup(struct ep_run *run, void **state)
 	f->drop_every = (uint32_t)ep_param_int(run, "drop_every");
 	f->echo_every = (uint32_t)ep_param_int(run, "echo_every");
 	if (f->echo_every && !f->tx)
-		return ep_run_fail(run, -EINVAL, "parameter 'echo_every': value '%s': the peer "
-				   "echoes only what this host sends; accepted: direction=tx",
-				   ep_param_text(run, "echo_every"));
+		return ep_run_refuse(run, -EINVAL, "echo_every", ": the peer echoes only what "
+				     "this host sends; accepted: direction=tx");
 	/* The peer stops a flow by itself a little after ramp + duration. */
 	f->flow_cap_ns = ep_netk_flow_cap_ns(run);
 	st->priority = (int)ep_param_int(run, "priority");

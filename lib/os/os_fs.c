@@ -330,10 +330,9 @@ static int parse_sizes(struct ep_run *run, size_t *bytes)
 		int rc;
 
 		if (len == 0 || len >= sizeof(item) || n == FS_MAX_SIZES)
-			return ep_run_fail(run, -EINVAL,
-					   "parameter 'size': value '%s' is not a list of sizes; "
-					   "accepted: up to %d sizes 0..1M separated by commas, e.g. "
-					   "0k,1k,4k,10k", list, FS_MAX_SIZES);
+			return ep_run_refuse(run, -EINVAL, "size", " is not a list of sizes; "
+					     "accepted: up to %d sizes 0..1M separated by commas, "
+					     "e.g. 0k,1k,4k,10k", FS_MAX_SIZES);
 		memcpy(item, p, len);
 		item[len] = '\0';
 		rc = ep_param_parse(&one, item, &v, err, sizeof(err));
@@ -342,9 +341,8 @@ static int parse_sizes(struct ep_run *run, size_t *bytes)
 		ep_value_free(&v);
 		for (int i = 0; i < n; i++)
 			if (bytes[i] == (size_t)v.i)
-				return ep_run_fail(run, -EINVAL,
-						   "parameter 'size': value '%s' lists %s twice; "
-						   "accepted: distinct sizes", list, item);
+				return ep_run_refuse(run, -EINVAL, "size", " lists %s twice; "
+						     "accepted: distinct sizes", item);
 		bytes[n++] = (size_t)v.i;
 		p += len;
 		if (!*p)

@@ -124,11 +124,9 @@ static int open_one(struct ep_run *run, struct select_state *st, int type)
 
 static int select_too_high(struct ep_run *run, int fd, int made)
 {
-	return ep_run_fail(run, -ERANGE,
-			   "parameter 'n': value '%s': after %d duplicates the next descriptor "
-			   "is %d, not below select()'s limit FD_SETSIZE (%d): this process "
-			   "holds too many descriptors already; ask for fewer",
-			   ep_param_text(run, "n"), made, fd, FD_SETSIZE);
+	return ep_run_refuse(run, -ERANGE, "n", ": after %d duplicates the next descriptor is %d, "
+			     "not below select()'s limit FD_SETSIZE (%d): this process holds too "
+			     "many descriptors already; ask for fewer", made, fd, FD_SETSIZE);
 }
 
 /* Duplicate @fd n times into the set; @fd itself is closed. */
@@ -141,8 +139,8 @@ static int fill_set(struct ep_run *run, struct select_state *st, int fd)
 		int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
 		if (d < 0) {
-			rc = ep_run_fail(run, -errno, "parameter 'n': value '%s': dup() failed after %d: %s",
-					 ep_param_text(run, "n"), i, strerror(errno));
+			rc = ep_run_refuse(run, -errno, "n", ": dup() failed after %d: %s", i,
+					   strerror(errno));
 		} else if (d >= FD_SETSIZE) {
 			close(d);
 			rc = select_too_high(run, d, i);

@@ -238,10 +238,9 @@ static int sleep_setup(struct ep_run *run, void **state)
 	int rc = 0;
 
 	if ((op == OP_USLEEP || op == OP_SELECT) && interval_ns % 1000)
-		return ep_run_fail(run, -EINVAL, "parameter 'interval': value '%s' is not a whole "
-				   "number of microseconds, which %s takes; accepted: 1us..1s in "
-				   "steps of 1us", ep_param_text(run, "interval"),
-				   ep_param_text(run, "op"));
+		return ep_run_refuse(run, -EINVAL, "interval", " is not a whole number of "
+				     "microseconds, which %s takes; accepted: 1us..1s in steps of "
+				     "1us", ep_param_text(run, "op"));
 	st->run = run;
 	st->interval_ns = interval_ns;
 	st->pid = getpid();

@@ -190,13 +190,12 @@ static int choose_file(struct ep_run *run, struct sys_state *st, int op)
 	if (!file || !*file)
 		return make_tmp_file(run, st);
 	if (op != OP_STAT && op != OP_FSTAT && op != OP_OPEN)
-		return ep_run_fail(run, -EINVAL,
-				   "parameter 'file': value '%s' does not apply to op=%s; accepted "
-				   "with op=stat|fstat|open (read uses /dev/zero, write /dev/null)",
-				   file, ep_param_text(run, "op"));
+		return ep_run_refuse(run, -EINVAL, "file", " does not apply to op=%s; accepted "
+				     "with op=stat|fstat|open (read uses /dev/zero, write "
+				     "/dev/null)", ep_param_text(run, "op"));
 	if (stat(file, &sb))
-		return ep_run_fail(run, -errno, "parameter 'file': value '%s': %s; accepted: an "
-				   "existing file", file, strerror(errno));
+		return ep_run_refuse(run, -errno, "file", ": %s; accepted: an existing file",
+				     strerror(errno));
 	st->path = ep_strdup(file);
 	return st->path ? 0 : -ENOMEM;
 }

@@ -399,10 +399,9 @@ static int check_scheduling(struct ep_run *run, const struct timer_state *st)
 			continue;
 		err = ep_sched_probe(st->priority, st->cpus[i]);
 		if (err)
-			return ep_run_fail(run, err, "parameter 'cpus': value '%s': cannot run a "
-					   "thread on CPU %d (%s); accepted: CPUs this process may "
-					   "use", ep_param_text(run, "cpus"), st->cpus[i],
-					   strerror(-err));
+			return ep_run_refuse(run, err, "cpus", ": cannot run a thread on CPU %d "
+					     "(%s); accepted: CPUs this process may use",
+					     st->cpus[i], strerror(-err));
 	}
 	return err;
 }
@@ -472,10 +471,9 @@ static int read_threads(struct ep_run *run, struct timer_state *st)
 	else if (*text)
 		n_list = parse_cpu_list(text, list, TIMER_MAX_THREADS);
 	if (n_list < 0)
-		return ep_run_fail(run, -EINVAL,
-				   "parameter 'cpus': value '%s' is not a CPU list; accepted: "
-				   "\"all\", or CPU numbers and ranges such as \"0,2-3\" (at most %d "
-				   "CPUs)", text, TIMER_MAX_THREADS);
+		return ep_run_refuse(run, -EINVAL, "cpus", " is not a CPU list; accepted: "
+				     "\"all\", or CPU numbers and ranges such as \"0,2-3\" (at "
+				     "most %d CPUs)", TIMER_MAX_THREADS);
 	st->n_threads = (int)ep_param_int(run, "threads");
 	if (!st->n_threads && !n_list)
 		n_list = allowed_cpus(list, TIMER_MAX_THREADS);
@@ -503,11 +501,9 @@ static int read_interval(struct ep_run *run, struct timer_state *st)
 	if ((uint64_t)st->interval_ns >= res_ns)
 		return 0;
 	ep_format_duration(TIMER_MAX_INTERVAL_NS, max_text, sizeof(max_text));
-	return ep_run_fail(run, -EINVAL,
-			   "parameter 'interval': value '%s' is below the clock's resolution "
-			   "(%llu ns, measured); accepted: %lluns..%s",
-			   ep_param_text(run, "interval"), (unsigned long long)res_ns,
-			   (unsigned long long)res_ns, max_text);
+	return ep_run_refuse(run, -EINVAL, "interval", " is below the clock's resolution (%llu "
+			     "ns, measured); accepted: %lluns..%s", (unsigned long long)res_ns,
+			     (unsigned long long)res_ns, max_text);
 }
 
 /**
