@@ -39,6 +39,7 @@
 #include "lib/os/child.h"
 #include "lib/os/helper_path.h"
 #include "lib/os/os_paths.h"
+#include "lib/os/proc_call.h"
 
 #define PROC_EXIT_EXEC_FAILED 127 /* the shell's code for "cannot execute" */
 
@@ -93,28 +94,6 @@ static const struct ep_metric_desc proc_metrics[] = {
 	{ "latency", "us", EP_METRIC_TIME, 1000.0, EP_PRIMARY_MEDIAN, 0,
 	  "microseconds per process created and reaped (or per procedure call); median as lat_proc" },
 };
-
-/*
- * The callee of proccall: not inlined, and the asm keeps the compiler from
- * treating the call as removable. The add is a plain one, as lat_proc's
- * use_int() adds to a global: a volatile counter makes it a separate load,
- * add and store, about one cycle more per call than lat_proc (1.87 against
- * 1.57 ns here; doc/methodology-os.md).
- */
-static __attribute__((noinline)) void proc_callee(long *counter, long v)
-{
-	__asm__ __volatile__("" ::: "memory");
-	*counter += v;
-}
-
-static int proc_call(void *arg, uint64_t units)
-{
-	struct proc_state *st = arg;
-
-	while (units--)
-		proc_callee(&st->counter, 1);
-	return 0;
-}
 
 static int fork_failed(struct proc_state *st, int err)
 {
@@ -347,7 +326,7 @@ static char *exec_path(struct ep_run *run)
 
 static int proc_setup(struct ep_run *run, void **state)
 {
-	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, proc_call,
+	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, ep_os_proc_call,
 					     proc_spawn };
 	struct proc_state *st = *state;
 	struct ep_case c = { .metric = 0 };
@@ -365,7 +344,7 @@ static int proc_setup(struct ep_run *run, void **state)
 		rc = prepare_children(run, st);
 	if (!rc) {
 		c.body = bodies[st->op];
-		c.arg = st;
+		c.arg = st->op == OP_PROCCALL ? (void *)&st->counter : st;
 		rc = ep_run_add_params_case(run, &c, "op", NULL);
 	}
 	return rc;
