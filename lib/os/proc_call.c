@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * proc_call.c - os.proc op=proccall's timed loop (proc_call.h). Built -O2
- * (lib/os/meson.build): built for size as the rest of os.proc, the callee
- * and the loop lie unaligned, and a call read 1.17 ns against 0.92 ns for
- * the same loop built -O2 on AMD EPYC Zen 5 (doc/methodology-os.md).
+ * (lib/os/meson.build), as every loop whose instructions are timed: built
+ * for size with the rest of os.proc, the callee and the loop lay
+ * unaligned. The figures before and after, and the 1.2 ns level the -O2
+ * loop still reads in some runs, are in doc/methodology-os.md.
  */
 #include "lib/os/proc_call.h"
 
