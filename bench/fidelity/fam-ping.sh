@@ -7,20 +7,28 @@
 #   veth-avg  the same to 198.18.0.2 across a veth pair between two network
 #             namespaces made in fam_setup (198.18.0.1 and .2) and removed in
 #             fam_cleanup; PING_DELAY (e.g. 100us) adds a netem delay there
-# ping prints whole microseconds: on loopback (a few us a round trip) that
-# truncation alone moves its avg by up to 20 %, so the lo row needs many
-# rounds and the veth row (with a delay) is the sharper one. Needs root.
+#   tbf-avg   the same across a second veth pair whose first end sends
+#             through tbf at PING_SHAPE (default 4mbit) with a one-frame
+#             bucket: a flood ping has one echo in flight, so each one
+#             waits for the tokens of its own 98-byte frame, 196 us at
+#             4 Mbit/s (a slow link's delay; netem is not needed)
+# ping prints whole microseconds: on loopback and an unshaped veth (a few us
+# a round trip) that truncation alone moves its avg by 20 to 50 %, so those
+# rows stay unresolved; the tbf row's round trip is long enough to tell a
+# 1 % difference. Needs root.
 
 PING_COUNT=${PING_COUNT:-10000}
 PING=${PING:-ping}
+PING_SHAPE=${PING_SHAPE:-4mbit}
 
-fam_describe() { echo "net.icmp.ping vs iputils $("$PING" -V 2>&1 | head -1 | awk '{ print $NF }') ping -f -c $PING_COUNT; rtt avg, ms"; }
+fam_describe() { echo "net.icmp.ping vs iputils $("$PING" -V 2>&1 | head -1 | awk '{ print $NF }') ping -f -c $PING_COUNT on lo, a veth pair and one through tbf $PING_SHAPE; rtt avg, ms"; }
 fam_bands() { echo ".*=0.90:1.10:0.001"; } # ping prints whole microseconds
 fam_refs() {
 	"$PING" -V 2>&1 | grep -q iputils || { echo "PING: '$PING' is not iputils ping (apt-get install iputils-ping)"; return 1; }
 	[ "$(id -u)" = 0 ] || { echo "needs root (ping -f, network namespaces)"; return 1; }
 	command -v ip >/dev/null || { echo "ip: not found (apt-get install iproute2)"; return 1; }
-	echo "PING=$(command -v "$PING") ($("$PING" -V 2>&1 | head -1)); PING_DELAY=${PING_DELAY:-none}"
+	command -v tc >/dev/null || { echo "tc: not found (apt-get install iproute2)"; return 1; }
+	echo "PING=$(command -v "$PING") ($("$PING" -V 2>&1 | head -1)); PING_DELAY=${PING_DELAY:-none}; PING_SHAPE=$PING_SHAPE"
 }
 fam_setup() {
 	. "$here/veth.sh"
@@ -29,14 +37,27 @@ fam_setup() {
 	[ -z "${PING_DELAY:-}" ] ||
 		ip netns exec "${ping_ns}a" tc qdisc add dev epfama root netem delay "$PING_DELAY"
 	ip netns exec "${ping_ns}a" "$PING" -c 1 -W 2 198.18.0.2 >/dev/null
+	# The second pair, shaped; its own namespaces, so the same addresses.
+	veth_up "${ping_ns}c" "${ping_ns}d" epfamc epfamd
+	ip netns exec "${ping_ns}c" tc qdisc add dev epfamc root tbf rate "$PING_SHAPE" burst 1600 latency 50ms
+	ip netns exec "${ping_ns}c" "$PING" -c 1 -W 2 198.18.0.2 >/dev/null
 }
-fam_cleanup() { veth_down "${ping_ns}a" "${ping_ns}b"; }
+fam_cleanup() {
+	veth_down "${ping_ns}a" "${ping_ns}b"
+	veth_down "${ping_ns}c" "${ping_ns}d"
+}
 
-# in_path PATH COMMAND... - on loopback here, or in the veth's first namespace.
+# in_path PATH COMMAND... - on loopback here, or in the first namespace of
+# the veth pair (veth) or of the shaped one (tbf).
 in_path() {
-	local p=$1
+	local p=$1 ns
 	shift
-	if [ "$p" = lo ]; then pinned "$@"; else ip netns exec "${ping_ns}a" taskset -c "${PIN_CPU:-0}" "$@"; fi
+	case $p in
+	lo) pinned "$@"; return ;;
+	veth) ns=${ping_ns}a ;;
+	*) ns=${ping_ns}c ;;
+	esac
+	ip netns exec "$ns" taskset -c "${PIN_CPU:-0}" "$@"
 }
 host_of() { [ "$1" = lo ] && echo 127.0.0.1 || echo 198.18.0.2; }
 
@@ -53,7 +74,7 @@ ping_ep() { # PATH
 
 fam_round() {
 	local p
-	for p in lo veth; do
+	for p in lo veth tbf; do
 		in_turn "$1" ping_ref ping_ep "$p"
 	done
 }
