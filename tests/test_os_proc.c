@@ -354,6 +354,63 @@ Test(os_proc, processes_are_plausible_and_labelled)
 	}
 }
 
+/* The file the atexit handler below marks, and the process it leaves alone. */
+static int exit_mark_fd = -1;
+static pid_t exit_mark_owner;
+
+/* Registered by the test: one byte per process other than the test's that
+ * leaves by exit() (a child of fork that calls it). */
+static void mark_child_exit(void)
+{
+	if (exit_mark_fd >= 0 && getpid() != exit_mark_owner)
+		(void)!write(exit_mark_fd, "x", 1); /* a failed write shows as too few marks */
+}
+
+/* Bytes the forked children wrote to the mark file during one run of @b. */
+static off_t marks_during_run(embperf_bench *b, const char *labels)
+{
+	off_t before = lseek(exit_mark_fd, 0, SEEK_END);
+	const embperf_result *r = run_one(b);
+
+	cr_assert_str_eq(embperf_result_labels(r), labels);
+	cr_assert(embperf_result_value(r) > 0.0 && embperf_result_value(r) < FORK_MAX_US,
+		  "%s: %g us", labels, embperf_result_value(r));
+	return lseek(exit_mark_fd, 0, SEEK_END) - before;
+}
+
+/* child_exit=exit: the child of fork leaves by exit() as lat_proc's does, so
+ * the host's atexit handlers run in each child; by default they do not. */
+Test(os_proc, fork_children_run_the_atexit_handlers_with_child_exit_exit_only)
+{
+	char path[PATH_MAX];
+	const char *base = getenv("TMPDIR");
+	embperf_bench *b;
+	off_t marks;
+
+	snprintf(path, sizeof(path), "%s/embperf-test-exit-XXXXXX", base && *base ? base : "/tmp");
+	exit_mark_fd = mkstemp(path);
+	cr_assert(exit_mark_fd >= 0, "mkstemp %s: %s", path, strerror(errno));
+	cr_assert_eq(unlink(path), 0);
+	exit_mark_owner = getpid();
+	cr_assert_eq(atexit(mark_child_exit), 0);
+
+	b = new_bench("os.proc");
+	marks = marks_during_run(b, "op=fork");
+	cr_assert_eq(marks, 0, "default (_exit): %lld children ran the atexit handlers",
+		     (long long)marks);
+	embperf_bench_free(b);
+
+	b = new_bench("os.proc");
+	tp_set(b, "child_exit", "exit");
+	marks = marks_during_run(b, "op=fork child_exit=exit");
+	/* At least one child per sample, each one marking once. */
+	cr_assert(marks >= 3, "child_exit=exit: %lld children ran the atexit handlers",
+		  (long long)marks);
+	embperf_bench_free(b);
+	cr_assert_eq(close(exit_mark_fd), 0);
+	exit_mark_fd = -1;
+}
+
 /* op=cmd (lat_cmd): /bin/true runs, found in PATH by its name too. */
 Test(os_proc, cmd_runs_a_command_line)
 {
@@ -1026,6 +1083,17 @@ static void assert_run_fails(embperf_bench *b, int err, const char *needle1, con
 	cr_assert_eq(embperf_bench_result_count(b), 0);
 	embperf_bench_free(b);
 	assert_nothing_left(&before, needle1);
+}
+
+/* child_exit names fork's child; with another op it is refused, named. */
+Test(os_proc, child_exit_with_another_op_is_refused)
+{
+	embperf_bench *b = new_bench("os.proc");
+
+	tp_set(b, "op", "proccall");
+	tp_set(b, "child_exit", "exit");
+	assert_run_fails(b, -EINVAL, "parameter 'child_exit': value 'exit'", "op=fork only");
+	assert_set_fails("os.proc", "child_exit", "quick_exit", -EINVAL);
 }
 
 Test(os_proc, missing_or_failing_programs_are_named)

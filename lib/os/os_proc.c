@@ -3,7 +3,8 @@
  * os_proc.c - os.proc: process creation costs, the method of lmbench's
  * lat_proc (McVoy & Staelin). One unit is:
  *
- *   fork      fork(); the child _exit()s at once; the parent waits for it
+ *   fork      fork(); the child _exit()s at once, or with child_exit=exit
+ *             calls exit() as lat_proc's child does; the parent waits for it
  *   exec      fork(); the child execve()s `exec_path` (embperf-hello by
  *             default, lmbench's "hello") with an empty environment; the
  *             parent waits for it to exit
@@ -19,6 +20,11 @@
  * to copy), so it measures the process that runs the kernel: the small
  * `embperf` command or a front end compares with lat_proc; a large program
  * linking the library measures its own fork.
+ *
+ * exit() is not the default: in every child it runs the host program's
+ * atexit handlers and flushes its stdio buffers, work (and output) of the
+ * program that links the library rather than of fork, and the pages those
+ * touch, copied on write (figures in doc/methodology-os.md).
  *
  * Children of exec, sh and cmd have their standard output and error on
  * /dev/null (lat_proc closes standard output; lat_cmd leaves them to the
@@ -47,10 +53,13 @@
 
 enum proc_op { OP_FORK, OP_EXEC, OP_SH, OP_PROCCALL, OP_CMD };
 
+enum proc_child_exit { CHILD_EXIT_SYSCALL, CHILD_EXIT_LIBC };
+
 /**
  * struct proc_state - the run's state.
  * @run:        the run: cancel and budget checks, failure messages.
  * @op:         what is timed.
+ * @child_exit: how fork's child leaves (enum proc_child_exit).
  * @exec_path:  program exec runs, and sh's command.
  * @shell:      the shell of sh.
  * @command:    sh's command: @exec_path, quoted when the shell would
@@ -65,6 +74,7 @@ enum proc_op { OP_FORK, OP_EXEC, OP_SH, OP_PROCCALL, OP_CMD };
 struct proc_state {
 	struct ep_run *run;
 	int op;
+	int child_exit;
 	char *exec_path;
 	char *shell;
 	char *command;
@@ -86,6 +96,9 @@ static const struct ep_param_desc proc_params[] = {
 	{ "cmd", EP_PT_STRING, "", { { 0, 0 } }, NULL, "",
 	  "op=cmd: the command line lat_cmd runs, words split at blanks (no quoting; "
 	  "op=sh for a shell), the first looked up in PATH" },
+	{ "child_exit", EP_PT_ENUM, "_exit", { { 0, 0 } }, "_exit|exit", "",
+	  "op=fork: the child leaves by _exit(), or by exit() as lat_proc's does (this program's "
+	  "atexit handlers and stdio flush then run in every child)" },
 	{ "child_timeout", EP_PT_DURATION, "10s", { { 1000000, 3600000000000LL } }, NULL, "ns",
 	  "a child of exec or sh still alive after this is killed and the run fails" },
 };
@@ -116,8 +129,11 @@ static int proc_fork(void *arg, uint64_t units)
 		pid = fork();
 		if (pid < 0)
 			return fork_failed(st, -errno);
-		if (pid == 0)
+		if (pid == 0) {
+			if (st->child_exit == CHILD_EXIT_LIBC)
+				exit(0);
 			_exit(0);
+		}
 		do
 			r = waitpid(pid, NULL, 0);
 		while (r < 0 && errno == EINTR);
@@ -324,6 +340,23 @@ static char *exec_path(struct ep_run *run)
 	return ep_os_helper_path("embperf-hello", EP_OS_HELLO_PATH);
 }
 
+/*
+ * child_exit=exit applies to fork alone. Output the host buffered before the
+ * run is written now, so that no child writes a copy of it.
+ */
+static int check_child_exit(struct ep_run *run, struct proc_state *st)
+{
+	st->child_exit = (int)ep_param_int(run, "child_exit");
+	if (st->child_exit != CHILD_EXIT_LIBC)
+		return 0;
+	if (st->op != OP_FORK)
+		return ep_run_refuse(run, -EINVAL, "child_exit",
+				     ": applies to op=fork only, not op=%s; accepted: _exit, or exit "
+				     "with op=fork", ep_param_text(run, "op"));
+	fflush(NULL);
+	return 0;
+}
+
 static int proc_setup(struct ep_run *run, void **state)
 {
 	static const ep_body_fn bodies[] = { proc_fork, proc_spawn, proc_spawn, ep_os_proc_call,
@@ -342,10 +375,15 @@ static int proc_setup(struct ep_run *run, void **state)
 		rc = -ENOMEM;
 	if (!rc && st->op != OP_FORK && st->op != OP_PROCCALL)
 		rc = prepare_children(run, st);
+	if (!rc)
+		rc = check_child_exit(run, st);
 	if (!rc) {
 		c.body = bodies[st->op];
 		c.arg = st->op == OP_PROCCALL ? (void *)&st->counter : st;
-		rc = ep_run_add_params_case(run, &c, "op", NULL);
+		/* The default's labels stay "op=fork", as before the parameter. */
+		rc = st->child_exit == CHILD_EXIT_LIBC
+			     ? ep_run_add_params_case(run, &c, "op", "child_exit", NULL)
+			     : ep_run_add_params_case(run, &c, "op", NULL);
 	}
 	return rc;
 }
