@@ -228,8 +228,7 @@ int lmb_lat_sig(struct lmb *m, int argc, char **argv)
  *
  * os.proc execs embperf-hello, installed with the library, where the
  * original execs /tmp/hello, which the user had to copy there; the
- * environment variable EMBPERF_HELLO names another program. Its fork row's
- * child leaves by exit(), as lat_proc's (os.proc child_exit=exit).
+ * environment variable EMBPERF_HELLO names another program.
  *
  * Return: the exit status.
  */
@@ -258,11 +257,8 @@ int lmb_lat_proc(struct lmb *m, int argc, char **argv)
 		if (strcmp(argv[m->optind], rows[i].what) != 0)
 			continue;
 		params[0] = rows[i].param;
-		/* lat_proc's forked child leaves by exit(), not _exit(). */
-		if (strcmp(rows[i].what, "fork") == 0)
-			params[1] = "child_exit=exit";
 		/* $EMBPERF_HELLO: another program to exec than os.proc's default. */
-		else if (hello && hello[0]) {
+		if (hello && hello[0]) {
 			snprintf(exec_param, sizeof(exec_param), "exec_path=%s", hello);
 			params[1] = exec_param;
 		}
