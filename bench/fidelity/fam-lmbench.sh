@@ -140,7 +140,6 @@ fam_round() {
 		proc)
 			row "$r" lat_proc-proccall 1 "lat_proc procedure" "os.proc op=proccall"
 			row "$r" lat_proc-fork 0 "lat_proc fork" "os.proc op=fork"
-			row "$r" lat_proc-fork-exit 0 "lat_proc fork" "os.proc op=fork child_exit=exit"
 			row "$r" lat_proc-exec 0 "lat_proc exec" "os.proc op=exec exec_path=/tmp/hello"
 			row "$r" lat_proc-shell 0 "lat_proc shell" "os.proc op=sh exec_path=/tmp/hello" ;;
 		ctx)
