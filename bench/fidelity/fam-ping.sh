@@ -8,10 +8,11 @@
 #             namespaces made in fam_setup (198.18.0.1 and .2) and removed in
 #             fam_cleanup; PING_DELAY (e.g. 100us) adds a netem delay there
 #   tbf-avg   the same across a second veth pair whose first end sends
-#             through tbf at PING_SHAPE (default 4mbit) with a one-frame
-#             bucket: a flood ping has one echo in flight, so each one
-#             waits for the tokens of its own 98-byte frame, 196 us at
-#             4 Mbit/s (a slow link's delay; netem is not needed)
+#             through tbf at PING_SHAPE (default 4mbit) with a bucket of
+#             1600 bytes: a flood ping has one echo in flight, so once the
+#             first 16 echoes have emptied the bucket each one waits for
+#             the tokens of its own 98-byte frame, 196 us at 4 Mbit/s (a
+#             slow link's delay; netem is not needed)
 # ping prints whole microseconds: on loopback and an unshaped veth (a few us
 # a round trip) that truncation alone moves its avg by 20 to 50 %, so those
 # rows stay unresolved; the tbf row's round trip is long enough to tell a
