@@ -79,6 +79,13 @@ const struct ep_default ep_lmbench_defaults[] = {
 	{ NULL, NULL },
 };
 
+const struct ep_default ep_lmbench_ipc_defaults[] = {
+	{ "repetitions", "11" },
+	{ "spread", "0" },
+	{ "sample_time", "100ms" },
+	{ NULL, NULL },
+};
+
 int ep_percentiles_parse(const char *text, double *out, char *err, size_t err_size)
 {
 	const char *p = text;

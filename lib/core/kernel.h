@@ -311,6 +311,18 @@ struct ep_default {
  */
 extern const struct ep_default ep_lmbench_defaults[];
 
+/*
+ * ep_lmbench_ipc_defaults - ep_lmbench_defaults with 100 ms samples, for
+ * the kernels that hand a token between processes the scheduler places
+ * freely (a ring of pipes, pipe, socket, semaphore and lock round trips).
+ * Which CPUs the processes share and how deep the idle one sleeps change
+ * over tens of milliseconds, so 5 ms samples each catch one placement and
+ * runs disagree (os.ctx 2 procs 256k: 20.5 to 26.2 us over six runs of
+ * 0.1 s each; lat_ctx takes 54 s). lmbench times each of its 11
+ * repetitions for about a second. doc/methodology-os.md, "Sample length".
+ */
+extern const struct ep_default ep_lmbench_ipc_defaults[];
+
 /**
  * struct ep_kernel - a kernel, as the registry lists it.
  * @name:            "mem.lat".
