@@ -314,12 +314,14 @@ extern const struct ep_default ep_lmbench_defaults[];
 /*
  * ep_lmbench_ipc_defaults - ep_lmbench_defaults with 100 ms samples, for
  * the kernels that hand a token between processes the scheduler places
- * freely (a ring of pipes, pipe, socket, semaphore and lock round trips).
+ * freely: os.ctx's ring of pipes, the pipe, AF_UNIX and TCP round trips.
  * Which CPUs the processes share and how deep the idle one sleeps change
  * over tens of milliseconds, so 5 ms samples each catch one placement and
  * runs disagree (os.ctx 2 procs 256k: 20.5 to 26.2 us over six runs of
  * 0.1 s each; lat_ctx takes 54 s). lmbench times each of its 11
- * repetitions for about a second. doc/methodology-os.md, "Sample length".
+ * repetitions for about a second. os.sem and os.fcntl met lat_sem and
+ * lat_fcntl with 5 ms samples and not with 100 ms, so they keep 5 ms.
+ * doc/methodology-os.md, "Sample length".
  */
 extern const struct ep_default ep_lmbench_ipc_defaults[];
 
