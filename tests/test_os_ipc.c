@@ -179,6 +179,50 @@ static void check_bandwidth(const char *kernel)
 	assert_nothing_left(&before, kernel);
 }
 
+/* The default of engine parameter @name for @kernel, as `embperf describe` shows it. */
+static void param_default(const char *kernel, const char *name, char *buf, size_t size)
+{
+	int n = embperf_kernel_param_count(kernel);
+
+	cr_assert_gt(n, 0, "%s: %d parameters", kernel, n);
+	for (int i = 0; i < n; i++) {
+		char pname[64];
+
+		cr_assert_geq(embperf_kernel_param_info(kernel, i, EMBPERF_INFO_NAME, pname,
+							sizeof(pname)), 0);
+		if (strcmp(pname, name) == 0) {
+			cr_assert_geq(embperf_kernel_param_info(kernel, i, EMBPERF_INFO_DEFAULT, buf,
+								size), 0);
+			return;
+		}
+	}
+	cr_assert_fail("%s has no parameter '%s'", kernel, name);
+}
+
+/*
+ * The kernels whose token goes between freely placed processes take 100 ms
+ * samples (doc/methodology-os.md, "Sample length"); os.sem, os.fcntl and
+ * os.udp.lat keep the engine's 5 ms.
+ */
+Test(os_ipc, the_round_trip_kernels_default_to_the_sample_length_measured_for_them)
+{
+	static const char *const long_samples[] = { "os.ctx", "os.pipe.lat", "os.unix.lat",
+						    "os.tcp.lat" };
+	static const char *const short_samples[] = { "os.sem", "os.fcntl", "os.udp.lat" };
+	char text[32];
+
+	for (size_t i = 0; i < sizeof(long_samples) / sizeof(long_samples[0]); i++) {
+		param_default(long_samples[i], "sample_time", text, sizeof(text));
+		cr_expect_str_eq(text, "100ms", "%s: sample_time default %s", long_samples[i], text);
+		param_default(long_samples[i], "repetitions", text, sizeof(text));
+		cr_expect_str_eq(text, "11", "%s: repetitions default %s", long_samples[i], text);
+	}
+	for (size_t i = 0; i < sizeof(short_samples) / sizeof(short_samples[0]); i++) {
+		param_default(short_samples[i], "sample_time", text, sizeof(text));
+		cr_expect_str_eq(text, "5ms", "%s: sample_time default %s", short_samples[i], text);
+	}
+}
+
 Test(os_ipc, bandwidth_is_positive_and_below_a_physical_bound)
 {
 	check_bandwidth("os.pipe.bw");
