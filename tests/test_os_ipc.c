@@ -179,24 +179,14 @@ static void check_bandwidth(const char *kernel)
 	assert_nothing_left(&before, kernel);
 }
 
-/* The default of engine parameter @name for @kernel, as `embperf describe` shows it. */
+/* The value engine parameter @name takes in a new bench of @kernel: its default. */
 static void param_default(const char *kernel, const char *name, char *buf, size_t size)
 {
-	int n = embperf_kernel_param_count(kernel);
+	embperf_bench *b = embperf_bench_new(ctx, kernel);
 
-	cr_assert_gt(n, 0, "%s: %d parameters", kernel, n);
-	for (int i = 0; i < n; i++) {
-		char pname[64];
-
-		cr_assert_geq(embperf_kernel_param_info(kernel, i, EMBPERF_INFO_NAME, pname,
-							sizeof(pname)), 0);
-		if (strcmp(pname, name) == 0) {
-			cr_assert_geq(embperf_kernel_param_info(kernel, i, EMBPERF_INFO_DEFAULT, buf,
-								size), 0);
-			return;
-		}
-	}
-	cr_assert_fail("%s has no parameter '%s'", kernel, name);
+	cr_assert(b, "%s missing: %s", kernel, embperf_ctx_errmsg(ctx));
+	cr_assert_gt(embperf_bench_get(b, name, buf, size), 0, "%s: no '%s'", kernel, name);
+	embperf_bench_free(b);
 }
 
 /*
