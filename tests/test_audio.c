@@ -643,6 +643,51 @@ static void open_tone_check(const char *device)
 	set("tone_freq", "1000");
 }
 
+/*
+ * A trial whose body was kept from the device for most of its time (a busy
+ * machine: CI runs 4 jobs on 2 CPUs) captures too little to judge a tone, and
+ * check=tone says so ("too short to check"); a stall that spans
+ * paced_dropout's dropout loses it in an xrun. Neither says anything of the
+ * check, so such a run is taken again, at most TONE_RUNS times, and reported
+ * as a figure. What a short capture gives is judged on its own, without a
+ * clock: short_captures_are_too_short_to_check, below.
+ */
+#define TONE_RUNS 5
+
+/** too_short() - did the last run fail only because its capture was too short? */
+static int too_short(int rc)
+{
+	return rc == -EBADMSG && strstr(embperf_bench_errmsg(b), "too short to check");
+}
+
+/**
+ * run_tone() - run the bench of open_tone_check(), again while the capture
+ * was too short to check (TONE_RUNS at most).
+ * Return: the last run's return.
+ */
+static int run_tone(void)
+{
+	int rc = embperf_bench_run(b);
+
+	for (int i = 1; i < TONE_RUNS && too_short(rc); i++) {
+		tp_figure("run %d too short, again: %s", i, embperf_bench_errmsg(b));
+		rc = embperf_bench_run(b);
+	}
+	return rc;
+}
+
+/** run_tone_counted() - run_tone(), which must succeed, then as run_counted(). */
+static void run_tone_counted(void)
+{
+	unsigned long before = paced_pcm_xruns();
+	double t0_us = now_us();
+	int rc = run_tone();
+
+	cr_assert_eq(rc, 0, "%s", embperf_bench_errmsg(b));
+	check_xruns_reported(before, now_us() - t0_us);
+	report_run();
+}
+
 Test(audio, tone_check_passes_a_clean_tone_in_every_format)
 {
 	static const char *const formats[] = { "S16_LE", "S24_LE", "S32_LE", "FLOAT_LE", "S24_3LE",
@@ -652,7 +697,7 @@ Test(audio, tone_check_passes_a_clean_tone_in_every_format)
 		open_tone_check("paced_tone");
 		set("format", formats[i]);
 		set("duration", "100ms");
-		run_counted();
+		run_tone_counted();
 		/* A half-scale sine: -6.02 dBFS; 1000 Hz from the sample clock itself. */
 		cr_assert(fabs(value("tone_level") + 6.02) < 0.2, "%s: %.2f dBFS", formats[i],
 			  value("tone_level"));
@@ -686,7 +731,12 @@ static const char *check_tone_fails(const char *device, const char *what)
 	int rc;
 
 	open_tone_check(device);
-	rc = embperf_bench_run(b);
+	rc = run_tone();
+	/* The fault lost in an xrun (a stall across it): not this check's doing. */
+	for (int i = 1; i < TONE_RUNS && rc == 0 && value("xruns") > 0; i++) {
+		tp_figure("run %d lost the fault in %.0f xruns, again", i, value("xruns"));
+		rc = run_tone();
+	}
 	msg = embperf_bench_errmsg(b);
 	cr_assert_eq(rc, -EBADMSG, "rc %d: %s", rc, msg);
 	cr_assert(strstr(msg, "'check'") && strstr(msg, "'tone'") && strstr(msg, what), "%s", msg);
@@ -745,11 +795,83 @@ Test(audio, a_dropout_does_not_move_the_tone_frequency)
 		  (unsigned long long)tn.first_glitch_frame);
 }
 
+/*
+ * The tone analysis on its own: a half-scale 1000 Hz sine at 48000 Hz,
+ * synthesized in @format on 2 channels, fed frame for frame.
+ */
+static int feed_tone(struct audio_tone *tn, enum audio_format format, unsigned int frame_bytes,
+		     uint64_t frames, char *why, size_t size)
+{
+	static unsigned char buf[4800 * 2 * 4];
+
+	cr_assert_leq(frames * frame_bytes, sizeof(buf));
+	for (uint64_t i = 0; i < frames; i++)
+		audio_frame_put(buf, format, 2, i, 0.5 * sin(2.0 * M_PI * 1000.0 * (double)i / 48000.0));
+	audio_tone_feed(tn, buf, format, frame_bytes, frames);
+	return audio_tone_verdict(tn, -50.0, 0.01, why, size);
+}
+
+Test(audio, every_format_reads_back_as_the_tone_it_was_written)
+{
+	static const struct { enum audio_format format; unsigned int sample_bytes; } fmts[] = {
+		{ AUDIO_FMT_S16_LE, 2 }, { AUDIO_FMT_S24_LE, 4 }, { AUDIO_FMT_S32_LE, 4 },
+		{ AUDIO_FMT_FLOAT_LE, 4 }, { AUDIO_FMT_S24_3LE, 3 }, { AUDIO_FMT_U8, 1 },
+	};
+	struct audio_tone tn;
+	char why[256] = "";
+
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		audio_tone_init(&tn, 1000.0, 48000);
+		cr_assert_eq(feed_tone(&tn, fmts[i].format, 2 * fmts[i].sample_bytes, 4800, why,
+				       sizeof(why)), 0, "format %zu: %s", i, why);
+		cr_assert(fabs(audio_tone_level_dbfs(&tn) + 6.02) < 0.1, "format %zu: %.3f dBFS", i,
+			  audio_tone_level_dbfs(&tn));
+		cr_assert(fabs(audio_tone_freq_hz(&tn) - 1000.0) < 0.1, "format %zu: %.3f Hz", i,
+			  audio_tone_freq_hz(&tn));
+		cr_assert_eq(tn.glitches, 0, "format %zu", i);
+	}
+}
+
+/*
+ * One period of 64 frames holds 1.33 cycles of 1000 Hz at 48000 Hz: too few
+ * for a frequency, and the check says the capture was short, not that there
+ * was no tone; so it does when xruns cut the capture into such pieces. A
+ * long capture without crossings (a DC level) has no tone.
+ */
+Test(audio, short_captures_are_too_short_to_check)
+{
+	static int16_t dc[4800];
+	struct audio_tone tn;
+	char why[256] = "";
+
+	audio_tone_init(&tn, 1000.0, 48000);
+	cr_assert_eq(feed_tone(&tn, AUDIO_FMT_S16_LE, 4, 64, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "too short to check") && strstr(why, "was 64 frames") &&
+			  strstr(why, "needs 98"), "%s", why);
+
+	audio_tone_init(&tn, 1000.0, 48000);
+	for (int i = 0; i < 3; i++) {
+		audio_tone_restart(&tn);
+		cr_assert_eq(feed_tone(&tn, AUDIO_FMT_S16_LE, 4, 64, why, sizeof(why)), -1);
+	}
+	cr_assert(strstr(why, "was 64 frames (192 in all)"), "%s", why);
+
+	audio_tone_init(&tn, 1000.0, 48000);
+	cr_assert_eq(feed_tone(&tn, AUDIO_FMT_S16_LE, 4, 98, why, sizeof(why)), 0, "%s", why);
+
+	for (int i = 0; i < 4800; i++)
+		dc[i] = 16384;
+	audio_tone_init(&tn, 1000.0, 48000);
+	audio_tone_feed(&tn, dc, AUDIO_FMT_S16_LE, sizeof(dc[0]), 4800);
+	cr_assert_eq(audio_tone_verdict(&tn, -50.0, 0.01, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "no tone: fewer than two zero crossings in 4800 frames"), "%s", why);
+}
+
 Test(audio, tone_check_does_not_count_xruns_as_discontinuities)
 {
 	open_tone_check("paced_tone_stall");
 	set("buffer", "1920");
-	run_counted();
+	run_tone_counted();
 	cr_assert_geq(value("xruns"), 1); /* as in check_stalls() */
 	cr_assert_eq(value("glitches"), 0);
 	cr_assert(fabs(value("tone_error")) < 1000, "%.0f ppm", value("tone_error"));

@@ -47,6 +47,8 @@ enum audio_format {
  * @peak:           the largest magnitude so far.
  * @sum_sq:         sum of the squared samples.
  * @frames:         samples analysed; @since_start since the last (re)start.
+ * @longest_run:    the most frames of any earlier (re)start, @since_start
+ *                  aside: what a check needs two whole cycles of.
  * @settle_frames:  a tone period: no discontinuity is judged before it.
  * @run_crossings, @first_cross, @last_cross: crossings of the current run.
  * @cycles, @cycle_frames: whole cycles and their frames over closed runs.
@@ -63,6 +65,7 @@ struct audio_tone {
 	double peak;
 	double sum_sq;
 	uint64_t frames, since_start, settle_frames;
+	uint64_t longest_run;
 	uint64_t run_crossings;
 	double first_cross, last_cross;
 	double cycles, cycle_frames;

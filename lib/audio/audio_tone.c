@@ -128,6 +128,8 @@ static void end_run(struct audio_tone *tn)
 void audio_tone_restart(struct audio_tone *tn)
 {
 	end_run(tn);
+	if (tn->since_start > tn->longest_run)
+		tn->longest_run = tn->since_start;
 	tn->have = 0;
 	tn->armed = 0;
 	tn->since_start = 0;
@@ -207,16 +209,35 @@ double audio_tone_freq_hz(struct audio_tone *tn)
 	return tn->cycle_frames > 0.0 ? tn->cycles / tn->cycle_frames * tn->rate_hz : NAN;
 }
 
+/*
+ * Frames one stretch without a restart needs to hold two rising crossings
+ * whatever the phase it starts at: two periods and the two samples around
+ * a crossing.
+ */
+static uint64_t frames_to_judge(const struct audio_tone *tn)
+{
+	return 2 * (uint64_t)ceil(tn->rate_hz / tn->freq_hz) + 2;
+}
+
 int audio_tone_verdict(struct audio_tone *tn, double min_level_dbfs, double tolerance,
 		       char *why, size_t size)
 {
 	double level = audio_tone_level_dbfs(tn), freq = audio_tone_freq_hz(tn);
+	uint64_t longest = tn->since_start > tn->longest_run ? tn->since_start : tn->longest_run;
 
 	if (!tn->frames)
 		snprintf(why, size, "nothing was captured");
 	else if (!(level >= min_level_dbfs))
 		snprintf(why, size, "the level is %.1f dBFS, below 'tone_level' (%.1f dBFS): silence "
 			 "or a signal too weak to check", level, min_level_dbfs);
+	else if (isnan(freq) && longest < frames_to_judge(tn))
+		/* A body kept from the device for most of the trial (an xrun, a
+		 * stall up to the trial's end) captured too little: that says
+		 * nothing of the signal, and "no tone" would mislead. */
+		snprintf(why, size, "too short to check: the longest capture without an xrun "
+			 "was %llu frames (%llu in all); a tone of %g Hz needs %llu",
+			 (unsigned long long)longest, (unsigned long long)tn->frames, tn->freq_hz,
+			 (unsigned long long)frames_to_judge(tn));
 	else if (isnan(freq))
 		snprintf(why, size, "no tone: fewer than two zero crossings in %llu frames",
 			 (unsigned long long)tn->frames);
