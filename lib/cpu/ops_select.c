@@ -111,94 +111,57 @@ int ep_cpu_select(struct ep_run *run, int for_par, struct cpu_combo *out)
 	return n;
 }
 
-/* int: 32-bit chains. Division sizes as lat_ops': a dividend of 38 << 20
- * over 37 gives a 20-bit quotient, which divides back to 37. */
-static void seed_int(union cpu_vals *v, enum cpu_op op)
+/**
+ * struct int_seed - an integer operation's chain values: chain i starts at
+ * @base + i * @step, and the operands after the chains are @arg0, @arg1.
+ */
+struct int_seed {
+	uint64_t base, step, arg0, arg1;
+};
+
+/*
+ * int: 32-bit chains. mul starts odd (never becomes 0) and multiplies by an
+ * odd value that uses all 32 bits. Division sizes as lat_ops': a dividend of
+ * 38 << 20 over 37 gives a 20-bit quotient, which divides back to 37; mod:
+ * (v % 63) | 63 settles at 63 % 63, as lat_ops'.
+ */
+static const struct int_seed int_seeds[] = {
+	[CPU_OP_BIT] = { 0x5a5a5a5u, 977u, 0x12345678u, 0x10204u },
+	[CPU_OP_ADD] = { 57u, 1u, 3u, 0 },
+	[CPU_OP_MUL] = { 37431u, 2u, 0x9e3779b1u, 0 },
+	[CPU_OP_DIV] = { 37u, 1u, 38u << 20, 0 },
+	[CPU_OP_MOD] = { 1000u, 1u, 63u, 0 },
+};
+
+/*
+ * int64: values that use the upper half. Division: lat_ops' sizes, a
+ * dividend near 2^51 over a divisor near 2^38 (37 + i times 2^33 + 1) and
+ * back; remainder: a divisor of 2^56 + 1 and a dividend of the same size.
+ */
+#define DIV64_STEP (((uint64_t)1 << 33) + 1)
+static const struct int_seed int64_seeds[] = {
+	[CPU_OP_BIT] = { 0x5a5a5a5a5a5a5a5ull, 977u, 0x123456789abcdefull, 0x1020400000000ull },
+	[CPU_OP_ADD] = { ((uint64_t)254 << 30) + 37420u, 1u, ((uint64_t)1 << 40) + 3u, 0 },
+	[CPU_OP_MUL] = { ((uint64_t)7 << 32) + 37421u, 2u, 0x9e3779b97f4a7c15ull, 0 },
+	[CPU_OP_DIV] = { 37 * DIV64_STEP, DIV64_STEP, (37 * DIV64_STEP + 17) << 13, 0 },
+	[CPU_OP_MOD] = { ((uint64_t)3 << 56) + 7, 12345u, ((uint64_t)1 << 56) + 1, 0 },
+};
+
+/* The chains and operands of an integer type from its table. */
+static void seed_int(union cpu_vals *v, enum cpu_type type, enum cpu_op op)
 {
-	for (int i = 0; i < CPU_MAX_CHAINS; i++) {
-		switch (op) {
-		case CPU_OP_BIT:
-			v->u32[i] = 0x5a5a5a5u + 977u * (uint32_t)i;
-			break;
-		case CPU_OP_ADD:
-			v->u32[i] = 57u + (uint32_t)i;
-			break;
-		case CPU_OP_MUL:
-			v->u32[i] = 37431u + 2u * (uint32_t)i; /* odd: never becomes 0 */
-			break;
-		case CPU_OP_DIV:
-			v->i32[i] = 37 + i;
-			break;
-		default: /* mod: (v % 63) | 63 settles at 63 % 63, as lat_ops' */
-			v->i32[i] = 1000 + i;
-			break;
-		}
-	}
-	switch (op) {
-	case CPU_OP_BIT:
-		v->u32[CPU_MAX_CHAINS] = 0x12345678u;
-		v->u32[CPU_MAX_CHAINS + 1] = 0x10204u;
-		break;
-	case CPU_OP_ADD:
-		v->u32[CPU_MAX_CHAINS] = 3u;
-		break;
-	case CPU_OP_MUL:
-		v->u32[CPU_MAX_CHAINS] = 0x9e3779b1u; /* odd, all 32 bits used */
-		break;
-	case CPU_OP_DIV:
-		v->i32[CPU_MAX_CHAINS] = 38 << 20;
-		break;
-	default:
-		v->i32[CPU_MAX_CHAINS] = 63;
-		break;
-	}
-}
+	const struct int_seed *s = type == CPU_T_INT ? &int_seeds[op] : &int64_seeds[op];
+	uint64_t vals[CPU_NVALS] = { 0 };
 
-/* int64: values that use the upper half. Division: lat_ops' sizes, a
- * dividend near 2^51 over a divisor near 2^38 and back; remainder: a
- * divisor of 2^56 + 1 and a dividend of the same size. */
-static void seed_int64(union cpu_vals *v, enum cpu_op op)
-{
-	const int64_t div_r0 = 37 * (((int64_t)1 << 33) + 1);
-
-	for (int i = 0; i < CPU_MAX_CHAINS; i++) {
-		uint64_t k = (uint64_t)i;
-
-		switch (op) {
-		case CPU_OP_BIT:
-			v->u64[i] = 0x5a5a5a5a5a5a5a5ull + 977u * k;
-			break;
-		case CPU_OP_ADD:
-			v->u64[i] = ((uint64_t)254 << 30) + 37420u + k;
-			break;
-		case CPU_OP_MUL:
-			v->u64[i] = ((uint64_t)7 << 32) + 37421u + 2u * k;
-			break;
-		case CPU_OP_DIV:
-			v->i64[i] = (37 + i) * (((int64_t)1 << 33) + 1);
-			break;
-		default:
-			v->i64[i] = ((int64_t)3 << 56) + 12345 * i + 7;
-			break;
-		}
-	}
-	switch (op) {
-	case CPU_OP_BIT:
-		v->u64[CPU_MAX_CHAINS] = 0x123456789abcdefull;
-		v->u64[CPU_MAX_CHAINS + 1] = 0x1020400000000ull;
-		break;
-	case CPU_OP_ADD:
-		v->u64[CPU_MAX_CHAINS] = ((uint64_t)1 << 40) + 3u;
-		break;
-	case CPU_OP_MUL:
-		v->u64[CPU_MAX_CHAINS] = 0x9e3779b97f4a7c15ull;
-		break;
-	case CPU_OP_DIV:
-		v->i64[CPU_MAX_CHAINS] = (div_r0 + 17) << 13;
-		break;
-	default:
-		v->i64[CPU_MAX_CHAINS] = ((int64_t)1 << 56) + 1;
-		break;
+	for (int i = 0; i < CPU_MAX_CHAINS; i++)
+		vals[i] = s->base + s->step * (uint64_t)i;
+	vals[CPU_MAX_CHAINS] = s->arg0;
+	vals[CPU_MAX_CHAINS + 1] = s->arg1;
+	for (int i = 0; i < CPU_NVALS; i++) {
+		if (type == CPU_T_INT)
+			v->u32[i] = (uint32_t)vals[i];
+		else
+			v->u64[i] = vals[i];
 	}
 }
 
@@ -234,10 +197,8 @@ void ep_cpu_seed(union cpu_vals *vals, const struct cpu_combo *c)
 	memset(vals, 0, sizeof(*vals));
 	if (c->op == CPU_OP_BOGO)
 		return;
-	if (c->type == CPU_T_INT)
-		seed_int(vals, c->op);
-	else if (c->type == CPU_T_INT64)
-		seed_int64(vals, c->op);
+	if (c->type == CPU_T_INT || c->type == CPU_T_INT64)
+		seed_int(vals, c->type, c->op);
 	else
 		seed_fp(vals, c->type, c->op);
 }
