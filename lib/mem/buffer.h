@@ -85,4 +85,20 @@ int ep_mem_buf_alloc_like_malloc(struct ep_run *run, struct ep_mem_buf *buf, siz
  */
 void ep_mem_buf_free(struct ep_mem_buf *buf);
 
+/**
+ * ep_mem_splitmix64() - splitmix64, a small deterministic generator for the
+ * random orders laid over a buffer (mem.lat's chain, mem.par's pages).
+ * @state: the generator's state, advanced.
+ *
+ * Return: the next value.
+ */
+static inline uint64_t ep_mem_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 #endif /* EMBPERF_MEM_BUFFER_H */

@@ -116,16 +116,6 @@ EP_UNTIMED uint64_t ep_mem_lat_next_size(uint64_t bytes)
 	return bytes + octave / 4 < bytes ? 0 : bytes + octave / 4;
 }
 
-/* splitmix64: a small deterministic generator for the random order. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Slot @k of the chain. */
 static inline char *slot(char *base, uint64_t stride_bytes, size_t k)
 {
@@ -154,7 +144,7 @@ static int chain_random(char *base, uint64_t stride_bytes, size_t n_slots, uint6
 	for (size_t k = 0; k < n_slots; k++)
 		*(uintptr_t *)slot(base, stride_bytes, k) = k;
 	for (size_t i = n_slots - 1; i > 0; i--) {
-		size_t j = (size_t)(next_random(&rng) % i);
+		size_t j = (size_t)(ep_mem_splitmix64(&rng) % i);
 		uintptr_t *a = (uintptr_t *)slot(base, stride_bytes, i);
 		uintptr_t *b = (uintptr_t *)slot(base, stride_bytes, j);
 		uintptr_t t = *a;

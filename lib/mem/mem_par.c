@@ -110,16 +110,6 @@ static unsigned log2_of(size_t n)
 	return bits;
 }
 
-/* splitmix64: a small deterministic generator for the page order. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /**
  * struct par_layout - positions of the cycle for one size.
  * @n_pages:       pages covered.
@@ -350,7 +340,7 @@ static int make_page_order(struct par_state *st, uint64_t hi)
 	for (size_t i = 0; i < n; i++)
 		st->pages[i] = i;
 	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = (size_t)(next_random(&rng) % (i + 1));
+		size_t j = (size_t)(ep_mem_splitmix64(&rng) % (i + 1));
 		size_t t = st->pages[i];
 
 		st->pages[i] = st->pages[j];
