@@ -96,7 +96,8 @@ struct lat_state {
  * playback: frames written + avail - buffer) with the instant it held: the
  * midpoint of two clock reads around snd_pcm_avail(), retried when they are
  * far apart (the thread was preempted in between).
- * Return: avail (>= 0), or a negative errno.
+ * Return: the whole periods of avail, at most the buffer (what one step
+ * moves), or a negative errno.
  */
 static long read_anchor(struct audio_state *st, uint64_t appl, struct lat_anchor *at)
 {
@@ -115,7 +116,8 @@ static long read_anchor(struct audio_state *st, uint64_t appl, struct lat_anchor
 	}
 	at->pos = st->capture ? appl + (uint64_t)avail
 			      : appl + (uint64_t)avail - st->buffer_frames;
-	return avail;
+	avail -= avail % (long)st->period_frames;
+	return avail > (long)st->buffer_frames ? (long)st->buffer_frames : avail;
 }
 
 /*
@@ -261,13 +263,8 @@ static int capture_step(struct lat_state *ls, struct ep_trial *t)
 	struct audio_state *cap = &ls->cap;
 	long avail = read_anchor(cap, ls->cap_pos, &ls->cap_at), n;
 
-	if (avail < 0)
+	if (avail <= 0)
 		return (int)avail;
-	avail -= avail % (long)cap->period_frames;
-	if (avail > (long)cap->buffer_frames)
-		avail = (long)cap->buffer_frames;
-	if (!avail)
-		return 0;
 	n = audio_transfer(cap, (unsigned long)avail);
 	if (n < 0)
 		return n == -EAGAIN ? 0 : (int)n;
@@ -282,13 +279,8 @@ static int playback_step(struct lat_state *ls)
 	struct audio_state *pb = &ls->pb;
 	long avail = read_anchor(pb, ls->pb_pos, &ls->pb_at), n;
 
-	if (avail < 0)
+	if (avail <= 0)
 		return (int)avail;
-	avail -= avail % (long)pb->period_frames;
-	if (avail > (long)pb->buffer_frames)
-		avail = (long)pb->buffer_frames;
-	if (!avail)
-		return 0;
 	fill(ls, (uint64_t)avail);
 	n = audio_transfer(pb, (unsigned long)avail);
 	if (n < 0)
