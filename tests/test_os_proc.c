@@ -378,15 +378,23 @@ int __lsan_is_turned_off(void)
 	return exit_mark_fd >= 0 && getpid() != exit_mark_owner;
 }
 
-/* Bytes the forked children wrote to the mark file during one run of @b. */
+/*
+ * Bytes the forked children wrote to the mark file during one run of @b.
+ * Only a positive latency is asked here: fork's range is judged by
+ * processes_are_plausible_and_labelled. A child leaving by exit() runs the
+ * test runner's and the sanitizers' exit handlers too: under AddressSanitizer
+ * at a load of 19, medians of 67 to 117 ms (104 and 117 ms failed the 100 ms
+ * bound this had, 3 runs in 10), where _exit() took 27 ms.
+ */
 static off_t marks_during_run(embperf_bench *b, const char *labels)
 {
 	off_t before = lseek(exit_mark_fd, 0, SEEK_END);
 	const embperf_result *r = run_one(b);
 
 	cr_assert_str_eq(embperf_result_labels(r), labels);
-	cr_assert(embperf_result_value(r) > 0.0 && embperf_result_value(r) < FORK_MAX_US,
-		  "%s: %g us", labels, embperf_result_value(r));
+	cr_assert(embperf_result_value(r) > 0.0 && isfinite(embperf_result_value(r)), "%s: %g us",
+		  labels, embperf_result_value(r));
+	tp_figure("%s: %.0f us", labels, embperf_result_value(r));
 	return lseek(exit_mark_fd, 0, SEEK_END) - before;
 }
 
