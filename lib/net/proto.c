@@ -47,13 +47,22 @@ const char *ep_net_test_name(enum ep_net_test test)
 /* How a member is read. */
 enum field_kind { FK_U64, FK_U32, FK_U16, FK_INT, FK_DOUBLE, FK_TEXT, FK_TEST, FK_PACING };
 
+/* What a member's table entry says besides its type and range (struct field @flags). */
+enum {
+	F_REQUIRED = 1, /* a message without it is refused */
+	/* Sent only when not 0: a side that does not know it (proto_minor: a 1.0
+	 * side; the others: an older minor) gets messages as they were. */
+	F_IF_SET = 2,
+};
+
+/* One member of a message: how it is read and written, the same table both ways. */
 struct field {
 	const char *name;
 	enum field_kind kind;
 	size_t offset;   /* into struct ep_msg */
 	size_t size;     /* FK_TEXT: the buffer's size */
 	double min, max; /* numbers */
-	int required;
+	unsigned int flags;
 };
 
 #define M(member) offsetof(struct ep_msg, member)
@@ -63,39 +72,39 @@ struct field {
 #define U64MAX 18446744073709551615.0
 
 static const struct field hello_fields[] = {
-	{ "proto", FK_INT, M(proto), 0, 0, 1000, 1 },
-	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, 0 },
+	{ "proto", FK_INT, M(proto), 0, 0, 1000, F_REQUIRED },
+	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, F_IF_SET },
 	{ "software", FK_TEXT, M(software), sizeof(((struct ep_msg *)0)->software), 0, 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field welcome_fields[] = {
-	{ "proto", FK_INT, M(proto), 0, 0, 1000, 1 },
-	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, 0 },
+	{ "proto", FK_INT, M(proto), 0, 0, 1000, F_REQUIRED },
+	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, F_IF_SET },
 	{ "software", FK_TEXT, M(software), sizeof(((struct ep_msg *)0)->software), 0, 0, 0 },
-	{ "max_rate_bps", FK_DOUBLE, M(max_rate_bps), 0, 0, 1e15, 1 },
-	{ "max_duration_ns", FK_U64, M(max_duration_ns), 0, 0, U64MAX, 1 },
-	{ "max_size", FK_U32, M(max_size_bytes), 0, 0, U32MAX, 1 },
+	{ "max_rate_bps", FK_DOUBLE, M(max_rate_bps), 0, 0, 1e15, F_REQUIRED },
+	{ "max_duration_ns", FK_U64, M(max_duration_ns), 0, 0, U64MAX, F_REQUIRED },
+	{ "max_size", FK_U32, M(max_size_bytes), 0, 0, U32MAX, F_REQUIRED },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field error_fields[] = {
-	{ "code", FK_TEXT, M(code), sizeof(((struct ep_msg *)0)->code), 0, 0, 1 },
+	{ "code", FK_TEXT, M(code), sizeof(((struct ep_msg *)0)->code), 0, 0, F_REQUIRED },
 	{ "text", FK_TEXT, M(text), sizeof(((struct ep_msg *)0)->text), 0, 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field start_fields[] = {
-	{ "test", FK_TEST, S(test), 0, 0, 0, 1 },
-	{ "flow", FK_U32, S(flow), 0, 0, U32MAX, 1 },
-	{ "size", FK_U32, S(size_bytes), 0, 1, EP_PEER_MAX_STREAM_IO_BYTES, 1 },
+	{ "test", FK_TEST, S(test), 0, 0, 0, F_REQUIRED },
+	{ "flow", FK_U32, S(flow), 0, 0, U32MAX, F_REQUIRED },
+	{ "size", FK_U32, S(size_bytes), 0, 1, EP_PEER_MAX_STREAM_IO_BYTES, F_REQUIRED },
 	{ "response", FK_U32, S(response_bytes), 0, 0, EP_PEER_MAX_SIZE_BYTES, 0 },
 	{ "rate_bps", FK_DOUBLE, S(rate_bps), 0, 0, 1e15, 0 },
 	{ "pacing", FK_PACING, S(pacing), 0, 0, 0, 0 },
 	{ "burst", FK_U32, S(burst), 0, 0, 1000000, 0 },
 	{ "wait_ns", FK_U64, S(wait_ns), 0, 0, 1e12, 0 },
 	{ "batch", FK_U32, S(batch), 0, 0, 1024, 0 },
-	{ "duration_ns", FK_U64, S(duration_ns), 0, 1, U64MAX, 1 },
+	{ "duration_ns", FK_U64, S(duration_ns), 0, 1, U64MAX, F_REQUIRED },
 	{ "port", FK_U16, S(port), 0, 0, 65535, 0 },
 	{ "drop_every", FK_U32, S(drop_every), 0, 0, U32MAX, 0 },
 	{ "count", FK_U64, S(count), 0, 0, U64MAX, 0 },
@@ -103,28 +112,28 @@ static const struct field start_fields[] = {
 	{ "nodelay", FK_U32, S(nodelay), 0, 0, 1, 0 },
 	{ "sockbuf", FK_U32, S(sockbuf_bytes), 0, 0, EP_PEER_MAX_SOCKBUF_BYTES, 0 },
 	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_STREAM_IO_BYTES, 0 },
-	{ "io_wait", FK_U32, S(io_wait), 0, 0, 1, 0 },
+	{ "io_wait", FK_U32, S(io_wait), 0, 0, 1, F_IF_SET },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field ready_fields[] = {
-	{ "port", FK_U16, M(port), 0, 0, 65535, 1 },
-	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, 1 },
-	{ "source_port", FK_U16, M(source_port), 0, 0, 65535, 0 },
+	{ "port", FK_U16, M(port), 0, 0, 65535, F_REQUIRED },
+	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, F_REQUIRED },
+	{ "source_port", FK_U16, M(source_port), 0, 0, 65535, F_IF_SET },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field stop_fields[] = {
-	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, 1 },
+	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, F_REQUIRED },
 	{ "sent", FK_U64, M(sent), 0, 0, U64MAX, 0 },
 	{ "ramp_sent", FK_U64, M(ramp_sent), 0, 0, U64MAX, 0 },
 	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field report_fields[] = {
-	{ "flow", FK_U32, R(flow), 0, 0, U32MAX, 1 },
-	{ "received", FK_U64, R(received), 0, 0, U64MAX, 1 },
-	{ "bytes", FK_U64, R(bytes), 0, 0, U64MAX, 1 },
+	{ "flow", FK_U32, R(flow), 0, 0, U32MAX, F_REQUIRED },
+	{ "received", FK_U64, R(received), 0, 0, U64MAX, F_REQUIRED },
+	{ "bytes", FK_U64, R(bytes), 0, 0, U64MAX, F_REQUIRED },
 	{ "duplicated", FK_U64, R(duplicated), 0, 0, U64MAX, 0 },
 	{ "reordered", FK_U64, R(reordered), 0, 0, U64MAX, 0 },
 	{ "expected", FK_U64, R(expected), 0, 0, U64MAX, 0 },
@@ -269,7 +278,7 @@ static int read_field(struct json_object *obj, const struct field *f, struct ep_
 	struct json_object *o;
 
 	if (!json_object_object_get_ex(obj, f->name, &o) || !o)
-		return f->required ? bad(err, err_len, "member '%s' %s", f->name, "is missing") : 0;
+		return f->flags & F_REQUIRED ? bad(err, err_len, "member '%s' %s", f->name, "is missing") : 0;
 	switch (f->kind) {
 	case FK_TEXT:
 		return read_text(o, f, m, err, err_len);
@@ -348,99 +357,39 @@ static void add_text(struct json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, json_object_new_string(v));
 }
 
-static void encode_start(struct json_object *o, const struct ep_start *s)
+/* One member of @m into @o, as read_field() reads it back. */
+static void write_field(struct json_object *o, const struct field *f, const struct ep_msg *m)
 {
-	add_text(o, "test", ep_net_test_name(s->test));
-	add_u64(o, "flow", s->flow);
-	add_u64(o, "size", s->size_bytes);
-	add_u64(o, "response", s->response_bytes);
-	add_double(o, "rate_bps", s->rate_bps);
-	add_text(o, "pacing", pacing_names[s->pacing]);
-	add_u64(o, "burst", s->burst);
-	add_u64(o, "wait_ns", s->wait_ns);
-	add_u64(o, "batch", s->batch);
-	add_u64(o, "duration_ns", s->duration_ns);
-	add_u64(o, "port", s->port);
-	add_u64(o, "drop_every", s->drop_every);
-	add_u64(o, "count", s->count);
-	add_u64(o, "echo_every", s->echo_every);
-	add_u64(o, "nodelay", s->nodelay);
-	add_u64(o, "sockbuf", s->sockbuf_bytes);
-	add_u64(o, "recv_size", s->recv_bytes);
-	if (s->io_wait) /* minor 2: a start without it reads as before */
-		add_u64(o, "io_wait", s->io_wait);
-}
+	const char *src = (const char *)m + f->offset;
+	uint64_t v;
 
-static void encode_report(struct json_object *o, const struct ep_report *r)
-{
-	add_u64(o, "flow", r->flow);
-	add_u64(o, "received", r->received);
-	add_u64(o, "bytes", r->bytes);
-	add_u64(o, "duplicated", r->duplicated);
-	add_u64(o, "reordered", r->reordered);
-	add_u64(o, "expected", r->expected);
-	add_u64(o, "sent", r->sent);
-	add_u64(o, "dropped", r->dropped);
-	add_double(o, "jitter_ns", r->jitter_ns);
-	add_double(o, "cpu_process_pct", r->cpu_process_pct);
-	add_double(o, "cpu_system_pct", r->cpu_system_pct);
-	add_u64(o, "elapsed_ns", r->elapsed_ns);
-	add_u64(o, "ls_have", r->ls_have);
-	add_u64(o, "ls_qdisc_drops", r->ls_qdisc_drops);
-	add_u64(o, "ls_tx_dropped", r->ls_tx_dropped);
-	add_u64(o, "ls_tx_errors", r->ls_tx_errors);
-	add_u64(o, "ls_rx_dropped", r->ls_rx_dropped);
-	add_u64(o, "ls_rx_errors", r->ls_rx_errors);
-	add_u64(o, "ls_rx_over", r->ls_rx_over);
-	add_u64(o, "ls_rx_fifo", r->ls_rx_fifo);
-	add_u64(o, "ls_rx_missed", r->ls_rx_missed);
-	add_u64(o, "ls_udp_sndbuf", r->ls_udp_sndbuf);
-	add_u64(o, "ls_udp_rcvbuf", r->ls_udp_rcvbuf);
-	add_u64(o, "ls_udp_in_errors", r->ls_udp_in_errors);
-	add_u64(o, "ls_udp_no_ports", r->ls_udp_no_ports);
-	add_u64(o, "capture_drops", r->capture_drops);
-}
-
-static void encode_members(struct json_object *o, const struct ep_msg *m)
-{
-	switch (m->type) {
-	case EP_MSG_HELLO:
-	case EP_MSG_WELCOME:
-		add_u64(o, "proto", (uint64_t)m->proto);
-		/* Only when set: a 1.0 side's messages stay as they were. */
-		if (m->proto_minor)
-			add_u64(o, "proto_minor", (uint64_t)m->proto_minor);
-		add_text(o, "software", m->software);
-		if (m->type == EP_MSG_WELCOME) {
-			add_double(o, "max_rate_bps", m->max_rate_bps);
-			add_u64(o, "max_duration_ns", m->max_duration_ns);
-			add_u64(o, "max_size", m->max_size_bytes);
-		}
+	switch (f->kind) {
+	case FK_TEXT:
+		add_text(o, f->name, src);
+		return;
+	case FK_TEST:
+		add_text(o, f->name, ep_net_test_name(*(const enum ep_net_test *)(const void *)src));
+		return;
+	case FK_PACING:
+		add_text(o, f->name, pacing_names[*(const enum ep_pacing *)(const void *)src]);
+		return;
+	case FK_DOUBLE:
+		add_double(o, f->name, *(const double *)(const void *)src);
+		return;
+	case FK_U64:
+		v = *(const uint64_t *)(const void *)src;
 		break;
-	case EP_MSG_ERROR:
-		add_text(o, "code", m->code);
-		add_text(o, "text", m->text);
+	case FK_U32:
+		v = *(const uint32_t *)(const void *)src;
 		break;
-	case EP_MSG_START:
-		encode_start(o, &m->start);
-		break;
-	case EP_MSG_READY:
-		add_u64(o, "port", m->port);
-		add_u64(o, "flow", m->flow);
-		if (m->source_port)
-			add_u64(o, "source_port", m->source_port);
-		break;
-	case EP_MSG_STOP:
-		add_u64(o, "flow", m->flow);
-		add_u64(o, "sent", m->sent);
-		add_u64(o, "ramp_sent", m->ramp_sent);
-		break;
-	case EP_MSG_REPORT:
-		encode_report(o, &m->report);
+	case FK_U16:
+		v = *(const uint16_t *)(const void *)src;
 		break;
 	default:
-		break;
+		v = (uint64_t)*(const int *)(const void *)src;
 	}
+	if (v || !(f->flags & F_IF_SET))
+		add_u64(o, f->name, v);
 }
 
 int ep_msg_encode(const struct ep_msg *m, unsigned char *buf, size_t cap)
@@ -452,7 +401,9 @@ int ep_msg_encode(const struct ep_msg *m, unsigned char *buf, size_t cap)
 	if (!o)
 		return -ENOMEM;
 	add_text(o, "type", ep_msg_type_name(m->type));
-	encode_members(o, m);
+	for (const struct field *f = m->type < EP_MSG_TYPE_COUNT ? fields_of[m->type] : bye_fields;
+	     f->name; f++)
+		write_field(o, f, m);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	len = text ? strlen(text) : 0;
 	if (!text || len > EP_MSG_MAX_BYTES || len + 4 > cap) {
