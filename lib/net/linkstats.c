@@ -143,24 +143,13 @@ static uint64_t grew(uint64_t before, uint64_t after)
 	return after >= before ? after - before : after; /* reset: count from 0 */
 }
 
-static void diff_link(const struct ep_link_counters *b, const struct ep_link_counters *a,
-		      struct ep_link_counters *d)
+/* Each counter's growth: @n_bytes of uint64_t counters only (link, udp). */
+static void diff_counters(const void *b, const void *a, void *d, size_t n_bytes)
 {
-	const uint64_t *pb = (const uint64_t *)b, *pa = (const uint64_t *)a;
-	uint64_t *pd = (uint64_t *)d;
+	const uint64_t *pb = b, *pa = a;
+	uint64_t *pd = d;
 
-	/* the struct is only uint64_t counters */
-	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
-		pd[i] = grew(pb[i], pa[i]);
-}
-
-static void diff_udp(const struct ep_udp_counters *b, const struct ep_udp_counters *a,
-		     struct ep_udp_counters *d)
-{
-	const uint64_t *pb = (const uint64_t *)b, *pa = (const uint64_t *)a;
-	uint64_t *pd = (uint64_t *)d;
-
-	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+	for (size_t i = 0; i < n_bytes / sizeof(uint64_t); i++)
 		pd[i] = grew(pb[i], pa[i]);
 }
 
@@ -190,7 +179,7 @@ int ep_linkstats_diff(const struct ep_linkstats *before, const struct ep_linksta
 	d.have = before->have & after->have;
 	d.taken_ns = after->taken_ns - before->taken_ns;
 	if (d.have & EP_LS_LINK)
-		diff_link(&before->link, &after->link, &d.link);
+		diff_counters(&before->link, &after->link, &d.link, sizeof(d.link));
 	if (d.have & EP_LS_QDISC)
 		diff_qdisc(&before->qdisc, &after->qdisc, &d.qdisc);
 	else if (after->have & EP_LS_QDISC)
@@ -198,7 +187,7 @@ int ep_linkstats_diff(const struct ep_linkstats *before, const struct ep_linksta
 	if (after->have & EP_LS_QDISC)
 		d.have |= EP_LS_QDISC;
 	if (d.have & EP_LS_UDP)
-		diff_udp(&before->udp, &after->udp, &d.udp);
+		diff_counters(&before->udp, &after->udp, &d.udp, sizeof(d.udp));
 	*delta = d;
 	return 0;
 }
