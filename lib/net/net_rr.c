@@ -353,8 +353,19 @@ static void rr_teardown(void *state)
 	free(st->resp);
 }
 
-static int rr_setup(struct ep_run *run, void **state, enum ep_net_test test, const char *name)
+/* The test the peer runs for each of the three kernels, by the kernel's name. */
+static enum ep_net_test rr_test_of(const char *kernel)
 {
+	return !strcmp(kernel, "net.tcp.rr")    ? EP_TEST_TCP_RR
+	       : !strcmp(kernel, "net.tcp.crr") ? EP_TEST_TCP_CRR
+						: EP_TEST_UDP_RR;
+}
+
+/** rr_setup() - read the parameters, connect to the peer, add the trial case. */
+static int rr_setup(struct ep_run *run, void **state)
+{
+	const char *name = run->kernel->name;
+	enum ep_net_test test = rr_test_of(name);
 	struct rr *st = *state;
 	struct ep_trial_case tc = {
 		.body = rr_body,
@@ -392,21 +403,6 @@ static int rr_setup(struct ep_run *run, void **state, enum ep_net_test test, con
 				  request_larger ? st->request_bytes : st->response_bytes, &tc);
 }
 
-static int tcp_rr_setup(struct ep_run *run, void **state)
-{
-	return rr_setup(run, state, EP_TEST_TCP_RR, "net.tcp.rr");
-}
-
-static int tcp_crr_setup(struct ep_run *run, void **state)
-{
-	return rr_setup(run, state, EP_TEST_TCP_CRR, "net.tcp.crr");
-}
-
-static int udp_rr_setup(struct ep_run *run, void **state)
-{
-	return rr_setup(run, state, EP_TEST_UDP_RR, "net.udp.rr");
-}
-
 const struct ep_kernel ep_kernel_net_tcp_rr = {
 	.name = "net.tcp.rr",
 	.summary = "TCP request/response on one connection with an embperf peer (netperf "
@@ -416,7 +412,7 @@ const struct ep_kernel ep_kernel_net_tcp_rr = {
 	.metrics = tcp_rr_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(tcp_rr_metrics),
 	.engine_defaults = ep_net_defaults,
-	.setup = tcp_rr_setup,
+	.setup = rr_setup,
 	.teardown = rr_teardown,
 	.state_bytes = sizeof(struct rr),
 	.trials = 1,
@@ -431,7 +427,7 @@ const struct ep_kernel ep_kernel_net_tcp_crr = {
 	.metrics = tcp_rr_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(tcp_rr_metrics),
 	.engine_defaults = ep_net_defaults,
-	.setup = tcp_crr_setup,
+	.setup = rr_setup,
 	.teardown = rr_teardown,
 	.state_bytes = sizeof(struct rr),
 	.trials = 1,
@@ -446,7 +442,7 @@ const struct ep_kernel ep_kernel_net_udp_rr = {
 	.metrics = udp_rr_metrics,
 	.n_metrics = (int)EP_ARRAY_SIZE(udp_rr_metrics),
 	.engine_defaults = ep_net_defaults,
-	.setup = udp_rr_setup,
+	.setup = rr_setup,
 	.teardown = rr_teardown,
 	.state_bytes = sizeof(struct rr),
 	.trials = 1,
