@@ -397,8 +397,7 @@ static void count_figures(struct rfc_case *c, struct ep_trial *t, const struct e
 	ep_tally_count_after(ta, C_LOST, (double)lost);
 	ep_tally_count_after(ta, C_LOSS, o->sent ? 100.0 * (double)lost / (double)o->sent : NAN);
 	ep_tally_count_after(ta, C_STALL, (double)o->stall_ns / 1e6);
-	ep_tally_count_after(ta, C_PEER_CPU_SYSTEM,
-			     o->peer.cpu_system_pct < 0 ? NAN : o->peer.cpu_system_pct);
+	ep_tally_count_after(ta, C_PEER_CPU_SYSTEM, ep_netk_or_nan(o->peer.cpu_system_pct));
 	for (int p = 0; p < EP_LOSS_PLACES; p++)
 		ep_tally_count_after(ta, C_WHERE + p, o->where.read[p] ? (double)o->where.at[p] : NAN);
 	if (secs > 0.0)

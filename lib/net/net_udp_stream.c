@@ -137,11 +137,6 @@ static int udp_before_trial(void *arg, int index)
 	return ep_udp_flow_begin(&st->flow);
 }
 
-static double or_nan(double pct)
-{
-	return pct < 0.0 ? NAN : pct;
-}
-
 /* The per-trial figures that are not plain tally counts. */
 static void count_figures(const struct ep_udp_flow *f, struct ep_tally *ta,
 			  const struct ep_udp_outcome *o)
@@ -159,8 +154,8 @@ static void count_figures(const struct ep_udp_flow *f, struct ep_tally *ta,
 	ep_tally_count_after(ta, C_REORDERED, (double)o->reordered);
 	ep_tally_count_after(ta, C_DUPLICATED, (double)o->duplicated);
 	ep_tally_count_after(ta, C_JITTER, o->jitter_ns / 1e3);
-	ep_tally_count_after(ta, C_PEER_CPU_PROCESS, or_nan(o->peer.cpu_process_pct));
-	ep_tally_count_after(ta, C_PEER_CPU_SYSTEM, or_nan(o->peer.cpu_system_pct));
+	ep_tally_count_after(ta, C_PEER_CPU_PROCESS, ep_netk_or_nan(o->peer.cpu_process_pct));
+	ep_tally_count_after(ta, C_PEER_CPU_SYSTEM, ep_netk_or_nan(o->peer.cpu_system_pct));
 	ep_tally_count_after(ta, C_FORGIVEN, (double)o->forgiven);
 	for (int p = 0; p < EP_LOSS_PLACES; p++)
 		ep_tally_count_after(ta, C_WHERE + p, o->where.read[p] ? (double)o->where.at[p] : NAN);
