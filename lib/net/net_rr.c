@@ -403,47 +403,33 @@ static int rr_setup(struct ep_run *run, void **state)
 				  request_larger ? st->request_bytes : st->response_bytes, &tc);
 }
 
-const struct ep_kernel ep_kernel_net_tcp_rr = {
-	.name = "net.tcp.rr",
-	.summary = "TCP request/response on one connection with an embperf peer (netperf "
-		   "TCP_RR): transactions/s, round-trip latency percentiles, CPU load",
-	.params = tcp_rr_params,
-	.n_params = (int)EP_ARRAY_SIZE(tcp_rr_params),
-	.metrics = tcp_rr_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(tcp_rr_metrics),
-	.engine_defaults = ep_net_defaults,
-	.setup = rr_setup,
-	.teardown = rr_teardown,
-	.state_bytes = sizeof(struct rr),
-	.trials = 1,
-};
+/* The three kernels share all but their name, summary, parameters and metrics. */
+#define RR_KERNEL(kernel_name, text, param_table, metric_table)                            \
+	{                                                                                  \
+		.name = (kernel_name),                                                     \
+		.summary = (text),                                                         \
+		.params = (param_table),                                                   \
+		.n_params = (int)EP_ARRAY_SIZE(param_table),                               \
+		.metrics = (metric_table),                                                 \
+		.n_metrics = (int)EP_ARRAY_SIZE(metric_table),                             \
+		.engine_defaults = ep_net_defaults,                                        \
+		.setup = rr_setup,                                                         \
+		.teardown = rr_teardown,                                                   \
+		.state_bytes = sizeof(struct rr),                                          \
+		.trials = 1,                                                               \
+	}
 
-const struct ep_kernel ep_kernel_net_tcp_crr = {
-	.name = "net.tcp.crr",
-	.summary = "TCP connect/request/response/close with an embperf peer, a connection per "
-		   "transaction (netperf TCP_CRR): transactions/s, latency percentiles",
-	.params = tcp_rr_params,
-	.n_params = (int)EP_ARRAY_SIZE(tcp_rr_params),
-	.metrics = tcp_rr_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(tcp_rr_metrics),
-	.engine_defaults = ep_net_defaults,
-	.setup = rr_setup,
-	.teardown = rr_teardown,
-	.state_bytes = sizeof(struct rr),
-	.trials = 1,
-};
+const struct ep_kernel ep_kernel_net_tcp_rr = RR_KERNEL(
+	"net.tcp.rr", "TCP request/response on one connection with an embperf peer (netperf "
+	"TCP_RR): transactions/s, round-trip latency percentiles, CPU load",
+	tcp_rr_params, tcp_rr_metrics);
 
-const struct ep_kernel ep_kernel_net_udp_rr = {
-	.name = "net.udp.rr",
-	.summary = "UDP request/response with an embperf peer (netperf UDP_RR), lost "
-		   "transactions counted: transactions/s, latency percentiles, loss",
-	.params = udp_rr_params,
-	.n_params = (int)EP_ARRAY_SIZE(udp_rr_params),
-	.metrics = udp_rr_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(udp_rr_metrics),
-	.engine_defaults = ep_net_defaults,
-	.setup = rr_setup,
-	.teardown = rr_teardown,
-	.state_bytes = sizeof(struct rr),
-	.trials = 1,
-};
+const struct ep_kernel ep_kernel_net_tcp_crr = RR_KERNEL(
+	"net.tcp.crr", "TCP connect/request/response/close with an embperf peer, a connection "
+	"per transaction (netperf TCP_CRR): transactions/s, latency percentiles",
+	tcp_rr_params, tcp_rr_metrics);
+
+const struct ep_kernel ep_kernel_net_udp_rr = RR_KERNEL(
+	"net.udp.rr", "UDP request/response with an embperf peer (netperf UDP_RR), lost "
+	"transactions counted: transactions/s, latency percentiles, loss",
+	udp_rr_params, udp_rr_metrics);
