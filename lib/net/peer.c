@@ -74,9 +74,7 @@ struct embperf_server {
 	char errmsg[256];
 };
 
-static void set_err(embperf_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_err(embperf_server *s, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void set_err(embperf_server *s, const char *fmt, ...)
 {
 	va_list ap;
 

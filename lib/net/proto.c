@@ -169,9 +169,7 @@ static const struct field *const fields_of[EP_MSG_TYPE_COUNT] = {
 	ready_fields, stop_fields, report_fields, bye_fields,
 };
 
-static int bad(char *err, size_t err_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
+__attribute__((format(printf, 3, 4)))
 static int bad(char *err, size_t err_len, const char *fmt, ...)
 {
 	va_list ap;
