@@ -550,11 +550,9 @@ static int add_cases(struct rfc_state *st, const uint32_t *frames, int n)
 	for (int i = 0; i < n && !rc; i++) {
 		switch (st->test) {
 		case T_THROUGHPUT:
+		case T_LATENCY: /* the throughput search, then the latency at its rate */
 			rc = add_search_case(st, frames[i], M_RATE, rate_next, "fps");
-			break;
-		case T_LATENCY:
-			rc = add_search_case(st, frames[i], M_RATE, rate_next, "fps");
-			if (!rc)
+			if (!rc && st->test == T_LATENCY)
 				rc = add_latency_case(st, frames[i]);
 			break;
 		case T_LOSS:
