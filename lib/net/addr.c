@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -240,4 +241,26 @@ int ep_connect_timeout(const struct sockaddr_storage *ss, socklen_t len, uint64_
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
+}
+
+void ep_netk_set_timeouts(int fd, uint64_t timeout_ns)
+{
+	struct timeval tv = { .tv_sec = (time_t)(timeout_ns / 1000000000),
+			      .tv_usec = (suseconds_t)(timeout_ns % 1000000000 / 1000) };
+
+	if (!tv.tv_sec && !tv.tv_usec)
+		tv.tv_usec = 1; /* 0 would mean: wait for ever */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+void ep_tcp_set_options(int fd, int nodelay, uint32_t sockbuf_bytes)
+{
+	int on = nodelay ? 1 : 0, bytes = (int)sockbuf_bytes;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+	if (bytes) {
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+	}
 }

@@ -48,4 +48,17 @@ int ep_cidr_match(const struct ep_cidr *c, const struct sockaddr_storage *ss);
  */
 int ep_connect_timeout(const struct sockaddr_storage *ss, socklen_t len, uint64_t timeout_ns);
 
+/**
+ * ep_netk_set_timeouts() - SO_RCVTIMEO and SO_SNDTIMEO of @fd (a blocking
+ * connect() of Linux waits at most SO_SNDTIMEO too): the kernels' data
+ * sockets (kclient.c) and the peer's (peer_tcp.c) alike.
+ */
+void ep_netk_set_timeouts(int fd, uint64_t timeout_ns);
+
+/**
+ * ep_tcp_set_options() - TCP_NODELAY on @fd when @nodelay, and SO_SNDBUF and
+ * SO_RCVBUF of @sockbuf_bytes (0: the system's). Best effort.
+ */
+void ep_tcp_set_options(int fd, int nodelay, uint32_t sockbuf_bytes);
+
 #endif /* EMBPERF_NET_ADDR_H */

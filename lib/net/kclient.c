@@ -3,16 +3,12 @@
  * kclient.c - the client side shared by the network kernels (kclient.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -45,31 +41,15 @@ int ep_netk_peer_gone(const struct ep_peer_conn *c)
 	return poll(&p, 1, 0) > 0;
 }
 
-void ep_netk_set_timeouts(int fd, uint64_t timeout_ns)
-{
-	struct timeval tv = { .tv_sec = (time_t)(timeout_ns / 1000000000),
-			      .tv_usec = (suseconds_t)(timeout_ns % 1000000000 / 1000) };
-
-	if (!tv.tv_sec && !tv.tv_usec)
-		tv.tv_usec = 1; /* 0 would mean: wait for ever */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
 int ep_netk_tcp_connect(const struct ep_peer_conn *c, uint16_t port, int nodelay,
 			uint32_t sockbuf_bytes, uint64_t timeout_ns, uint64_t slice_ns)
 {
 	struct sockaddr_storage a = c->addr;
 	int fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int on = nodelay ? 1 : 0, bytes = (int)sockbuf_bytes;
 
 	if (fd < 0)
 		return -errno;
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	if (bytes) {
-		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
-	}
+	ep_tcp_set_options(fd, nodelay, sockbuf_bytes);
 	ep_addr_set_port(&a, port);
 	ep_netk_set_timeouts(fd, timeout_ns);
 	if (connect(fd, (struct sockaddr *)&a, c->addr_len)) {

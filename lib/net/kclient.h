@@ -73,12 +73,6 @@ int ep_netk_open(struct ep_run *run, const char *kernel, struct ep_peer_conn *c)
 int ep_netk_peer_gone(const struct ep_peer_conn *c);
 
 /**
- * ep_netk_set_timeouts() - SO_RCVTIMEO and SO_SNDTIMEO of @fd (a blocking
- * connect() of Linux waits at most SO_SNDTIMEO too).
- */
-void ep_netk_set_timeouts(int fd, uint64_t timeout_ns);
-
-/**
  * ep_netk_tcp_connect() - a TCP connection to the peer's @port within
  * @timeout_ns: TCP_NODELAY when @nodelay, socket buffers of @sockbuf_bytes
  * (0: the system's) set before connecting (they shape the window scale),

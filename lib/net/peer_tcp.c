@@ -21,15 +21,12 @@
  * promptly, whatever the client does.
  */
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -41,6 +38,7 @@
 
 /* How long any one wait of a worker lasts before it looks at stop and the clock. */
 #define SLICE_MS 10
+#define SLICE_NS (SLICE_MS * UINT64_C(1000000))
 /* tcp.sink: read this much at a time unless the client says (its recv_size). */
 #define SINK_READ_BYTES (128 * 1024)
 /* io_wait=select: writes per poll() at most, iperf3's multisend. */
@@ -58,26 +56,6 @@ struct arrival {
 	uint64_t t_ns;
 	uint64_t bytes;
 };
-
-static void set_timeouts(int fd)
-{
-	struct timeval tv = { .tv_sec = 0, .tv_usec = SLICE_MS * 1000 };
-
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-/* The client's nodelay and socket buffer sizes on a data socket. */
-static void set_options(int fd, const struct ep_start *r)
-{
-	int on = r->nodelay ? 1 : 0, bytes = (int)r->sockbuf_bytes;
-
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	if (bytes) {
-		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
-	}
-}
 
 /* The worker should stop: told so, or past its hard end. */
 static int done(const struct ep_peer_trial *t, uint64_t end_ns)
@@ -99,8 +77,8 @@ static int accept_client(struct ep_peer_trial *t, int lfd, uint64_t end_ns)
 		int fd = accept4(lfd, (struct sockaddr *)&a, &len, SOCK_CLOEXEC);
 
 		if (fd >= 0 && ep_addr_same_host(&a, &t->client)) {
-			set_options(fd, &t->req);
-			set_timeouts(fd);
+			ep_tcp_set_options(fd, (int)t->req.nodelay, t->req.sockbuf_bytes);
+			ep_netk_set_timeouts(fd, SLICE_NS);
 			return fd;
 		}
 		if (fd >= 0) {
@@ -499,7 +477,7 @@ static int open_listener(struct ep_peer_trial *t, int *fd, uint16_t *port)
 	if (lfd < 0)
 		return -errno;
 	/* Buffer sizes set before listen() shape the window the connection offers. */
-	set_options(lfd, &t->req);
+	ep_tcp_set_options(lfd, (int)t->req.nodelay, t->req.sockbuf_bytes);
 	ep_addr_set_port(&a, 0);
 	if (bind(lfd, (struct sockaddr *)&a, len) || listen(lfd, LISTEN_BACKLOG) ||
 	    getsockname(lfd, (struct sockaddr *)&a, &len)) {
@@ -534,7 +512,7 @@ static int open_udp(struct ep_peer_trial *t)
 
 	if (fd < 0)
 		return fd;
-	set_timeouts(fd);
+	ep_netk_set_timeouts(fd, SLICE_NS);
 	t->data_fd = fd;
 	return 0;
 }
