@@ -71,27 +71,19 @@ struct field {
 #define U32MAX 4294967295.0
 #define U64MAX 18446744073709551615.0
 
-static const struct field hello_fields[] = {
-	{ "proto", FK_INT, M(proto), 0, 0, 1000, F_REQUIRED },
-	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, F_IF_SET },
-	{ "software", FK_TEXT, M(software), sizeof(((struct ep_msg *)0)->software), 0, 0, 0 },
-	{ NULL, 0, 0, 0, 0, 0, 0 },
-};
-
-static const struct field welcome_fields[] = {
+/* hello: the first three members; welcome: all of them. */
+static const struct field greeting_fields[] = {
 	{ "proto", FK_INT, M(proto), 0, 0, 1000, F_REQUIRED },
 	{ "proto_minor", FK_INT, M(proto_minor), 0, 0, 1000, F_IF_SET },
 	{ "software", FK_TEXT, M(software), sizeof(((struct ep_msg *)0)->software), 0, 0, 0 },
 	{ "max_rate_bps", FK_DOUBLE, M(max_rate_bps), 0, 0, 1e15, F_REQUIRED },
 	{ "max_duration_ns", FK_U64, M(max_duration_ns), 0, 0, U64MAX, F_REQUIRED },
 	{ "max_size", FK_U32, M(max_size_bytes), 0, 0, U32MAX, F_REQUIRED },
-	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field error_fields[] = {
 	{ "code", FK_TEXT, M(code), sizeof(((struct ep_msg *)0)->code), 0, 0, F_REQUIRED },
 	{ "text", FK_TEXT, M(text), sizeof(((struct ep_msg *)0)->text), 0, 0, 0 },
-	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field start_fields[] = {
@@ -113,21 +105,18 @@ static const struct field start_fields[] = {
 	{ "sockbuf", FK_U32, S(sockbuf_bytes), 0, 0, EP_PEER_MAX_SOCKBUF_BYTES, 0 },
 	{ "recv_size", FK_U32, S(recv_bytes), 0, 0, EP_PEER_MAX_STREAM_IO_BYTES, 0 },
 	{ "io_wait", FK_U32, S(io_wait), 0, 0, 1, F_IF_SET },
-	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field ready_fields[] = {
 	{ "port", FK_U16, M(port), 0, 0, 65535, F_REQUIRED },
 	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, F_REQUIRED },
 	{ "source_port", FK_U16, M(source_port), 0, 0, 65535, F_IF_SET },
-	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field stop_fields[] = {
 	{ "flow", FK_U32, M(flow), 0, 0, U32MAX, F_REQUIRED },
 	{ "sent", FK_U64, M(sent), 0, 0, U64MAX, 0 },
 	{ "ramp_sent", FK_U64, M(ramp_sent), 0, 0, U64MAX, 0 },
-	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 static const struct field report_fields[] = {
@@ -157,16 +146,22 @@ static const struct field report_fields[] = {
 	{ "ls_udp_in_errors", FK_U64, R(ls_udp_in_errors), 0, 0, U64MAX, 0 },
 	{ "ls_udp_no_ports", FK_U64, R(ls_udp_no_ports), 0, 0, U64MAX, 0 },
 	{ "capture_drops", FK_U64, R(capture_drops), 0, 0, U64MAX, 0 },
-	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
-static const struct field bye_fields[] = {
-	{ NULL, 0, 0, 0, 0, 0, 0 },
-};
+#define ALL(table) { table, sizeof(table) / sizeof((table)[0]) }
 
-static const struct field *const fields_of[EP_MSG_TYPE_COUNT] = {
-	hello_fields, welcome_fields, error_fields, start_fields,
-	ready_fields, stop_fields, report_fields, bye_fields,
+/* Each message type's members: the first @n rows of @f (bye has none). */
+static const struct {
+	const struct field *f;
+	size_t n;
+} fields_of[EP_MSG_TYPE_COUNT] = {
+	[EP_MSG_HELLO] = { greeting_fields, 3 },
+	[EP_MSG_WELCOME] = ALL(greeting_fields),
+	[EP_MSG_ERROR] = ALL(error_fields),
+	[EP_MSG_START] = ALL(start_fields),
+	[EP_MSG_READY] = ALL(ready_fields),
+	[EP_MSG_STOP] = ALL(stop_fields),
+	[EP_MSG_REPORT] = ALL(report_fields),
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -302,8 +297,8 @@ static int parse_object(struct json_object *obj, struct ep_msg *m, char *err, si
 	if (t < 0)
 		return bad(err, err_len, "unknown message type%s%s", "", "");
 	m->type = (enum ep_msg_type)t;
-	for (const struct field *f = fields_of[t]; f->name; f++) {
-		int rc = read_field(obj, f, m, err, err_len);
+	for (size_t i = 0; i < fields_of[t].n; i++) {
+		int rc = read_field(obj, &fields_of[t].f[i], m, err, err_len);
 
 		if (rc)
 			return rc;
@@ -399,9 +394,8 @@ int ep_msg_encode(const struct ep_msg *m, unsigned char *buf, size_t cap)
 	if (!o)
 		return -ENOMEM;
 	add_text(o, "type", ep_msg_type_name(m->type));
-	for (const struct field *f = m->type < EP_MSG_TYPE_COUNT ? fields_of[m->type] : bye_fields;
-	     f->name; f++)
-		write_field(o, f, m);
+	for (size_t i = 0; m->type < EP_MSG_TYPE_COUNT && i < fields_of[m->type].n; i++)
+		write_field(o, &fields_of[m->type].f[i], m);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	len = text ? strlen(text) : 0;
 	if (!text || len > EP_MSG_MAX_BYTES || len + 4 > cap) {
