@@ -102,7 +102,7 @@ struct ep_udp_outcome {
 };
 
 /**
- * ep_udp_flow_init() - the settings every UDP kernel shares, from the run's
+ * ep_udp_flow_connect() - the settings every UDP kernel shares, from the run's
  * parameters (peer, timeout), and the connection to the peer.
  * Return: 0 or a negative errno with the run's message.
  */
