@@ -81,11 +81,6 @@ const char *ep_ptype_name(enum ep_ptype type)
 	return type <= EP_PT_STRING ? type_names[type] : "unknown";
 }
 
-int ep_param_is_integer(enum ep_ptype type)
-{
-	return type != EP_PT_DOUBLE && type != EP_PT_STRING;
-}
-
 static void format_int_value(const struct ep_param_desc *d, int64_t v, char *buf, size_t size)
 {
 	switch (d->type) {

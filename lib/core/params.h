@@ -46,7 +46,4 @@ const char *ep_ptype_name(enum ep_ptype type);
  */
 void ep_param_accepted(const struct ep_param_desc *d, char *buf, size_t size);
 
-/** ep_param_is_integer() - the type is stored in @i (all but double and string). */
-int ep_param_is_integer(enum ep_ptype type);
-
 #endif /* EMBPERF_CORE_PARAMS_H */

@@ -46,14 +46,6 @@ const char *ep_better_name(int better)
 	return better == EP_BETTER_HIGHER ? "higher" : better == EP_BETTER_ZERO ? "zero" : "lower";
 }
 
-int ep_primary_parse(const char *name)
-{
-	for (size_t i = 0; name && i < EP_ARRAY_SIZE(primary_names); i++)
-		if (!strcmp(primary_names[i], name))
-			return (int)i;
-	return -1;
-}
-
 struct embperf_result *ep_result_new(const char *kernel, const char *metric, const char *unit,
 				     const char *labels, const char *params)
 {

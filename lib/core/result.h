@@ -196,9 +196,6 @@ const char *ep_primary_name(enum ep_primary p);
 /** ep_better_name() - an enum ep_better as JSON and describe write it: "higher", "lower", "zero". */
 const char *ep_better_name(int better);
 
-/** ep_primary_parse() - inverse of ep_primary_name(); -1 when unknown. */
-int ep_primary_parse(const char *name);
-
 /**
  * ep_labels_get() - value of @key in a "k=v k=\"a b\"" string (ep_pairs_parse()).
  * Return: length of the value copied to @buf (truncated to @size), -ENOENT

@@ -17,7 +17,6 @@
 #include "result.h"
 #include "run.h"
 #include "sysinfo.h"
-#include "trials.h"
 #include "util.h"
 
 /* Bytes of a label of ep_run_add_params_case(): "mode=mo size=1M". */
@@ -313,11 +312,6 @@ embperf_ctx *ep_run_ctx(struct ep_run *run)
 int ep_run_cpu(const struct ep_run *run)
 {
 	return run->cpu;
-}
-
-uint64_t ep_run_now_ns(const struct ep_run *run)
-{
-	return ep_clock_now_ns(run->clock);
 }
 
 int ep_mem_check_fits(struct ep_run *run, const char *param, const char *value,

@@ -37,7 +37,7 @@ struct ep_run_case;
 
 /**
  * typedef ep_trials_fn - how the runner measures a trial case
- * (ep_trials_measure()).
+ * (trials.c).
  */
 typedef int (*ep_trials_fn)(struct ep_run *run, struct ep_run_case *rc, int index);
 
@@ -237,9 +237,6 @@ int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc);
  */
 int ep_run_add_trial_measured(struct ep_run *run, const struct ep_trial_case *tc,
 			      ep_trials_fn measure);
-
-/** ep_run_now_ns() - the time on the run's clock (for a kernel's own deadlines). */
-uint64_t ep_run_now_ns(const struct ep_run *run);
 
 /* For the engine's drivers and the runner. */
 

@@ -183,7 +183,8 @@ struct ep_tally *ep_trial_tally_new(struct ep_trial *t)
 	return ta;
 }
 
-void ep_tally_merge(struct ep_tally *dst, const struct ep_tally *src)
+/* Add @src's counts and latencies to @dst. */
+static void tally_merge(struct ep_tally *dst, const struct ep_tally *src)
 {
 	dst->ops += src->ops;
 	dst->bytes += src->bytes;
@@ -200,14 +201,9 @@ void ep_trial_tally_merge(struct ep_trial *t, struct ep_tally *ta)
 	if (!ta)
 		return;
 	pthread_mutex_lock(&t->lock);
-	ep_tally_merge(&t->tally, ta);
+	tally_merge(&t->tally, ta);
 	pthread_mutex_unlock(&t->lock);
 	free(ta);
-}
-
-double ep_trial_config(const struct ep_trial *t)
-{
-	return t->config;
 }
 
 void ep_trial_set_config(struct ep_trial *t, double config)

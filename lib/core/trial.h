@@ -106,9 +106,6 @@ struct ep_tally *ep_trial_tally_new(struct ep_trial *t);
 /** ep_trial_tally_merge() - add @ta to the trial's tally and free it. NULL is a no-op. */
 void ep_trial_tally_merge(struct ep_trial *t, struct ep_tally *ta);
 
-/** ep_trial_config() - the configuration a search set for this trial (0 without). */
-double ep_trial_config(const struct ep_trial *t);
-
 /**
  * ep_trial_set_config() - the configuration this trial actually ran at,
  * when it is only known once it ran (an unpaced first trial of a rate
@@ -217,8 +214,5 @@ void ep_trial_close(struct ep_trial *t, double *counters, unsigned char *ok);
 
 /** ep_trial_elapsed_ns() - length of the measured part (0 when none). */
 uint64_t ep_trial_elapsed_ns(const struct ep_trial *t);
-
-/** ep_tally_merge() - add @src's counts and latencies to @dst. */
-void ep_tally_merge(struct ep_tally *dst, const struct ep_tally *src);
 
 #endif /* EMBPERF_CORE_TRIAL_H */

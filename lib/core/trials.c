@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * trials.c - the driver of trial cases (trials.h): repetitions or a
+ * trials.c - the driver of trial cases: repetitions or a
  * search, settle pauses, budget and cancel, and the results one tally per
  * trial gives (rates, latency percentiles, CPU load, the kernel's counters,
  * the searched value with its trial log), all on the run's clock.
@@ -15,7 +15,6 @@
 #include "result.h"
 #include "run.h"
 #include "trial.h"
-#include "trials.h"
 
 #define MAX_TRIALS 100000  /* a search that never says done still ends */
 #define SETTLE_STEP_NS 10000000ULL
@@ -524,7 +523,13 @@ static void free_case_run(struct case_run *cr)
 	free(cr->trial);
 }
 
-int ep_trials_measure(struct ep_run *run, struct ep_run_case *rc, int index)
+/*
+ * Run the trials of a trial case (repeated, or as its search asks) and add
+ * its results to the run. @index: its position among the run's cases (for
+ * progress). Return: 0; -ECANCELED; -ETIME when the budget ended before any
+ * trial counted; -ETIMEDOUT when 'max_time' did; a kernel error.
+ */
+static int trials_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 {
 	struct case_run cr = { .run = run, .rc = rc, .index = index, .best = -1 };
 	int err;
@@ -550,5 +555,5 @@ int ep_trials_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 
 int ep_run_add_trial(struct ep_run *run, const struct ep_trial_case *tc)
 {
-	return ep_run_add_trial_measured(run, tc, ep_trials_measure);
+	return ep_run_add_trial_measured(run, tc, trials_measure);
 }

@@ -99,27 +99,20 @@ void ep_buf_append(struct ep_buf *b, const char *s, size_t n)
 	b->data[b->len] = '\0';
 }
 
-void ep_buf_vprintf(struct ep_buf *b, const char *fmt, va_list ap)
-{
-	va_list ap2;
-	int n;
-
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0 || ep_buf_reserve(b, (size_t)n))
-		return;
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	b->len += (size_t)n;
-}
-
 void ep_buf_printf(struct ep_buf *b, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	ep_buf_vprintf(b, fmt, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	if (n < 0 || ep_buf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
 }
 
 char *ep_buf_take(struct ep_buf *b)

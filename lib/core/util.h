@@ -58,8 +58,6 @@ void ep_buf_init(struct ep_buf *b);
 void ep_buf_free(struct ep_buf *b);
 /** ep_buf_printf() - append formatted text. */
 void ep_buf_printf(struct ep_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ep_buf_vprintf(struct ep_buf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
 /** ep_buf_append() - append @n bytes of @s. */
 void ep_buf_append(struct ep_buf *b, const char *s, size_t n);
 /** ep_buf_take() - hand the text to the caller (free()), or NULL if an allocation failed. */
