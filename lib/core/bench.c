@@ -21,11 +21,6 @@
 #include "runner.h"
 #include "util.h"
 
-static int find_param(const embperf_bench *b, const char *name)
-{
-	return ep_kernel_param_index(b->kernel, name);
-}
-
 static int bench_fail(embperf_bench *b, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -103,32 +98,27 @@ embperf_bench *embperf_bench_new(embperf_ctx *ctx, const char *kernel)
 		return NULL;
 	}
 	k = ep_kernel_find(kernel);
-	if (!k && ep_area_left_out(kernel)) {
+	if (k)
+		return ep_bench_new_kernel(ctx, k);
+	if (ep_area_left_out(kernel)) {
 		ep_ctx_fail(ctx, -ENOENT,
 			    "kernel '%s' is not in this build: its area '%s' was left out "
 			    "(built with -Dareas=%s)",
 			    kernel, ep_area_left_out(kernel), ep_areas_built());
-		errno = ENOENT;
-		return NULL;
-	}
-	if (!k && ep_kernels_chosen()) {
+	} else if (ep_kernels_chosen()) {
 		ep_ctx_fail(ctx, -ENOENT,
 			    "kernel '%s' is not in this build, which registers only -Dkernels=%s",
 			    kernel, ep_kernels_chosen());
-		errno = ENOENT;
-		return NULL;
-	}
-	if (!k) {
+	} else {
 		ep_buf_init(&names);
 		for (int i = 0; i < embperf_kernel_count(); i++)
 			ep_buf_printf(&names, "%s%s", i ? ", " : "", embperf_kernel_name(i));
 		ep_ctx_fail(ctx, -ENOENT, "kernel '%s' does not exist; accepted: %s", kernel,
 			    names.data ? names.data : "");
 		ep_buf_free(&names);
-		errno = ENOENT;
-		return NULL;
 	}
-	return ep_bench_new_kernel(ctx, k);
+	errno = ENOENT;
+	return NULL;
 }
 
 const char *embperf_bench_kernel(const embperf_bench *bench)
@@ -153,7 +143,7 @@ static int unknown_param(embperf_bench *b, const char *name)
  * unknown_param(), when the kernel has none of that name. */
 static const struct ep_param_desc *known_param(embperf_bench *b, const char *name)
 {
-	int i = find_param(b, name);
+	int i = ep_kernel_param_index(b->kernel, name);
 
 	if (i < 0) {
 		unknown_param(b, name);
@@ -164,7 +154,7 @@ static const struct ep_param_desc *known_param(embperf_bench *b, const char *nam
 
 int embperf_bench_set(embperf_bench *bench, const char *name, const char *value)
 {
-	int i = find_param(bench, name);
+	int i = ep_kernel_param_index(bench->kernel, name);
 	struct ep_value v;
 	int rc;
 
@@ -229,7 +219,7 @@ int embperf_bench_set_double(embperf_bench *bench, const char *name, double valu
 
 int embperf_bench_get(const embperf_bench *bench, const char *name, char *buf, size_t size)
 {
-	int i = find_param(bench, name);
+	int i = ep_kernel_param_index(bench->kernel, name);
 
 	if (i < 0)
 		return -ENOENT;

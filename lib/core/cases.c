@@ -502,15 +502,12 @@ int ep_cases_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 		if (err)
 			return err;
 	}
-	cs.samples = calloc((size_t)run->cfg.repetitions, sizeof(*cs.samples));
-	cs.scratch = calloc((size_t)run->cfg.repetitions, sizeof(*cs.scratch));
-	if (!cs.samples || !cs.scratch) {
-		free(cs.samples);
-		free(cs.scratch);
+	/* One block: the samples, then as much scratch room. */
+	cs.samples = calloc(2 * (size_t)run->cfg.repetitions, sizeof(*cs.samples));
+	if (!cs.samples)
 		return -ENOMEM;
-	}
+	cs.scratch = cs.samples + run->cfg.repetitions;
 	err = measure(&cs, index);
 	free(cs.samples);
-	free(cs.scratch);
 	return err;
 }

@@ -96,29 +96,22 @@ int ep_percentiles_parse(const char *text, double *out, char *err, size_t err_si
 		double v = strtod(p, &end);
 
 		if (end == p || (*end && *end != ',') || !(v > 0.0 && v <= 100.0) ||
-		    n == EP_MAX_PERCENTILES) {
-			if (err_size)
-				snprintf(err, err_size,
-					 "parameter 'percentiles': value '%s' is not accepted; accepted: "
-					 "1 to %d comma-separated numbers, each above 0 and at most 100 "
-					 "(e.g. 50,90,99,99.9)",
-					 text, EP_MAX_PERCENTILES);
-			return -EINVAL;
-		}
+		    n == EP_MAX_PERCENTILES)
+			return ep_say(err, err_size, -EINVAL,
+				      "parameter 'percentiles': value '%s' is not accepted; accepted: "
+				      "1 to %d comma-separated numbers, each above 0 and at most 100 "
+				      "(e.g. 50,90,99,99.9)",
+				      text, EP_MAX_PERCENTILES);
 		out[n++] = v;
 		p = *end ? end + 1 : end;
 	}
-	if (!n) {
-		if (err_size)
-			snprintf(err, err_size,
-				 "parameter 'percentiles': the list is empty; accepted: 1 to %d "
-				 "comma-separated numbers in (0, 100]",
-				 EP_MAX_PERCENTILES);
-		return -EINVAL;
-	}
+	if (!n)
+		return ep_say(err, err_size, -EINVAL,
+			      "parameter 'percentiles': the list is empty; accepted: 1 to %d "
+			      "comma-separated numbers in (0, 100]",
+			      EP_MAX_PERCENTILES);
 	return n;
 }
-
 
 /* Length of the comma-separated item at @p (up to the next comma or the end). */
 static size_t item_len(const char *p)
@@ -171,11 +164,10 @@ static int check_metrics(const struct ep_kernel *k, const char *list, char *err,
 				!strncmp(k->metrics[i].name, p, len);
 		if (!found) {
 			metric_names(k, names, sizeof(names));
-			snprintf(err, err_size,
-				 "parameter 'metrics': value '%s' names '%.*s', not a metric of %s; "
-				 "accepted: a comma-separated list of %s",
-				 list, (int)len, p, k->name, names);
-			return -EINVAL;
+			return ep_say(err, err_size, -EINVAL,
+				      "parameter 'metrics': value '%s' names '%.*s', not a metric of "
+				      "%s; accepted: a comma-separated list of %s",
+				      list, (int)len, p, k->name, names);
 		}
 		p += len + (p[len] == ',');
 	}

@@ -86,20 +86,13 @@ const char *ep_kernels_chosen(void)
 	return EMBPERF_KERNELS[0] ? EMBPERF_KERNELS : NULL;
 }
 
-/* Look a kernel up for the describe functions; errno ENOENT when absent. */
-static const struct ep_kernel *find_or_errno(const char *name)
+/* The kernel's summary; NULL with errno ENOENT when absent. */
+const char *embperf_kernel_summary(const char *kernel)
 {
-	const struct ep_kernel *k = ep_kernel_find(name);
+	const struct ep_kernel *k = ep_kernel_find(kernel);
 
 	if (!k)
 		errno = ENOENT;
-	return k;
-}
-
-const char *embperf_kernel_summary(const char *kernel)
-{
-	const struct ep_kernel *k = find_or_errno(kernel);
-
 	return k ? k->summary : NULL;
 }
 

@@ -538,17 +538,15 @@ static int trials_measure(struct ep_run *run, struct ep_run_case *rc, int index)
 	cr.values = calloc((size_t)run->kernel->n_metrics, sizeof(*cr.values));
 	cr.all = ep_hist_new();
 	cr.trial = malloc(sizeof(*cr.trial));
-	if (!cr.values || !cr.all || !cr.trial) {
-		free_case_run(&cr);
-		return -ENOMEM;
-	}
-	if (rc->tc.search && (rc->search.metric < 0 || rc->search.metric >= run->kernel->n_metrics ||
-			       !rc->search.next || !rc->search.judge || !rc->search.found)) {
-		free_case_run(&cr);
-		return ep_run_fail(run, -EINVAL, "kernel %s: case '%s': malformed search",
-				   run->kernel->name, rc->labels);
-	}
-	err = run_case(&cr);
+	if (!cr.values || !cr.all || !cr.trial)
+		err = -ENOMEM;
+	else if (rc->tc.search && (rc->search.metric < 0 ||
+				    rc->search.metric >= run->kernel->n_metrics ||
+				    !rc->search.next || !rc->search.judge || !rc->search.found))
+		err = ep_run_fail(run, -EINVAL, "kernel %s: case '%s': malformed search",
+				  run->kernel->name, rc->labels);
+	else
+		err = run_case(&cr);
 	free_case_run(&cr);
 	return err;
 }
