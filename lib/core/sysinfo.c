@@ -93,31 +93,32 @@ static uint64_t parse_sysfs_size(const char *text)
 	}
 }
 
+/* Attribute @attr of cache @index in sysfs, as ep_read_first_line() reads it. */
+static int read_cache_attr(int index, const char *attr, char *buf, size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/%s", index, attr);
+	return ep_read_first_line(path, buf, size);
+}
+
 static void add_caches(struct kv_list *l)
 {
 	uint64_t line_bytes = 0;
 
 	for (int i = 0; i < 16; i++) {
-		char path[128], level[16], type[32], size[32], line[32], key[32];
+		char level[16], type[32], size[32], line[32], key[32];
 
-		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/level", i);
-		if (ep_read_first_line(path, level, sizeof(level)))
+		if (read_cache_attr(i, "level", level, sizeof(level)))
 			break;
-		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/type", i);
-		if (ep_read_first_line(path, type, sizeof(type)))
+		if (read_cache_attr(i, "type", type, sizeof(type)) ||
+		    read_cache_attr(i, "size", size, sizeof(size)))
 			continue;
-		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/size", i);
-		if (ep_read_first_line(path, size, sizeof(size)))
-			continue;
-		if (!strcmp(type, "Instruction"))
-			snprintf(key, sizeof(key), "cache_l%si_bytes", level);
-		else if (!strcmp(type, "Data"))
-			snprintf(key, sizeof(key), "cache_l%sd_bytes", level);
-		else
-			snprintf(key, sizeof(key), "cache_l%s_bytes", level);
+		/* "cache_l1i_bytes", "cache_l1d_bytes", "cache_l2_bytes" */
+		snprintf(key, sizeof(key), "cache_l%s%s_bytes", level,
+			 !strcmp(type, "Instruction") ? "i" : !strcmp(type, "Data") ? "d" : "");
 		kv_add_u64(l, key, parse_sysfs_size(size));
-		snprintf(path, sizeof(path), SYSFS_CACHE "/index%d/coherency_line_size", i);
-		if (!line_bytes && !ep_read_first_line(path, line, sizeof(line)))
+		if (!line_bytes && !read_cache_attr(i, "coherency_line_size", line, sizeof(line)))
 			line_bytes = strtoull(line, NULL, 10);
 	}
 	kv_add_u64(l, "cache_line_bytes", line_bytes);
