@@ -234,14 +234,6 @@ static int run_trial(struct case_run *cr, double config, double *ctr, unsigned c
 	return cr->trial->truncated;
 }
 
-/* Progress after trial @done of @of (0 when a search does not know). */
-static void progress(struct case_run *cr, size_t done, size_t of)
-{
-	double part = of ? (double)done / (double)of : 0.5;
-
-	ep_run_progress(cr->run, cr->index, cr->rc->labels, part);
-}
-
 /* Before a trial: cancelled, or no time left? Return: 0 go, 1 stop, -ECANCELED. */
 static int may_start(struct case_run *cr)
 {
@@ -285,7 +277,7 @@ static int repeat_trials(struct case_run *cr)
 			if (err)
 				return err;
 		}
-		progress(cr, cr->n, reps);
+		ep_run_progress(cr->run, cr->index, cr->rc->labels, (double)cr->n / (double)reps);
 		if (rc)
 			break;
 	}
@@ -326,7 +318,8 @@ static int search_trials(struct case_run *cr)
 			best_config = config;
 			keep_best(cr, ctr, ok);
 		}
-		progress(cr, 0, 0);
+		/* A search does not know how many trials it will take. */
+		ep_run_progress(cr->run, cr->index, cr->rc->labels, 0.5);
 	}
 	if (rc < 0)
 		return rc;
