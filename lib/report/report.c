@@ -26,14 +26,6 @@ const char *ep_verdict_name(int verdict)
 	return verdict_names[verdict];
 }
 
-int ep_verdict_parse(const char *name)
-{
-	for (size_t i = 0; name && i < EP_ARRAY_SIZE(verdict_names); i++)
-		if (!strcmp(verdict_names[i], name))
-			return (int)i;
-	return -1;
-}
-
 int ep_report_fail(struct embperf_report *report, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -137,6 +129,15 @@ void ep_report_clear_comparison(struct embperf_report *report)
 	report->n_missing = 0;
 	report->compared = 0;
 	report->tolerance_pct = 0.0;
+}
+
+int ep_report_failures(const struct embperf_report *report)
+{
+	int n = report->n_missing;
+
+	for (int i = 0; i < report->n_results; i++)
+		n += report->results[i]->verdict == EMBPERF_VERDICT_REGRESSED;
+	return n;
 }
 
 /**
@@ -539,7 +540,8 @@ static int eat(const char **key, const char *part)
 	return 1;
 }
 
-int ep_result_key_matches(const struct embperf_result *result, const char *key)
+/* Whether @key is the key of @result, without allocating. */
+static int key_matches(const struct embperf_result *result, const char *key)
 {
 	if (result->title[0])
 		return !strcmp(result->title, key);
@@ -562,7 +564,7 @@ const embperf_result *embperf_report_find(const embperf_report *report, const ch
 	if (!report || !key)
 		return NULL;
 	for (int i = 0; i < report->n_results; i++)
-		if (ep_result_key_matches(report->results[i], key))
+		if (key_matches(report->results[i], key))
 			return report->results[i];
 	return NULL;
 }

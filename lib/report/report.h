@@ -131,21 +131,18 @@ int ep_report_add_missing(struct embperf_report *report, const char *key, const 
 /** ep_report_clear_comparison() - forget verdicts and the missing list. */
 void ep_report_clear_comparison(struct embperf_report *report);
 
+/** ep_report_failures() - failures of the last compare: regressed results plus missing metrics. */
+int ep_report_failures(const struct embperf_report *report);
+
 /** ep_report_fail() - set the report's detail message and return @err. */
 int ep_report_fail(struct embperf_report *report, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/** ep_result_key_matches() - whether @key is the key of @result, without allocating. */
-int ep_result_key_matches(const struct embperf_result *result, const char *key);
 
 /** ep_result_key_dup() - embperf_result_key() in a malloc'd string; NULL on ENOMEM. */
 char *ep_result_key_dup(const struct embperf_result *result);
 
 /** ep_verdict_name() - "none", "pass", "improved", "regressed"; NULL when out of range. */
 const char *ep_verdict_name(int verdict);
-
-/** ep_verdict_parse() - inverse of ep_verdict_name(); -1 when unknown. */
-int ep_verdict_parse(const char *name);
 
 /* json.c */
 
