@@ -148,7 +148,7 @@ static int note_other_cpu(struct embperf_report *report, const struct embperf_re
 int embperf_report_compare(embperf_report *report, const embperf_report *baseline,
 			   double tolerance_pct)
 {
-	int err = 0, failures;
+	int err = 0;
 
 	if (!report)
 		return -EINVAL;
@@ -172,8 +172,5 @@ int embperf_report_compare(embperf_report *report, const embperf_report *baselin
 	}
 	report->compared = 1;
 	report->tolerance_pct = tolerance_pct;
-	failures = report->n_missing;
-	for (int i = 0; i < report->n_results; i++)
-		failures += report->results[i]->verdict == EMBPERF_VERDICT_REGRESSED;
-	return failures;
+	return ep_report_failures(report);
 }

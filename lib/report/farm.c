@@ -132,16 +132,6 @@ static void xml_number_property(struct ep_buf *b, const char *indent, const char
 	xml_property(b, indent, name, isfinite(value) ? text : "nan");
 }
 
-/* Failures of the last compare: regressed results plus missing metrics. */
-static int farm_failures(const struct embperf_report *report)
-{
-	int n = report->n_missing;
-
-	for (int i = 0; i < report->n_results; i++)
-		n += report->results[i]->verdict == EMBPERF_VERDICT_REGRESSED;
-	return n;
-}
-
 /* "regressed: 1612.3 MB/s, baseline 1879.38 (-14.2%), tolerance 10%" */
 static char *regression_message(const struct embperf_report *report,
 				const struct embperf_result *r)
@@ -286,7 +276,7 @@ static void junit_suite_header(struct ep_buf *b, const struct embperf_report *re
 char *ep_report_render_junit(const struct embperf_report *report)
 {
 	int tests = report->n_results + report->n_missing;
-	int failures = farm_failures(report);
+	int failures = ep_report_failures(report);
 	struct ep_buf b;
 
 	ep_buf_init(&b);

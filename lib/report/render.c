@@ -37,10 +37,8 @@ char *embperf_report_render(const embperf_report *report, enum embperf_format fo
 	}
 	switch (format) {
 	case EMBPERF_FORMAT_TEXT:
-		text = ep_report_render_table(report, 0);
-		break;
 	case EMBPERF_FORMAT_MARKDOWN:
-		text = ep_report_render_table(report, 1);
+		text = ep_report_render_table(report, format == EMBPERF_FORMAT_MARKDOWN);
 		break;
 	case EMBPERF_FORMAT_JSON:
 		text = ep_report_render_json(report);
@@ -105,12 +103,6 @@ static int create_temp(const char *path, char **tmp_path)
 	return -EEXIST;
 }
 
-/* Describe errno @err into @buf. */
-static const char *errtext(int err, char *buf, size_t size)
-{
-	return ep_strerror(err, buf, size);
-}
-
 /* Write @text to @tmp through @fd and flush it to disk. */
 static int write_temp(struct embperf_report *report, int fd, const char *tmp, const char *path,
 		      const char *text)
@@ -120,11 +112,11 @@ static int write_temp(struct embperf_report *report, int fd, const char *tmp, co
 
 	if (err)
 		return ep_report_fail(report, err, "cannot save the report to '%s': writing '%s': %s",
-				      path, tmp, errtext(err, why, sizeof(why)));
+				      path, tmp, ep_strerror(err, why, sizeof(why)));
 	/* Without the flush a crash after the rename could leave an empty file. */
 	if (fsync(fd))
 		return ep_report_fail(report, -errno, "cannot save the report to '%s': flushing '%s': %s",
-				      path, tmp, errtext(errno, why, sizeof(why)));
+				      path, tmp, ep_strerror(errno, why, sizeof(why)));
 	return 0;
 }
 
@@ -165,16 +157,16 @@ int embperf_report_save(embperf_report *report, enum embperf_format format, cons
 		free(text);
 		return ep_report_fail(report, fd,
 				      "cannot save the report to '%s': creating a temporary file in its folder: %s",
-				      path, errtext(fd, why, sizeof(why)));
+				      path, ep_strerror(fd, why, sizeof(why)));
 	}
 	err = write_temp(report, fd, tmp, path, text);
 	if (close(fd) && !err)
 		err = ep_report_fail(report, -errno, "cannot save the report to '%s': closing '%s': %s",
-				     path, tmp, errtext(errno, why, sizeof(why)));
+				     path, tmp, ep_strerror(errno, why, sizeof(why)));
 	if (!err && rename(tmp, path))
 		err = ep_report_fail(report, -errno,
 				     "cannot save the report to '%s': renaming '%s' to it: %s", path,
-				     tmp, errtext(errno, why, sizeof(why)));
+				     tmp, ep_strerror(errno, why, sizeof(why)));
 	if (err)
 		unlink(tmp);
 	free(tmp);

@@ -158,19 +158,9 @@ static void system_line(const struct embperf_report *report, int which, struct e
 	}
 }
 
-/* Failures of the last compare: regressed results plus missing metrics. */
-static int count_verdict(const struct embperf_report *report, int verdict)
-{
-	int n = 0;
-
-	for (int i = 0; i < report->n_results; i++)
-		n += report->results[i]->verdict == verdict;
-	return n;
-}
-
 static void header(const struct embperf_report *report, int markdown, struct ep_buf *b)
 {
-	int regressed = count_verdict(report, EMBPERF_VERDICT_REGRESSED), marked = 0;
+	int failures = ep_report_failures(report), marked = 0;
 
 	for (int i = 0; i < report->n_results; i++)
 		marked += report->results[i]->verdict == EMBPERF_VERDICT_REGRESSED &&
@@ -189,9 +179,8 @@ static void header(const struct embperf_report *report, int markdown, struct ep_
 
 		ep_format_double(report->tolerance_pct, tol, sizeof(tol));
 		ep_buf_printf(b, "%scompared with a baseline, tolerance %s%%: %d failure%s (%d regressed, %d missing)\n",
-			      markdown ? "- " : "", tol, regressed + report->n_missing,
-			      regressed + report->n_missing == 1 ? "" : "s", regressed,
-			      report->n_missing);
+			      markdown ? "- " : "", tol, failures, failures == 1 ? "" : "s",
+			      failures - report->n_missing, report->n_missing);
 		if (report->baseline_cpu)
 			ep_buf_printf(b, "%sthe baseline was measured on another CPU (%s): differences "
 				      "may be the machine's, not regressions\n",
