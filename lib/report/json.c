@@ -198,6 +198,25 @@ static json_object *new_object(int *failed)
 	return obj;
 }
 
+/* A new array with room for @n items, or NULL with *@failed set. */
+static json_object *new_array(size_t n, int *failed)
+{
+	json_object *arr = json_object_new_array_ext((int)n);
+
+	if (!arr)
+		*failed = 1;
+	return arr;
+}
+
+/* Append @val (NULL is JSON null) to @arr; a failed append marks *@failed. */
+static void append(json_object *arr, json_object *val, int *failed)
+{
+	if (json_object_array_add(arr, val)) {
+		json_object_put(val);
+		*failed = 1;
+	}
+}
+
 /* A double as exact JSON text; NULL (JSON null) for NaN and infinities. */
 static json_object *new_number(double v, int *failed)
 {
@@ -297,20 +316,10 @@ static json_object *fields_object(const struct jfield *f, size_t n, const void *
 static json_object *records_array(const void *items, size_t n, size_t size,
 				  const struct jfield *f, size_t nf, int *failed)
 {
-	json_object *arr = json_object_new_array_ext((int)n);
+	json_object *arr = new_array(n, failed);
 
-	if (!arr) {
-		*failed = 1;
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		json_object *obj = fields_object(f, nf, (const char *)items + i * size, failed);
-
-		if (!obj || json_object_array_add(arr, obj)) {
-			json_object_put(obj);
-			*failed = 1;
-		}
-	}
+	for (size_t i = 0; arr && i < n; i++)
+		append(arr, fields_object(f, nf, (const char *)items + i * size, failed), failed);
 	return arr;
 }
 
@@ -326,20 +335,10 @@ static json_object *pairs_object(const struct ep_pairs *kv, int *failed)
 
 static json_object *samples_array(const struct embperf_result *r, int *failed)
 {
-	json_object *arr = json_object_new_array_ext((int)r->n_samples);
+	json_object *arr = new_array(r->n_samples, failed);
 
-	if (!arr) {
-		*failed = 1;
-		return NULL;
-	}
-	for (size_t i = 0; i < r->n_samples; i++) {
-		json_object *num = new_number(r->samples[i], failed);
-
-		if (json_object_array_add(arr, num)) {
-			json_object_put(num);
-			*failed = 1;
-		}
-	}
+	for (size_t i = 0; arr && i < r->n_samples; i++)
+		append(arr, new_number(r->samples[i], failed), failed);
 	return arr;
 }
 
@@ -391,19 +390,14 @@ static void put_flags(json_object *obj, const struct embperf_result *r, int *fai
 
 	if (!r->flags)
 		return;
-	arr = json_object_new_array();
-	if (!arr) {
-		*failed = 1;
-		return;
-	}
-	for (unsigned bit = 1; bit; bit <<= 1) {
+	arr = new_array(0, failed);
+	for (unsigned bit = 1; arr && bit; bit <<= 1) {
 		const char *name = r->flags & bit ? ep_result_flag_name(bit) : NULL;
 		json_object *s = name ? json_object_new_string(name) : NULL;
 
-		if (name && (!s || json_object_array_add(arr, s))) {
-			json_object_put(s);
-			*failed = 1;
-		}
+		*failed |= name && !s;
+		if (s)
+			append(arr, s, failed);
 	}
 	put(obj, "flags", arr, failed);
 	put_string(obj, "note", r->note, failed);
@@ -447,20 +441,10 @@ static json_object *system_object(const struct embperf_report *report, int *fail
 
 static json_object *results_array(const struct embperf_report *report, int *failed)
 {
-	json_object *arr = json_object_new_array_ext(report->n_results);
+	json_object *arr = new_array((size_t)report->n_results, failed);
 
-	if (!arr) {
-		*failed = 1;
-		return NULL;
-	}
-	for (int i = 0; i < report->n_results; i++) {
-		json_object *res = result_object(report, report->results[i], failed);
-
-		if (!res || json_object_array_add(arr, res)) {
-			json_object_put(res);
-			*failed = 1;
-		}
-	}
+	for (int i = 0; arr && i < report->n_results; i++)
+		append(arr, result_object(report, report->results[i], failed), failed);
 	return arr;
 }
 
@@ -590,6 +574,16 @@ static void place_of(char *buf, size_t size, const char *where, const char *key)
 	snprintf(buf, size, "%s%s%s", where, where[0] ? "." : "", key);
 }
 
+/* bad() at "@where.@key". */
+static int bad_member(struct jp *p, const char *where, const char *key, const char *expected,
+		      json_object *found, int present)
+{
+	char place[256];
+
+	place_of(place, sizeof(place), where, key);
+	return bad(p, place, expected, found, present);
+}
+
 /*
  * Look @key up in @obj. Return: 1 when present (*@val may be JSON null),
  * 0 when absent and optional, -EBADMSG when absent and required.
@@ -597,21 +591,17 @@ static void place_of(char *buf, size_t size, const char *where, const char *key)
 static int member(struct jp *p, json_object *obj, const char *where, const char *key,
 		  int flags, const char *expected, json_object **val)
 {
-	char place[256];
-
 	*val = NULL;
 	if (json_object_object_get_ex(obj, key, val))
 		return 1;
 	if (!(flags & JP_REQUIRED))
 		return 0;
-	place_of(place, sizeof(place), where, key);
-	return bad(p, place, expected, NULL, 0);
+	return bad_member(p, where, key, expected, NULL, 0);
 }
 
 static int get_string(struct jp *p, json_object *obj, const char *where, const char *key,
 		      int flags, const char **out)
 {
-	char place[256];
 	json_object *v;
 	const char *expected = flags & JP_NONEMPTY ? "a non-empty string" : "a string";
 	int found = member(p, obj, where, key, flags, expected, &v);
@@ -619,14 +609,13 @@ static int get_string(struct jp *p, json_object *obj, const char *where, const c
 
 	if (found <= 0)
 		return found;
-	place_of(place, sizeof(place), where, key);
 	if (!json_object_is_type(v, json_type_string))
-		return bad(p, place, expected, v, 1);
+		return bad_member(p, where, key, expected, v, 1);
 	len = (size_t)json_object_get_string_len(v);
 	if (strlen(json_object_get_string(v)) != len)
-		return bad(p, place, "a string without NUL characters", v, 1);
+		return bad_member(p, where, key, "a string without NUL characters", v, 1);
 	if (!len && (flags & JP_NONEMPTY))
-		return bad(p, place, expected, v, 1);
+		return bad_member(p, where, key, expected, v, 1);
 	*out = json_object_get_string(v);
 	return 1;
 }
@@ -665,7 +654,7 @@ static int get_number(struct jp *p, json_object *obj, const char *where, const c
 static int get_int(struct jp *p, json_object *obj, const char *where, const char *key,
 		   int flags, int64_t min, int64_t max, int64_t *out)
 {
-	char place[256], expected[96];
+	char expected[96];
 	json_object *v;
 	int found;
 
@@ -674,21 +663,19 @@ static int get_int(struct jp *p, json_object *obj, const char *where, const char
 	found = member(p, obj, where, key, flags, expected, &v);
 	if (found <= 0)
 		return found;
-	place_of(place, sizeof(place), where, key);
 	if (!json_object_is_type(v, json_type_int))
-		return bad(p, place, expected, v, 1);
+		return bad_member(p, where, key, expected, v, 1);
 	/* json-c saturates integers beyond 64 bits; the range check rejects them. */
 	errno = 0;
 	*out = json_object_get_int64(v);
 	if (errno || *out < min || *out > max)
-		return bad(p, place, expected, v, 1);
+		return bad_member(p, where, key, expected, v, 1);
 	return 1;
 }
 
 static int get_bool(struct jp *p, json_object *obj, const char *where, const char *key,
 		    int flags, int *out)
 {
-	char place[256];
 	json_object *v;
 	int found = member(p, obj, where, key, flags, "true or false", &v);
 
@@ -698,8 +685,7 @@ static int get_bool(struct jp *p, json_object *obj, const char *where, const cha
 		*out = json_object_get_boolean(v);
 		return 1;
 	}
-	place_of(place, sizeof(place), where, key);
-	return bad(p, place, "true or false", v, 1);
+	return bad_member(p, where, key, "true or false", v, 1);
 }
 
 /* A member that must be of container @type ("an object", "an array"). */
@@ -707,7 +693,6 @@ static int get_container(struct jp *p, json_object *obj, const char *where, cons
 			 int flags, json_type type, json_object **out)
 {
 	const char *expected = type == json_type_object ? "an object" : "an array";
-	char place[256];
 	json_object *v;
 	int found = member(p, obj, where, key, flags, expected, &v);
 
@@ -717,8 +702,7 @@ static int get_container(struct jp *p, json_object *obj, const char *where, cons
 		*out = v;
 		return 1;
 	}
-	place_of(place, sizeof(place), where, key);
-	return bad(p, place, expected, v, 1);
+	return bad_member(p, where, key, expected, v, 1);
 }
 
 /**
@@ -882,17 +866,15 @@ static int parse_flags(struct jp *p, json_object *res, const char *where,
 	const char *note = "";
 	json_object *arr = NULL;
 	unsigned flags = 0;
-	char place[256];
 	int err = get_container(p, res, where, "flags", 0, json_type_array, &arr);
 
 	if (err < 0)
 		return err;
-	place_of(place, sizeof(place), where, "flags");
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
 		json_object *v = json_object_array_get_idx(arr, i);
 
 		if (!json_object_is_type(v, json_type_string))
-			return bad(p, place, "an array of strings", v, 1);
+			return bad_member(p, where, "flags", "an array of strings", v, 1);
 		flags |= ep_result_flag_parse(json_object_get_string(v));
 	}
 	err = get_string(p, res, where, "note", 0, &note);
@@ -933,7 +915,6 @@ static int get_choice(struct jp *p, json_object *obj, const char *where, const c
 		"\"none\", \"pass\", \"improved\" or \"regressed\"",
 	};
 	const char *what = expected[kind - JK_PRIMARY];
-	char place[256];
 	json_object *v;
 	int found = member(p, obj, where, key, flags, what, &v);
 
@@ -945,23 +926,20 @@ static int get_choice(struct jp *p, json_object *obj, const char *where, const c
 			return 1;
 		}
 	}
-	place_of(place, sizeof(place), where, key);
-	return bad(p, place, what, v, 1);
+	return bad_member(p, where, key, what, v, 1);
 }
 
 /* A number of member @f: a percentile must be above 0 and at most 100. */
 static int get_field_number(struct jp *p, json_object *obj, const char *where,
 			    const struct jfield *f, double *out)
 {
-	char place[384];
 	json_object *v = NULL;
 	int found = get_number(p, obj, where, f->name, f->flags, out);
 
 	if (found <= 0 || f->kind != JK_PCT || (*out > 0.0 && *out <= 100.0))
 		return found;
 	json_object_object_get_ex(obj, f->name, &v);
-	place_of(place, sizeof(place), where, f->name);
-	return bad(p, place, "a percentile above 0 and at most 100", v, 1);
+	return bad_member(p, where, f->name, "a percentile above 0 and at most 100", v, 1);
 }
 
 /*
@@ -1106,20 +1084,17 @@ static int get_array(struct jp *p, json_object *parent, const char *where, const
 static int parse_distribution(struct jp *p, json_object *res, const char *where,
 			      struct embperf_result *r)
 {
-	char place[256];
 	void *pcts = NULL;
 	size_t n = 0;
 	int err = get_object(p, res, where, "distribution", 0, TABLE(dist_fields), r);
 
 	if (err < 0)
 		return err;
-	if (!err) {
-		place_of(place, sizeof(place), where, "distribution");
-		if (json_object_object_get_ex(res, "percentiles", NULL))
-			return bad(p, place, "an object (\"percentiles\" need their distribution)",
-				   NULL, 0);
+	if (!err && json_object_object_get_ex(res, "percentiles", NULL))
+		return bad_member(p, where, "distribution",
+				  "an object (\"percentiles\" need their distribution)", NULL, 0);
+	if (!err)
 		return 0;
-	}
 	r->has_dist = 1;
 	err = get_array(p, res, where, "percentiles", 0, sizeof(struct ep_pct), TABLE(pct_fields),
 			&pcts, &n);
