@@ -112,15 +112,22 @@ static void xml_put(struct ep_buf *b, const char *s, int attr)
 	}
 }
 
+/* @before, then @s escaped as xml_put() does (@attr), then @after. */
+static void xml_wrap(struct ep_buf *b, const char *before, const char *s, int attr,
+		     const char *after)
+{
+	ep_buf_append(b, before, strlen(before));
+	xml_put(b, s, attr);
+	ep_buf_append(b, after, strlen(after));
+}
+
 /* <property name="@name" value="@value"/> */
 static void xml_property(struct ep_buf *b, const char *indent, const char *name,
 			 const char *value)
 {
-	ep_buf_printf(b, "%s<property name=\"", indent);
-	xml_put(b, name, 1);
-	ep_buf_printf(b, "\" value=\"");
-	xml_put(b, value, 1);
-	ep_buf_printf(b, "\"/>\n");
+	ep_buf_printf(b, "%s", indent);
+	xml_wrap(b, "<property name=\"", name, 1, "\" value=\"");
+	xml_wrap(b, "", value, 1, "\"/>\n");
 }
 
 static void xml_number_property(struct ep_buf *b, const char *indent, const char *name,
@@ -185,29 +192,18 @@ static void junit_system_out(struct ep_buf *b, const struct embperf_result *r)
 		b->failed = 1;
 		return;
 	}
-	ep_buf_printf(b, "      <system-out>");
-	xml_put(b, text, 0);
-	ep_buf_printf(b, "</system-out>\n");
+	xml_wrap(b, "      <system-out>", text, 0, "</system-out>\n");
 	free(text);
 }
 
 static void junit_testcase(struct ep_buf *b, const struct embperf_report *report,
 			   const struct embperf_result *r)
 {
-	ep_buf_printf(b, "    <testcase classname=\"");
-	xml_put(b, r->kernel, 1);
-	ep_buf_printf(b, "\" name=\"");
+	xml_wrap(b, "    <testcase classname=\"", r->kernel, 1, "\" name=\"");
 	/* The title when the suite gave one, else the metric and its labels. */
-	if (r->title[0]) {
-		xml_put(b, r->title, 1);
-	} else {
-		xml_put(b, r->metric, 1);
-		if (r->labels[0]) {
-			ep_buf_printf(b, "[");
-			xml_put(b, r->labels, 1);
-			ep_buf_printf(b, "]");
-		}
-	}
+	xml_put(b, r->title[0] ? r->title : r->metric, 1);
+	if (!r->title[0] && r->labels[0])
+		xml_wrap(b, "[", r->labels, 1, "]");
 	ep_buf_printf(b, "\">\n");
 	junit_result_properties(b, r);
 	if (r->verdict == EMBPERF_VERDICT_REGRESSED) {
@@ -217,11 +213,8 @@ static void junit_testcase(struct ep_buf *b, const struct embperf_report *report
 			b->failed = 1;
 			return;
 		}
-		ep_buf_printf(b, "      <failure type=\"regression\" message=\"");
-		xml_put(b, message, 1);
-		ep_buf_printf(b, "\">");
-		xml_put(b, message, 0);
-		ep_buf_printf(b, "</failure>\n");
+		xml_wrap(b, "      <failure type=\"regression\" message=\"", message, 1, "\">");
+		xml_wrap(b, "", message, 0, "</failure>\n");
 		free(message);
 	}
 	junit_system_out(b, r);
@@ -234,14 +227,11 @@ static void junit_missing(struct ep_buf *b, const struct ep_missing *m)
 	char value[40];
 
 	ep_report_format_value(m->baseline, value, sizeof(value));
-	ep_buf_printf(b, "    <testcase classname=\"missing\" name=\"");
-	xml_put(b, m->key, 1);
-	ep_buf_printf(b, "\">\n      <failure type=\"missing\" message=\"in the baseline (");
+	xml_wrap(b, "    <testcase classname=\"missing\" name=\"", m->key, 1,
+		 "\">\n      <failure type=\"missing\" message=\"in the baseline (");
 	xml_put(b, value, 1);
-	if (m->unit[0]) {
-		ep_buf_printf(b, " ");
-		xml_put(b, m->unit, 1);
-	}
+	if (m->unit[0])
+		xml_wrap(b, " ", m->unit, 1, "");
 	ep_buf_printf(b, "), not in this report\"/>\n    </testcase>\n");
 }
 
@@ -259,11 +249,8 @@ static void junit_suite_header(struct ep_buf *b, const struct embperf_report *re
 		stamp_len--;
 	ep_buf_append(b, report->created, stamp_len);
 	ep_buf_printf(b, "\"");
-	if (host) {
-		ep_buf_printf(b, " hostname=\"");
-		xml_put(b, host, 1);
-		ep_buf_printf(b, "\"");
-	}
+	if (host)
+		xml_wrap(b, " hostname=\"", host, 1, "\"");
 	ep_buf_printf(b, ">\n    <properties>\n");
 	xml_property(b, indent, "units", EP_REPORT_UNITS_NOTE);
 	if (report->compared)
