@@ -1450,47 +1450,24 @@ embperf_report *embperf_report_parse(embperf_ctx *ctx, const char *json)
 	return parse_text(ctx, "JSON text", json, strlen(json));
 }
 
-/* Read all of @fd (at most EP_REPORT_MAX_BYTES). Return: 0 or a negative errno. */
-static int read_all(int fd, char **out, size_t *out_len)
+/* Append all of @fd to @text (less than EP_REPORT_MAX_BYTES). Return: 0 or a negative errno. */
+static int read_all(int fd, struct ep_buf *text)
 {
-	size_t len = 0, cap = 64 << 10;
-	char *buf = malloc(cap + 1), *grown;
+	char chunk[16384];
 
-	if (!buf)
-		return -ENOMEM;
 	for (;;) {
-		ssize_t n;
+		ssize_t n = read(fd, chunk, sizeof(chunk));
 
-		if (len == cap) {
-			if (cap >= EP_REPORT_MAX_BYTES) {
-				free(buf);
-				return -EFBIG;
-			}
-			cap *= 2;
-			grown = realloc(buf, cap + 1);
-			if (!grown) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			free(buf);
-			return err;
-		}
+		if (n < 0)
+			return -errno;
 		if (n == 0)
-			break;
-		len += (size_t)n;
+			return text->failed ? -ENOMEM : 0;
+		if (text->len + (size_t)n >= EP_REPORT_MAX_BYTES)
+			return -EFBIG;
+		ep_buf_append(text, chunk, (size_t)n);
 	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
 }
 
 /* Fail a load: set @ctx's message and errno; return NULL. */
@@ -1522,9 +1499,8 @@ static embperf_report *load_fail(embperf_ctx *ctx, int err, const char *path, co
 embperf_report *embperf_report_load(embperf_ctx *ctx, const char *path)
 {
 	struct embperf_report *report;
+	struct ep_buf text;
 	struct stat st;
-	char *text = NULL;
-	size_t len = 0;
 	int fd, err;
 
 	if (!path) {
@@ -1540,11 +1516,14 @@ embperf_report *embperf_report_load(embperf_ctx *ctx, const char *path)
 		close(fd);
 		return load_fail(ctx, -EISDIR, path, "read");
 	}
-	err = read_all(fd, &text, &len);
+	ep_buf_init(&text);
+	err = read_all(fd, &text);
 	close(fd);
-	if (err)
+	if (err) {
+		ep_buf_free(&text);
 		return load_fail(ctx, err, path, "read");
-	report = parse_text(ctx, path, text, len);
-	free(text);
+	}
+	report = parse_text(ctx, path, text.data ? text.data : "", text.len);
+	ep_buf_free(&text);
 	return report;
 }
