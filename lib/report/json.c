@@ -236,13 +236,14 @@ static json_object *new_number(double v, int *failed)
 	return num;
 }
 
+/* Add @v under @key: null for NaN and infinities. */
 static void put_number(json_object *obj, const char *key, double v, int *failed)
 {
-	if (!isfinite(v)) {
-		if (json_object_object_add(obj, key, NULL))
-			*failed = 1;
-	} else {
-		put(obj, key, new_number(v, failed), failed);
+	json_object *num = new_number(v, failed);
+
+	if (json_object_object_add(obj, key, num)) {
+		json_object_put(num);
+		*failed = 1;
 	}
 }
 
