@@ -209,9 +209,7 @@ int ep_report_set_sysinfo(struct embperf_report *report, const char *key, const 
 		return -ENOMEM;
 	}
 	report->sysinfo = grown;
-	report->sysinfo[report->n_sysinfo].key = k;
-	report->sysinfo[report->n_sysinfo].value = v;
-	report->n_sysinfo++;
+	report->sysinfo[report->n_sysinfo++] = (struct ep_kv){ .key = k, .value = v };
 	return 0;
 }
 
@@ -229,10 +227,8 @@ int ep_report_add_missing(struct embperf_report *report, const char *key, const 
 		return -ENOMEM;
 	}
 	report->missing = grown;
-	report->missing[report->n_missing].key = k;
-	report->missing[report->n_missing].unit = u;
-	report->missing[report->n_missing].baseline = baseline;
-	report->n_missing++;
+	report->missing[report->n_missing++] = (struct ep_missing){ .key = k, .unit = u,
+								   .baseline = baseline };
 	return 0;
 }
 
