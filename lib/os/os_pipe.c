@@ -124,14 +124,8 @@ static void pipe_lat_teardown(void *state)
 
 static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 {
-	struct ep_partner_cfg cfg = {
-		.name = "pipe echo process",
-		.fn = ep_partner_echo_loop,
-		.arg = &st->echo,
-		.n_keep = 2,
-		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
-		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
-	};
+	struct ep_partner_cfg cfg = ep_partner_cfg_of(run, "pipe echo process",
+						      ep_partner_echo_loop, &st->echo);
 	int rc;
 
 	rc = make_pipe(run, st->to_partner);
@@ -141,18 +135,16 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 		return rc;
 	st->echo = (struct ep_partner_echo){ .in = st->to_partner[0], .out = st->from_partner[1],
 					     .buf = &st->echo_byte, .size = 1 };
-	cfg.keep[0] = st->to_partner[0];
-	cfg.keep[1] = st->from_partner[1];
+	cfg.keep[cfg.n_keep++] = st->to_partner[0];
 	cfg.wake[cfg.n_wake++] = st->to_partner[1]; /* a thread's read then ends */
-	rc = ep_partner_start(run, &st->partner, &cfg);
-	if (rc)
-		return rc;
 	/*
 	 * Close the echo process's write end here, so its death reads as an
 	 * end of file. Its read end stays open: the pipe we write then always
 	 * has a reader, and a write can never raise SIGPIPE in the caller.
 	 */
-	ep_partner_release(&st->partner, &st->from_partner[1]);
+	rc = ep_partner_start_on(run, &st->partner, &cfg, &st->from_partner[1]);
+	if (rc)
+		return rc;
 	/* One round trip before timing, as lat_pipe: both processes are up. */
 	return pipe_lat_body(st, 1);
 }
@@ -160,17 +152,9 @@ static int pipe_lat_start(struct ep_run *run, struct pipe_lat *st)
 static int pipe_lat_setup(struct ep_run *run, void **state)
 {
 	struct pipe_lat *st = *state;
-	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
-			     .body = pipe_lat_body };
-	int rc;
 
 	st->to_partner[0] = st->to_partner[1] = st->from_partner[0] = st->from_partner[1] = -1;
-	rc = pipe_lat_start(run, st);
-	if (!rc) {
-		c.arg = st;
-		rc = ep_run_add_case(run, &c);
-	}
-	return rc;
+	return ep_partner_add_case(run, pipe_lat_start(run, st), pipe_lat_body, st);
 }
 
 /* ---------------------------------------------------------------- bandwidth */
@@ -226,27 +210,18 @@ static int pipe_bw_buffers(struct ep_run *run, struct pipe_bw *st)
 
 static int pipe_bw_start(struct ep_run *run, struct pipe_bw *st)
 {
-	struct ep_partner_cfg cfg = {
-		.name = "pipe writer process",
-		.fn = pipe_bw_writer,
-		.arg = st,
-		.n_keep = 1,
-		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
-		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
-	};
+	struct ep_partner_cfg cfg = ep_partner_cfg_of(run, "pipe writer process", pipe_bw_writer,
+						      st);
 	int rc = pipe_bw_buffers(run, st);
 
 	if (!rc)
 		rc = make_pipe(run, st->fds);
 	if (rc)
 		return rc;
-	cfg.keep[0] = st->fds[1];
 	cfg.wake[cfg.n_wake++] = st->fds[0]; /* a thread's write then fails */
-	rc = ep_partner_start(run, &st->partner, &cfg);
+	rc = ep_partner_start_on(run, &st->partner, &cfg, &st->fds[1]);
 	if (rc)
 		return rc;
-	/* The writer's death (or end) then reads as an end of file. */
-	ep_partner_release(&st->partner, &st->fds[1]);
 	/* One chunk before timing: the writer is up. */
 	return ep_partner_receive(&st->partner, st->fds[0], st->rbuf, st->size, st->size);
 }

@@ -123,18 +123,13 @@ static int sem_create(struct ep_run *run, struct sem_state *st)
 
 static int sem_start(struct ep_run *run, struct sem_state *st)
 {
-	struct ep_partner_cfg cfg = {
-		.name = "semaphore partner process",
-		.fn = sem_partner,
-		.arg = st,
-		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
-		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
-		/* A dead partner does not end a semop() wait: removing the set does. */
-		.unblock = sem_remove,
-		.unblock_arg = st,
-	};
+	struct ep_partner_cfg cfg = ep_partner_cfg_of(run, "semaphore partner process",
+						      sem_partner, st);
 	int rc = sem_create(run, st);
 
+	/* A dead partner does not end a semop() wait: removing the set does. */
+	cfg.unblock = sem_remove;
+	cfg.unblock_arg = st;
 	if (!rc)
 		rc = ep_partner_start(run, &st->partner, &cfg);
 	return rc ? rc : sem_body(st, 1); /* one round trip first: both are up */
@@ -143,17 +138,9 @@ static int sem_start(struct ep_run *run, struct sem_state *st)
 static int sem_setup(struct ep_run *run, void **state)
 {
 	struct sem_state *st = *state;
-	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
-			     .body = sem_body };
-	int rc;
 
 	st->semid = -1;
-	rc = sem_start(run, st);
-	if (!rc) {
-		c.arg = st;
-		rc = ep_run_add_case(run, &c);
-	}
-	return rc;
+	return ep_partner_add_case(run, sem_start(run, st), sem_body, st);
 }
 
 const struct ep_kernel ep_kernel_os_sem = {

@@ -97,14 +97,8 @@ static void tcp_lat_teardown(void *state)
 
 static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 {
-	struct ep_partner_cfg cfg = {
-		.name = "TCP echo process",
-		.fn = ep_partner_echo_loop,
-		.arg = &st->echo,
-		.n_keep = 1,
-		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
-		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
-	};
+	struct ep_partner_cfg cfg = ep_partner_cfg_of(run, "TCP echo process",
+						      ep_partner_echo_loop, &st->echo);
 	int rc;
 
 	/* This buffer, and the echo process's copy of it once it writes there. */
@@ -123,13 +117,8 @@ static int tcp_lat_start(struct ep_run *run, struct tcp_lat *st)
 	st->echo = (struct ep_partner_echo){ .in = st->msg.server, .out = st->msg.server,
 					     .buf = st->echo_buf ? st->echo_buf : st->msg.buf,
 					     .size = st->msg.size };
-	cfg.keep[0] = st->msg.server;
-	rc = ep_partner_start(run, &st->msg.partner, &cfg);
-	if (rc)
-		return rc;
-	/* The echo process's death (or end) then reads as an end of file. */
-	ep_partner_release(&st->msg.partner, &st->msg.server);
-	return tcp_lat_body(st, 1); /* one round trip first: both processes are up */
+	rc = ep_partner_start_on(run, &st->msg.partner, &cfg, &st->msg.server);
+	return rc ? rc : tcp_lat_body(st, 1); /* one round trip first: both processes are up */
 }
 
 static int tcp_lat_setup(struct ep_run *run, void **state)
@@ -224,14 +213,8 @@ static void tcp_connect_teardown(void *state)
 
 static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 {
-	struct ep_partner_cfg cfg = {
-		.name = "TCP server process",
-		.fn = tcp_connect_server,
-		.arg = st,
-		.n_keep = 1,
-		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
-		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
-	};
+	struct ep_partner_cfg cfg = ep_partner_cfg_of(run, "TCP server process",
+						      tcp_connect_server, st);
 	int port = 0, rc;
 
 	/* A deep accept queue: the client must never wait for the server to
@@ -242,28 +225,16 @@ static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 	st->addr.sin_family = AF_INET;
 	st->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	st->addr.sin_port = htons((uint16_t)port);
-	cfg.keep[0] = st->listener;
-	rc = ep_partner_start(run, &st->partner, &cfg);
-	if (rc)
-		return rc;
-	ep_partner_release(&st->partner, &st->listener);
-	return tcp_connect_body(st, 1); /* one connection first: the server is up */
+	rc = ep_partner_start_on(run, &st->partner, &cfg, &st->listener);
+	return rc ? rc : tcp_connect_body(st, 1); /* one connection first: the server is up */
 }
 
 static int tcp_connect_setup(struct ep_run *run, void **state)
 {
 	struct tcp_connect *st = *state;
-	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run),
-			     .body = tcp_connect_body };
-	int rc;
 
 	st->listener = -1;
-	rc = tcp_connect_start(run, st);
-	if (!rc) {
-		c.arg = st;
-		rc = ep_run_add_case(run, &c);
-	}
-	return rc;
+	return ep_partner_add_case(run, tcp_connect_start(run, st), tcp_connect_body, st);
 }
 
 const struct ep_kernel ep_kernel_os_tcp_lat = {

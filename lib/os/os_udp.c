@@ -158,16 +158,7 @@ static int udp_sockets(struct ep_run *run, struct udp_lat *st)
 
 static int udp_start(struct ep_run *run, struct udp_lat *st)
 {
-	struct ep_partner_cfg cfg = {
-		.name = "UDP server process",
-		.fn = udp_server,
-		.arg = st,
-		.n_keep = 1,
-		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
-		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
-		.unblock = udp_unblock,
-		.unblock_arg = st,
-	};
+	struct ep_partner_cfg cfg = ep_partner_cfg_of(run, "UDP server process", udp_server, st);
 	int rc;
 
 	st->msg.buf = calloc(1, st->msg.size);
@@ -177,12 +168,10 @@ static int udp_start(struct ep_run *run, struct udp_lat *st)
 	rc = udp_sockets(run, st);
 	if (rc)
 		return rc;
-	cfg.keep[0] = st->msg.server;
-	rc = ep_partner_start(run, &st->msg.partner, &cfg);
-	if (rc)
-		return rc;
-	ep_partner_release(&st->msg.partner, &st->msg.server);
-	return udp_body(st, 1); /* one round trip first: the server is up */
+	cfg.unblock = udp_unblock;
+	cfg.unblock_arg = st;
+	rc = ep_partner_start_on(run, &st->msg.partner, &cfg, &st->msg.server);
+	return rc ? rc : udp_body(st, 1); /* one round trip first: the server is up */
 }
 
 static int udp_setup(struct ep_run *run, void **state)

@@ -125,21 +125,9 @@ static int unix_pair(struct ep_run *run, struct unix_ipc *st)
 static int unix_fork(struct ep_run *run, struct unix_ipc *st, const char *name,
 		     void (*fn)(void *), void *arg)
 {
-	struct ep_partner_cfg cfg = {
-		.name = name,
-		.fn = fn,
-		.arg = arg,
-		.n_keep = 1,
-		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
-		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
-	};
-	int rc;
+	struct ep_partner_cfg cfg = ep_partner_cfg_of(run, name, fn, arg);
 
-	cfg.keep[0] = st->sv[1];
-	rc = ep_partner_start(run, &st->partner, &cfg);
-	if (!rc) /* the partner's death (or end) then reads as an end of file */
-		ep_partner_release(&st->partner, &st->sv[1]);
-	return rc;
+	return ep_partner_start_on(run, &st->partner, &cfg, &st->sv[1]);
 }
 
 /* The end of setup: add the case unless @rc says setup failed (teardown unwinds). */

@@ -367,6 +367,38 @@ int ep_partner_start(struct ep_run *run, struct ep_partner *partner,
 	return 0;
 }
 
+struct ep_partner_cfg ep_partner_cfg_of(const struct ep_run *run, const char *name,
+					void (*fn)(void *arg), void *arg)
+{
+	return (struct ep_partner_cfg){
+		.name = name,
+		.fn = fn,
+		.arg = arg,
+		.timeout_ns = (uint64_t)ep_param_int(run, "timeout"),
+		.threads = ep_param_int(run, "mode") == EP_PARTNER_THREADS,
+	};
+}
+
+int ep_partner_start_on(struct ep_run *run, struct ep_partner *partner,
+			struct ep_partner_cfg *cfg, int *fd)
+{
+	int rc;
+
+	cfg->keep[cfg->n_keep++] = *fd;
+	rc = ep_partner_start(run, partner, cfg);
+	if (!rc)
+		ep_partner_release(partner, fd);
+	return rc;
+}
+
+int ep_partner_add_case(struct ep_run *run, int rc, ep_body_fn body, void *arg)
+{
+	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run), .body = body,
+			     .arg = arg };
+
+	return rc ? rc : ep_run_add_case(run, &c);
+}
+
 void ep_partner_release(struct ep_partner *partner, int *fd)
 {
 	if (*fd < 0)

@@ -216,6 +216,28 @@ int ep_partner_start(struct ep_run *run, struct ep_partner *partner,
 		     const struct ep_partner_cfg *cfg);
 
 /**
+ * ep_partner_cfg_of() - a configuration for a partner called @name that runs
+ * @fn(@arg), with the run's "timeout" and "mode" parameters; no descriptor kept.
+ */
+struct ep_partner_cfg ep_partner_cfg_of(const struct ep_run *run, const char *name,
+					void (*fn)(void *arg), void *arg);
+
+/**
+ * ep_partner_start_on() - ep_partner_start() with @fd added to @cfg's kept
+ * descriptors, then ep_partner_release() of @fd: the partner's death (or
+ * end) then reads here as an end of file.
+ */
+int ep_partner_start_on(struct ep_run *run, struct ep_partner *partner,
+			struct ep_partner_cfg *cfg, int *fd);
+
+/**
+ * ep_partner_add_case() - add the case of metric 0 timed by @body(@arg),
+ * labelled ep_partner_mode_label(), unless @rc says setup failed; returns
+ * @rc or what adding the case returns.
+ */
+int ep_partner_add_case(struct ep_run *run, int rc, ep_body_fn body, void *arg);
+
+/**
  * ep_partner_release() - give up the caller's use of a descriptor the
  * partner keeps.
  * @partner: a started partner.
