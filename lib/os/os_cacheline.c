@@ -34,6 +34,7 @@
 #include "lib/core/result.h"
 #include "lib/core/util.h"
 #include "lib/os/line_rule.h"
+#include "lib/os/os_files.h"
 
 #define LINE_MIN_SIZE ((int64_t)1 << 20)
 #define LINE_MAX_SIZE ((int64_t)1 << 34)
@@ -108,35 +109,6 @@ static const struct ep_metric_desc line_metrics[] = {
 	[METRIC_LINE_SIZE] = { "line_size", "bytes", EP_METRIC_VALUE, 1.0, EP_PRIMARY_MEDIAN, 0,
 			       "cache line size found by line_find's rule" },
 };
-
-/* splitmix64: a small deterministic generator for the page order. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static int make_page_order(struct line_state *st)
-{
-	uint64_t rng = LINE_SEED;
-
-	st->pages = malloc(st->n_pages * sizeof(*st->pages));
-	if (!st->pages)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->n_pages; i++)
-		st->pages[i] = i;
-	for (size_t i = st->n_pages - 1; i > 0; i--) {
-		size_t j = (size_t)(next_random(&rng) % (i + 1));
-		size_t t = st->pages[i];
-
-		st->pages[i] = st->pages[j];
-		st->pages[j] = t;
-	}
-	return 0;
-}
 
 /* Address of word @j (in visiting order) of the @i-th page visited. */
 static inline char *word_at(const struct line_state *st, size_t i, size_t j, size_t stride_bytes,
@@ -254,7 +226,7 @@ EP_UNTIMED static int line_setup(struct ep_run *run, void **state)
 	st->page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 	rc = map_buffer(run, st, (uint64_t)ep_param_int(run, "size"));
 	if (!rc)
-		rc = make_page_order(st);
+		rc = ep_os_random_order(&st->pages, st->n_pages, LINE_SEED);
 	if (!rc)
 		rc = add_cases(run, st);
 	return rc;

@@ -255,3 +255,32 @@ uint64_t ep_os_sum_words(const void *buf, size_t bytes)
 	}
 	return sum;
 }
+
+/* splitmix64: a small deterministic generator for the page orders. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int ep_os_random_order(size_t **order, size_t n, uint64_t seed)
+{
+	size_t *o = malloc(n * sizeof(*o));
+
+	*order = o;
+	if (!o)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		o[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)(next_random(&seed) % (i + 1));
+		size_t t = o[i];
+
+		o[i] = o[j];
+		o[j] = t;
+	}
+	return 0;
+}

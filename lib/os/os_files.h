@@ -127,4 +127,15 @@ uint64_t ep_os_sum_words(const void *buf, size_t bytes);
  */
 uint64_t ep_os_lmbench_batch(double unit_ns, double window_ns);
 
+/**
+ * ep_os_random_order() - the numbers 0 to @n - 1 in a random order
+ * (Fisher-Yates), the same for the same @seed (splitmix64 draws).
+ * @order: set to the order, to free().
+ * @n:     how many; at least 1.
+ * @seed:  the generator's start.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int ep_os_random_order(size_t **order, size_t n, uint64_t seed);
+
 #endif /* EMBPERF_OS_FILES_H */

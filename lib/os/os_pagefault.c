@@ -136,36 +136,6 @@ static int pf_idle(void *arg, uint64_t units)
 	return 0;
 }
 
-/* splitmix64: a small deterministic generator for the page order. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A random order of the pages (Fisher-Yates). */
-static int make_order(struct pf_state *st)
-{
-	uint64_t rng = PF_SEED;
-
-	st->order = malloc(st->n_pages * sizeof(*st->order));
-	if (!st->order)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->n_pages; i++)
-		st->order[i] = i;
-	for (size_t i = st->n_pages - 1; i > 0; i--) {
-		size_t j = (size_t)(next_random(&rng) % (i + 1));
-		size_t t = st->order[i];
-
-		st->order[i] = st->order[j];
-		st->order[j] = t;
-	}
-	return 0;
-}
-
 static void pf_teardown(void *state)
 {
 	struct pf_state *st = state;
@@ -191,7 +161,7 @@ static int pf_setup(struct ep_run *run, void **state)
 	/* Only the descriptor is needed: a temporary file is unlinked at once. */
 	rc = ep_os_file_open(run, "embperf-pagefault", size_bytes, 0, 0, &st->file);
 	if (!rc)
-		rc = make_order(st);
+		rc = ep_os_random_order(&st->order, st->n_pages, PF_SEED);
 	if (!rc)
 		rc = remap(st);
 	if (!rc) {
