@@ -138,10 +138,8 @@ static void synth_teardown(void *state)
 const struct ep_kernel synth_kernel = {
 	.name = "test.synth",
 	.summary = "synthetic kernel for tests",
-	.params = synth_params,
-	.n_params = (int)EP_ARRAY_SIZE(synth_params),
-	.metrics = synth_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(synth_metrics),
+	EP_PARAMS(synth_params),
+	EP_METRICS(synth_metrics),
 	.setup = synth_setup,
 	.finish = synth_finish,
 	.teardown = synth_teardown,

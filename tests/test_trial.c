@@ -242,8 +242,7 @@ static void ts_teardown(void *state)
 static const struct ep_kernel ts_kernel = {
 	.name = "test.trial",
 	.summary = "a clock-paced synthetic trial kernel",
-	.metrics = ts_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(ts_metrics),
+	EP_METRICS(ts_metrics),
 	.setup = ts_setup,
 	.teardown = ts_teardown,
 	.trials = 1,

@@ -597,10 +597,8 @@ static const struct ep_default blk_defaults[] = {
 const struct ep_kernel ep_kernel_blk_io = {
 	.name = "blk.io",
 	.summary = "fio-like block I/O job on a file or block device: MB/s, IOPS, latency",
-	.params = blk_params,
-	.n_params = (int)EP_ARRAY_SIZE(blk_params),
-	.metrics = blk_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(blk_metrics),
+	EP_PARAMS(blk_params),
+	EP_METRICS(blk_metrics),
 	.engine_defaults = blk_defaults,
 	.setup = blk_setup,
 	.teardown = blk_teardown,

@@ -460,10 +460,8 @@ const struct ep_kernel ep_kernel_blk_fs = {
 	.name = "blk.fs",
 	.summary = "file system write+fsync and cold read per buffer size (TI's method): MB/s, "
 		   "CPU load",
-	.params = fs_params,
-	.n_params = (int)EP_ARRAY_SIZE(fs_params),
-	.metrics = fs_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(fs_metrics),
+	EP_PARAMS(fs_params),
+	EP_METRICS(fs_metrics),
 	.engine_defaults = fs_defaults,
 	.setup = fs_setup,
 	.teardown = fs_teardown,

@@ -442,10 +442,8 @@ const struct ep_kernel ep_kernel_blk_mtd = {
 	.name = "blk.mtd",
 	.summary = "raw flash (MTD) eraseblock/page write and read, erase, multi-block erase "
 		   "(flash_speed's method): MB/s, KiB/s",
-	.params = mtd_params,
-	.n_params = (int)EP_ARRAY_SIZE(mtd_params),
-	.metrics = mtd_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(mtd_metrics),
+	EP_PARAMS(mtd_params),
+	EP_METRICS(mtd_metrics),
 	.engine_defaults = mtd_defaults,
 	.setup = mtd_setup,
 	.finish = mtd_finish,

@@ -382,4 +382,13 @@ struct ep_kernel {
 	int trials;
 };
 
+/*
+ * EP_PARAMS(table), EP_METRICS(table) - a kernel's @params and @n_params (or
+ * @metrics and @n_metrics) from one static array, in a struct ep_kernel
+ * initializer: the count cannot drift from the table.
+ */
+#define EP_PARAMS(table) .params = (table), .n_params = (int)(sizeof(table) / sizeof((table)[0]))
+#define EP_METRICS(table) \
+	.metrics = (table), .n_metrics = (int)(sizeof(table) / sizeof((table)[0]))
+
 #endif /* EMBPERF_CORE_KERNEL_H */

@@ -344,10 +344,8 @@ EP_UNTIMED static int lin_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_cpu_linpack = {
 	.name = "cpu.linpack",
 	.summary = "LINPACK 100 kflops, double precision (Dongarra; netlib linpackc)",
-	.params = lin_params,
-	.n_params = (int)EP_ARRAY_SIZE(lin_params),
-	.metrics = lin_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(lin_metrics),
+	EP_PARAMS(lin_params),
+	EP_METRICS(lin_metrics),
 	.setup = lin_setup,
 	.finish = lin_finish,
 	.teardown = lin_teardown,

@@ -317,10 +317,8 @@ EP_UNTIMED static int mhz_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_cpu_mhz = {
 	.name = "cpu.mhz",
 	.summary = "processor clock from loops of whole cycle counts (lmbench mhz)",
-	.params = mhz_params,
-	.n_params = (int)EP_ARRAY_SIZE(mhz_params),
-	.metrics = mhz_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(mhz_metrics),
+	EP_PARAMS(mhz_params),
+	EP_METRICS(mhz_metrics),
 	.engine_defaults = mhz_defaults,
 	.setup = mhz_setup,
 	.finish = mhz_finish,

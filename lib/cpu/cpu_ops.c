@@ -216,10 +216,8 @@ EP_UNTIMED static int ops_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_cpu_ops = {
 	.name = "cpu.ops",
 	.summary = "latency of integer and floating-point operations (lmbench lat_ops)",
-	.params = ops_params,
-	.n_params = (int)EP_ARRAY_SIZE(ops_params),
-	.metrics = ops_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(ops_metrics),
+	EP_PARAMS(ops_params),
+	EP_METRICS(ops_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = ops_setup,
 	.teardown = ops_teardown,

@@ -221,10 +221,8 @@ EP_UNTIMED static int par_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_cpu_par = {
 	.name = "cpu.par",
 	.summary = "instruction-level parallelism of arithmetic operations (lmbench par_ops)",
-	.params = par_params,
-	.n_params = (int)EP_ARRAY_SIZE(par_params),
-	.metrics = par_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(par_metrics),
+	EP_PARAMS(par_params),
+	EP_METRICS(par_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = par_setup,
 	.finish = par_finish,

@@ -277,10 +277,8 @@ EP_UNTIMED static int whet_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_cpu_whetstone = {
 	.name = "cpu.whetstone",
 	.summary = "Whetstone MIPS, double precision (Curnow and Wichmann; netlib whetstone.c)",
-	.params = whet_params,
-	.n_params = (int)EP_ARRAY_SIZE(whet_params),
-	.metrics = whet_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(whet_metrics),
+	EP_PARAMS(whet_params),
+	EP_METRICS(whet_metrics),
 	.engine_defaults = whet_defaults,
 	.setup = whet_setup,
 	.finish = whet_finish,

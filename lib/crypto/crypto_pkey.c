@@ -175,10 +175,8 @@ static int pkey_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_crypto_pkey = {
 	.name = "crypto.pkey",
 	.summary = "RSA and ECDSA signs and verifies per second and CPU load, as openssl speed",
-	.params = pkey_params,
-	.n_params = (int)EP_ARRAY_SIZE(pkey_params),
-	.metrics = pkey_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(pkey_metrics),
+	EP_PARAMS(pkey_params),
+	EP_METRICS(pkey_metrics),
 	.engine_defaults = pkey_defaults,
 	.setup = pkey_setup,
 	.teardown = pkey_teardown,

@@ -427,10 +427,8 @@ static int speed_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_crypto_speed = {
 	.name = "crypto.speed",
 	.summary = "cipher and digest throughput and CPU load per buffer size, as openssl speed -evp",
-	.params = speed_params,
-	.n_params = (int)EP_ARRAY_SIZE(speed_params),
-	.metrics = speed_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(speed_metrics),
+	EP_PARAMS(speed_params),
+	EP_METRICS(speed_metrics),
 	.engine_defaults = speed_defaults,
 	.setup = speed_setup,
 	.finish = speed_finish,

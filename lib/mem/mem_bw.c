@@ -298,10 +298,8 @@ EP_UNTIMED static int bw_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_mem_bw = {
 	.name = "mem.bw",
 	.summary = "memory bandwidth of read, write and copy loops (lmbench bw_mem)",
-	.params = bw_params,
-	.n_params = (int)EP_ARRAY_SIZE(bw_params),
-	.metrics = bw_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(bw_metrics),
+	EP_PARAMS(bw_params),
+	EP_METRICS(bw_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = bw_setup,
 	.teardown = bw_teardown,

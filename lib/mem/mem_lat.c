@@ -525,10 +525,8 @@ const struct ep_kernel ep_kernel_mem_lat = {
 	.name = "mem.lat",
 	.summary = "memory load latency by pointer chasing (lmbench lat_mem_rd), with cache "
 		   "level detection over a size sweep",
-	.params = lat_params,
-	.n_params = (int)EP_ARRAY_SIZE(lat_params),
-	.metrics = lat_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(lat_metrics),
+	EP_PARAMS(lat_params),
+	EP_METRICS(lat_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = lat_setup,
 	.finish = lat_finish,

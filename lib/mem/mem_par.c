@@ -436,10 +436,8 @@ const struct ep_kernel ep_kernel_mem_par = {
 	.name = "mem.par",
 	.summary = "memory-level parallelism: independent loads overlapped, per buffer size "
 		   "(lmbench par_mem)",
-	.params = par_params,
-	.n_params = (int)EP_ARRAY_SIZE(par_params),
-	.metrics = par_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(par_metrics),
+	EP_PARAMS(par_params),
+	EP_METRICS(par_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = par_setup,
 	.finish = par_finish,

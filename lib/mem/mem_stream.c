@@ -514,10 +514,8 @@ const struct ep_kernel ep_kernel_mem_stream = {
 	.name = "mem.stream",
 	.summary = "sustainable memory bandwidth: STREAM's copy, scale, add and triad (or "
 		   "STREAM2's fill, copy, daxpy, sum), optionally multithreaded",
-	.params = stream_params,
-	.n_params = (int)EP_ARRAY_SIZE(stream_params),
-	.metrics = stream_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(stream_metrics),
+	EP_PARAMS(stream_params),
+	EP_METRICS(stream_metrics),
 	.engine_defaults = stream_defaults,
 	.setup = stream_setup,
 	.finish = stream_finish,

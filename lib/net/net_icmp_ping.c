@@ -564,10 +564,8 @@ const struct ep_kernel ep_kernel_net_icmp_ping = {
 	.name = "net.icmp.ping",
 	.summary = "ICMP echo round trips, flood (ping -f) or paced (ping -i): sent, received, "
 		   "loss, rtt min/avg/max/mdev and percentiles",
-	.params = ping_params,
-	.n_params = (int)EP_ARRAY_SIZE(ping_params),
-	.metrics = ping_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(ping_metrics),
+	EP_PARAMS(ping_params),
+	EP_METRICS(ping_metrics),
 	.engine_defaults = ping_defaults,
 	.setup = ping_setup,
 	.teardown = ping_teardown,

@@ -626,10 +626,8 @@ const struct ep_kernel ep_kernel_net_udp_rfc2544 = {
 	.name = "net.udp.rfc2544",
 	.summary = "RFC 2544 on UDP with an embperf peer: zero-loss throughput search, latency, "
 		   "loss curve, back-to-back, per frame size",
-	.params = rfc_params,
-	.n_params = (int)EP_ARRAY_SIZE(rfc_params),
-	.metrics = rfc_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(rfc_metrics),
+	EP_PARAMS(rfc_params),
+	EP_METRICS(rfc_metrics),
 	.engine_defaults = rfc_defaults,
 	.setup = rfc_setup,
 	.teardown = rfc_teardown,

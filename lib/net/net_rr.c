@@ -408,10 +408,8 @@ static int rr_setup(struct ep_run *run, void **state)
 	{                                                                                  \
 		.name = (kernel_name),                                                     \
 		.summary = (text),                                                         \
-		.params = (param_table),                                                   \
-		.n_params = (int)EP_ARRAY_SIZE(param_table),                               \
-		.metrics = (metric_table),                                                 \
-		.n_metrics = (int)EP_ARRAY_SIZE(metric_table),                             \
+		EP_PARAMS(param_table),                                                    \
+		EP_METRICS(metric_table),                                                  \
 		.engine_defaults = ep_net_defaults,                                        \
 		.setup = rr_setup,                                                         \
 		.teardown = rr_teardown,                                                   \

@@ -608,10 +608,8 @@ const struct ep_kernel ep_kernel_net_tcp_stream = {
 	.name = "net.tcp.stream",
 	.summary = "TCP bulk transfer to or from an embperf peer, or both ways at once (netperf "
 		   "TCP_STREAM/TCP_MAERTS): Mbit/s, CPU load on both ends",
-	.params = stream_params,
-	.n_params = (int)EP_ARRAY_SIZE(stream_params),
-	.metrics = stream_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(stream_metrics),
+	EP_PARAMS(stream_params),
+	EP_METRICS(stream_metrics),
 	.engine_defaults = stream_defaults,
 	.setup = stream_setup,
 	.teardown = stream_teardown,

@@ -287,10 +287,8 @@ const struct ep_kernel ep_kernel_net_udp_stream = {
 	.name = "net.udp.stream",
 	.summary = "paced UDP stream to or from an embperf peer: Mbit/s, kPPS, loss, jitter, CPU "
 		   "load on both ends",
-	.params = udp_params,
-	.n_params = (int)EP_ARRAY_SIZE(udp_params),
-	.metrics = udp_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(udp_metrics),
+	EP_PARAMS(udp_params),
+	EP_METRICS(udp_metrics),
 	.engine_defaults = ep_net_defaults,
 	.setup = udp_setup,
 	.teardown = udp_teardown,

@@ -271,10 +271,8 @@ EP_UNTIMED static int line_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_os_cacheline = {
 	.name = "os.cacheline",
 	.summary = "cache line size from load times at growing strides (lmbench line)",
-	.params = line_params,
-	.n_params = (int)EP_ARRAY_SIZE(line_params),
-	.metrics = line_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(line_metrics),
+	EP_PARAMS(line_params),
+	EP_METRICS(line_metrics),
 	.engine_defaults = line_defaults,
 	.setup = line_setup,
 	.finish = line_finish,

@@ -690,10 +690,8 @@ EP_UNTIMED static int ctx_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_ctx = {
 	.name = "os.ctx",
 	.summary = "context switch time through a ring of pipes (lmbench lat_ctx); mode=process needs fork()",
-	.params = ctx_params,
-	.n_params = (int)EP_ARRAY_SIZE(ctx_params),
-	.metrics = ctx_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(ctx_metrics),
+	EP_PARAMS(ctx_params),
+	EP_METRICS(ctx_metrics),
 	.engine_defaults = ep_lmbench_ipc_defaults,
 	.setup = ctx_setup,
 	.teardown = ctx_teardown,

@@ -221,10 +221,8 @@ const struct ep_kernel ep_kernel_os_fcntl = {
 	.name = "os.fcntl",
 	.summary = "fcntl() record lock hand-over between two processes (lmbench lat_fcntl); "
 		   "needs fork()",
-	.params = fcntl_params,
-	.n_params = (int)EP_ARRAY_SIZE(fcntl_params),
-	.metrics = fcntl_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(fcntl_metrics),
+	EP_PARAMS(fcntl_params),
+	EP_METRICS(fcntl_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = fcntl_setup,
 	.teardown = fcntl_teardown,

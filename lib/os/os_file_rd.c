@@ -163,10 +163,8 @@ const struct ep_kernel ep_kernel_os_file_rd = {
 	.name = "os.file_rd",
 	.summary = "reread bandwidth of a cached file with read(), io only or open to close "
 		   "(lmbench bw_file_rd)",
-	.params = rd_params,
-	.n_params = (int)EP_ARRAY_SIZE(rd_params),
-	.metrics = rd_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(rd_metrics),
+	EP_PARAMS(rd_params),
+	EP_METRICS(rd_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = rd_setup,
 	.teardown = rd_teardown,

@@ -587,10 +587,8 @@ static int fs_finish(struct ep_run *run, void *state)
 const struct ep_kernel ep_kernel_os_fs = {
 	.name = "os.fs",
 	.summary = "file create and delete rates at several file sizes (lmbench lat_fs)",
-	.params = fs_params,
-	.n_params = (int)EP_ARRAY_SIZE(fs_params),
-	.metrics = fs_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(fs_metrics),
+	EP_PARAMS(fs_params),
+	EP_METRICS(fs_metrics),
 	.engine_defaults = fs_defaults,
 	.setup = fs_setup,
 	.finish = fs_finish,

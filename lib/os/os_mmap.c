@@ -121,10 +121,8 @@ static int map_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_mmap = {
 	.name = "os.mmap",
 	.summary = "time to mmap() a file, touch it and munmap() it (lmbench lat_mmap)",
-	.params = map_params,
-	.n_params = (int)EP_ARRAY_SIZE(map_params),
-	.metrics = map_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(map_metrics),
+	EP_PARAMS(map_params),
+	EP_METRICS(map_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = map_setup,
 	.teardown = map_teardown,

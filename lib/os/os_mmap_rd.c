@@ -153,10 +153,8 @@ const struct ep_kernel ep_kernel_os_mmap_rd = {
 	.name = "os.mmap_rd",
 	.summary = "reread bandwidth of a cached file through mmap(), mapping only or open to "
 		   "close (lmbench bw_mmap_rd)",
-	.params = mrd_params,
-	.n_params = (int)EP_ARRAY_SIZE(mrd_params),
-	.metrics = mrd_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(mrd_metrics),
+	EP_PARAMS(mrd_params),
+	EP_METRICS(mrd_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = mrd_setup,
 	.teardown = mrd_teardown,

@@ -176,10 +176,8 @@ static int pf_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_pagefault = {
 	.name = "os.pagefault",
 	.summary = "time to fault in a page of a cached file mapping (lmbench lat_pagefault)",
-	.params = pf_params,
-	.n_params = (int)EP_ARRAY_SIZE(pf_params),
-	.metrics = pf_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(pf_metrics),
+	EP_PARAMS(pf_params),
+	EP_METRICS(pf_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = pf_setup,
 	.teardown = pf_teardown,

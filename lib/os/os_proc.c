@@ -391,10 +391,8 @@ static int proc_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_proc = {
 	.name = "os.proc",
 	.summary = "process creation: fork+exit, fork+exec, fork+/bin/sh -c, procedure call (lmbench lat_proc), a command line (lat_cmd); needs fork() but for op=proccall",
-	.params = proc_params,
-	.n_params = (int)EP_ARRAY_SIZE(proc_params),
-	.metrics = proc_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(proc_metrics),
+	EP_PARAMS(proc_params),
+	EP_METRICS(proc_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = proc_setup,
 	.teardown = proc_teardown,

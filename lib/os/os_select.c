@@ -210,10 +210,8 @@ static int select_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_select = {
 	.name = "os.select",
 	.summary = "select() over n file or TCP descriptors (lmbench lat_select)",
-	.params = select_params,
-	.n_params = (int)EP_ARRAY_SIZE(select_params),
-	.metrics = select_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(select_metrics),
+	EP_PARAMS(select_params),
+	EP_METRICS(select_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = select_setup,
 	.teardown = select_teardown,

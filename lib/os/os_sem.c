@@ -146,10 +146,8 @@ static int sem_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_sem = {
 	.name = "os.sem",
 	.summary = "System V semaphore hand-over between two processes (lmbench lat_sem); mode=process needs fork()",
-	.params = sem_params,
-	.n_params = (int)EP_ARRAY_SIZE(sem_params),
-	.metrics = sem_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(sem_metrics),
+	EP_PARAMS(sem_params),
+	EP_METRICS(sem_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sem_setup,
 	.teardown = sem_teardown,

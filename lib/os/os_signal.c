@@ -271,10 +271,8 @@ static int sig_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_signal = {
 	.name = "os.signal",
 	.summary = "signal handler install, catch and protection fault costs (lmbench lat_sig)",
-	.params = sig_params,
-	.n_params = (int)EP_ARRAY_SIZE(sig_params),
-	.metrics = sig_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(sig_metrics),
+	EP_PARAMS(sig_params),
+	EP_METRICS(sig_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sig_setup,
 	.teardown = sig_teardown,

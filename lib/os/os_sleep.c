@@ -257,10 +257,8 @@ static int sleep_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_sleep = {
 	.name = "os.sleep",
 	.summary = "real duration of usleep, nanosleep, select and interval-timer sleeps (lmbench lat_usleep)",
-	.params = sleep_params,
-	.n_params = (int)EP_ARRAY_SIZE(sleep_params),
-	.metrics = sleep_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(sleep_metrics),
+	EP_PARAMS(sleep_params),
+	EP_METRICS(sleep_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sleep_setup,
 	.teardown = sleep_teardown,

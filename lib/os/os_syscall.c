@@ -244,10 +244,8 @@ EP_UNTIMED static int sys_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_syscall = {
 	.name = "os.syscall",
 	.summary = "simple system call latency: null, read, write, stat, fstat, open (lmbench lat_syscall)",
-	.params = sys_params,
-	.n_params = (int)EP_ARRAY_SIZE(sys_params),
-	.metrics = sys_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(sys_metrics),
+	EP_PARAMS(sys_params),
+	EP_METRICS(sys_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = sys_setup,
 	.teardown = sys_teardown,

@@ -640,10 +640,8 @@ static const struct ep_default timer_defaults[] = {
 const struct ep_kernel ep_kernel_os_timer = {
 	.name = "os.timer",
 	.summary = "wake-up latency of periodic clock_nanosleep() threads (cyclictest)",
-	.params = timer_params,
-	.n_params = (int)EP_ARRAY_SIZE(timer_params),
-	.metrics = timer_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(timer_metrics),
+	EP_PARAMS(timer_params),
+	EP_METRICS(timer_metrics),
 	.engine_defaults = timer_defaults,
 	.setup = timer_setup,
 	.teardown = timer_teardown,

@@ -188,10 +188,8 @@ static int udp_setup(struct ep_run *run, void **state)
 const struct ep_kernel ep_kernel_os_udp_lat = {
 	.name = "os.udp.lat",
 	.summary = "UDP round trip over 127.0.0.1 between two processes (lmbench lat_udp); mode=process needs fork()",
-	.params = udp_params,
-	.n_params = (int)EP_ARRAY_SIZE(udp_params),
-	.metrics = udp_metrics,
-	.n_metrics = (int)EP_ARRAY_SIZE(udp_metrics),
+	EP_PARAMS(udp_params),
+	EP_METRICS(udp_metrics),
 	.engine_defaults = ep_lmbench_defaults,
 	.setup = udp_setup,
 	.teardown = udp_teardown,
