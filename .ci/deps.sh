@@ -404,8 +404,23 @@ build() {
 	fi
 }
 
-# step TITLE - a step's heading, with the seconds its job has run so far.
-step() { printf '\n=== %s  [%d s]\n' "$*" "$SECONDS"; }
+# step TITLE - a step's heading, with the seconds its job has run so far
+# and the CPU seconds its commands that have ended used.
+step() {
+	local f="${TMPDIR:-/tmp}/embperf-cpu.$BASHPID"
+	times >"$f" # here, not in $(...): a subshell reports its own children
+	printf '\n=== %s  [%d s, %d CPU-s]\n' "$*" "$SECONDS" "$(cpu_seconds "$f")"
+	rm -f "$f"
+}
+
+# cpu_seconds FILE - the user and system CPU seconds of the second line of
+# bash's times (the shell's children that have ended), written to FILE by
+# the shell whose children count (times inside $(...) would report that
+# subshell's own).
+cpu_seconds() {
+	awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
+}
 
 # compare_only OUT SELFTEST... - run a self-test comparison, its output in
 # OUT: exit 0 (pass) and 1 (regressed) both mean it ran; 2 is an error.

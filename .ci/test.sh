@@ -215,14 +215,6 @@ start_order=(asan cross_arm64 gcc cross_armhf variants clang footprint musl)
 # break (doc/tests.md).
 max_jobs=${CI_JOBS:-4}
 
-# cpu_seconds FILE - the user and system CPU seconds of the second line of
-# bash's times, written to FILE by the shell whose children count (times
-# inside $(...) would report that subshell's own).
-cpu_seconds() {
-	awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
-		printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
-}
-
 declare -A pid_of rc_of
 log_of() { echo "$root/job-$1.log"; }
 
