@@ -54,9 +54,9 @@ smoke() {
 		exit 1
 	fi
 	grep -q "size.*12q" "$dir/err"
-	$q "$dir/examples/selftest" --budget=60 --write-baseline "$dir/baseline.json" >/dev/null
+	$q "$dir/examples/selftest" --budget="$SELFTEST_BUDGET_S" --write-baseline "$dir/baseline.json" >/dev/null
 	# A comparison under emulation only has to run: its verdict is noise.
-	compare_only "$dir/selftest.out" $q "$dir/examples/selftest" --budget=60 --tolerance=1000 "$dir/baseline.json"
+	compare_only "$dir/selftest.out" $q "$dir/examples/selftest" --budget="$SELFTEST_BUDGET_S" --tolerance=1000 "$dir/baseline.json"
 }
 
 # unit_tests DIR - meson test under qemu-user; on failure, what each failed

@@ -110,8 +110,8 @@ selftest() {
 run_selftest() {
 	local dir=$1
 	shift
-	"$@" "$dir/selftest.stripped" --budget=60 --write-baseline "$dir/baseline.json"
-	compare_only "$dir/selftest.out" "$@" "$dir/selftest.stripped" --budget=60 --tolerance=1000 "$dir/baseline.json"
+	"$@" "$dir/selftest.stripped" --budget="$SELFTEST_BUDGET_S" --write-baseline "$dir/baseline.json"
+	compare_only "$dir/selftest.out" "$@" "$dir/selftest.stripped" --budget="$SELFTEST_BUDGET_S" --tolerance=1000 "$dir/baseline.json"
 }
 
 jsonc_source
