@@ -833,16 +833,22 @@ Test(audio, every_format_reads_back_as_the_tone_it_was_written)
 }
 
 /*
- * One period of 64 frames holds 1.33 cycles of 1000 Hz at 48000 Hz: too few
- * for a frequency, and the check says the capture was short, not that there
- * was no tone; so it does when xruns cut the capture into such pieces. A
- * long capture without crossings (a DC level) has no tone.
+ * Nothing captured, or one period of 64 frames (1.33 cycles of 1000 Hz at
+ * 48000 Hz), is too little for a frequency: the check says the capture was
+ * short, not that there was no tone; so it does when xruns cut the capture
+ * into such pieces. A long capture without crossings (a DC level) has no
+ * tone.
  */
 Test(audio, short_captures_are_too_short_to_check)
 {
 	static int16_t dc[4800];
 	struct audio_tone tn;
 	char why[256] = "";
+
+	audio_tone_init(&tn, 1000.0, 48000);
+	cr_assert_eq(audio_tone_verdict(&tn, -50.0, 0.01, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "too short to check: nothing was captured") &&
+			  strstr(why, "needs 98 frames"), "%s", why);
 
 	audio_tone_init(&tn, 1000.0, 48000);
 	cr_assert_eq(feed_tone(&tn, AUDIO_FMT_S16_LE, 4, 64, why, sizeof(why)), -1);

@@ -226,7 +226,9 @@ int audio_tone_verdict(struct audio_tone *tn, double min_level_dbfs, double tole
 	uint64_t longest = tn->since_start > tn->longest_run ? tn->since_start : tn->longest_run;
 
 	if (!tn->frames)
-		snprintf(why, size, "nothing was captured");
+		/* The body was kept from the device for the whole trial. */
+		snprintf(why, size, "too short to check: nothing was captured; a tone of %g Hz "
+			 "needs %llu frames", tn->freq_hz, (unsigned long long)frames_to_judge(tn));
 	else if (!(level >= min_level_dbfs))
 		snprintf(why, size, "the level is %.1f dBFS, below 'tone_level' (%.1f dBFS): silence "
 			 "or a signal too weak to check", level, min_level_dbfs);
