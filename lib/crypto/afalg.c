@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/core/util.h"
 #include "lib/crypto/crypto.h"
 
 #ifndef SOL_ALG
@@ -155,9 +156,8 @@ int cr_afalg_socket(char *why, size_t why_size)
 
 	if (fd >= 0)
 		return fd;
-	snprintf(why, why_size, "the kernel has no AF_ALG sockets (socket(): %s; "
-		 "CONFIG_CRYPTO_USER_API_*)", strerror(errno));
-	return -EOPNOTSUPP;
+	return ep_say(why, why_size, -EOPNOTSUPP, "the kernel has no AF_ALG sockets (socket(): "
+		      "%s; CONFIG_CRYPTO_USER_API_*)", strerror(errno));
 }
 
 int cr_afalg_open(struct cr_op *op, char *why, size_t why_size)
@@ -171,24 +171,17 @@ int cr_afalg_open(struct cr_op *op, char *why, size_t why_size)
 	op->tfm_fd = cr_afalg_socket(why, why_size);
 	if (op->tfm_fd < 0)
 		return op->tfm_fd;
-	if (bind(op->tfm_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(why, why_size, "the kernel offers no %s %s through AF_ALG (bind(): %s)",
-			 type, a->kname, strerror(errno));
-		return -EOPNOTSUPP;
-	}
+	if (bind(op->tfm_fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return ep_say(why, why_size, -EOPNOTSUPP, "the kernel offers no %s %s through "
+			      "AF_ALG (bind(): %s)", type, a->kname, strerror(errno));
 	if (a->kind == CR_CIPHER &&
-	    setsockopt(op->tfm_fd, SOL_ALG, ALG_SET_KEY, a->key, a->key_bytes)) {
-		snprintf(why, why_size, "the kernel's %s refuses a %u-byte key: %s", a->kname,
-			 a->key_bytes, strerror(errno));
-		return -EIO;
-	}
+	    setsockopt(op->tfm_fd, SOL_ALG, ALG_SET_KEY, a->key, a->key_bytes))
+		return ep_say(why, why_size, -EIO, "the kernel's %s refuses a %u-byte key: %s",
+			      a->kname, a->key_bytes, strerror(errno));
 	op->fd = accept4(op->tfm_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (op->fd < 0) {
-		int err = errno;
-
-		snprintf(why, why_size, "accept() on the %s socket: %s", a->kname, strerror(err));
-		return -err;
-	}
+	if (op->fd < 0)
+		return ep_say(why, why_size, -errno, "accept() on the %s socket: %s", a->kname,
+			      strerror(errno));
 	cr_driver_of("/proc/crypto", a->kname, op->driver, sizeof(op->driver));
 	if (a->kind == CR_DIGEST) {
 		op->run = afalg_digest;

@@ -34,7 +34,6 @@
 #include <fcntl.h>
 #include <linux/aio_abi.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -42,12 +41,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "lib/core/util.h"
 #include "lib/crypto/crypto.h"
-
-static long aio_setup(unsigned nr_events, aio_context_t *ctx)
-{
-	return syscall(__NR_io_setup, nr_events, ctx);
-}
 
 static long aio_submit(aio_context_t ctx, struct iocb *cb)
 {
@@ -172,29 +167,29 @@ static int aio_splice_encrypt(struct cr_op *op, unsigned char *buf, size_t len)
 	return rc ? rc : read_result(op, buf, len);
 }
 
+/* System call @call failed: the reason in @why; its negative errno. */
+static int call_failed(const char *call, char *why, size_t why_size)
+{
+	int err = errno;
+
+	return ep_say(why, why_size, -err, "%s(): %s", call, strerror(err));
+}
+
 int cr_afalg_aio_open(struct cr_op *op, char *why, size_t why_size)
 {
 	aio_context_t ctx = 0;
 
-	int err;
-
-	if (op->io == CR_IO_AIO_SPLICE && pipe2(op->pipe_fd, O_CLOEXEC)) {
-		err = errno;
-		op->pipe_fd[0] = op->pipe_fd[1] = -1;
-		snprintf(why, why_size, "pipe(): %s", strerror(err));
-		return -err;
-	}
+	/* a failed pipe2() leaves pipe_fd as cr_op_open() set it, -1 */
+	if (op->io == CR_IO_AIO_SPLICE && pipe2(op->pipe_fd, O_CLOEXEC))
+		return call_failed("pipe", why, why_size);
 	op->event_fd = eventfd(0, EFD_CLOEXEC);
-	if (op->event_fd < 0) {
-		err = errno;
-		snprintf(why, why_size, "eventfd(): %s", strerror(err));
-		return -err;
-	}
-	if (aio_setup(1, &ctx)) {
-		err = errno;
-		snprintf(why, why_size, "io_setup(): %s%s", strerror(err),
-			 err == ENOSYS ? " (the kernel has no Linux AIO: CONFIG_AIO)" : "");
-		return err == ENOSYS ? -EOPNOTSUPP : -err;
+	if (op->event_fd < 0)
+		return call_failed("eventfd", why, why_size);
+	if (syscall(__NR_io_setup, 1L, &ctx)) {
+		if (errno == ENOSYS)
+			return ep_say(why, why_size, -EOPNOTSUPP, "io_setup(): %s (the kernel has "
+				      "no Linux AIO: CONFIG_AIO)", strerror(ENOSYS));
+		return call_failed("io_setup", why, why_size);
 	}
 	op->aio_ctx = ctx;
 	op->run = op->io == CR_IO_AIO_SPLICE ? aio_splice_encrypt : aio_encrypt;

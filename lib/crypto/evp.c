@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/core/lazylib.h"
+#include "lib/core/util.h"
 #include "lib/crypto/crypto.h"
 
 /*
@@ -66,8 +67,8 @@ static int load(char *why, size_t why_size)
 
 	if (!fail)
 		return 0;
-	snprintf(why, why_size, "libcrypto of OpenSSL 3 cannot be loaded (%s)", fail);
-	return -EOPNOTSUPP;
+	return ep_say(why, why_size, -EOPNOTSUPP, "libcrypto of OpenSSL 3 cannot be loaded (%s)",
+		      fail);
 }
 
 int cr_evp_version(char *buf, size_t size)
@@ -106,19 +107,17 @@ int cr_evp_open(struct cr_op *op, char *why, size_t why_size)
 		op->evp_alg = ossl.EVP_CIPHER_fetch(NULL, a->name, NULL);
 		op->run = evp_encrypt;
 	}
-	if (!op->evp_alg) {
-		snprintf(why, why_size, "libcrypto (%s) offers no %s", op->driver, a->name);
-		return -EOPNOTSUPP;
-	}
+	if (!op->evp_alg)
+		return ep_say(why, why_size, -EOPNOTSUPP, "libcrypto (%s) offers no %s", op->driver,
+			      a->name);
 	if (a->kind == CR_DIGEST)
 		return 0;
 	op->evp_ctx = ossl.EVP_CIPHER_CTX_new();
 	if (!op->evp_ctx)
 		return -ENOMEM;
-	if (ossl.EVP_EncryptInit_ex(op->evp_ctx, op->evp_alg, NULL, a->key, a->iv) != 1) {
-		snprintf(why, why_size, "libcrypto (%s) cannot key %s", op->driver, a->name);
-		return -EIO;
-	}
+	if (ossl.EVP_EncryptInit_ex(op->evp_ctx, op->evp_alg, NULL, a->key, a->iv) != 1)
+		return ep_say(why, why_size, -EIO, "libcrypto (%s) cannot key %s", op->driver,
+			      a->name);
 	return 0;
 }
 
@@ -144,19 +143,15 @@ int cr_pkey_open(struct cr_pkey *pk, const char *type, const char *curve, unsign
 	/* EVP_PKEY_Q_keygen()'s last argument: a size_t for RSA, a string for EC */
 	pk->key = curve ? ossl.EVP_PKEY_Q_keygen(NULL, NULL, type, curve)
 			: ossl.EVP_PKEY_Q_keygen(NULL, NULL, type, (size_t)bits);
-	if (!pk->key) {
-		snprintf(why, why_size, "libcrypto cannot make the key");
-		return -EOPNOTSUPP;
-	}
+	if (!pk->key)
+		return ep_say(why, why_size, -EOPNOTSUPP, "libcrypto cannot make the key");
 	pk->sign_ctx = ossl.EVP_PKEY_CTX_new(pk->key, NULL);
 	pk->verify_ctx = ossl.EVP_PKEY_CTX_new(pk->key, NULL);
 	if (!pk->sign_ctx || !pk->verify_ctx)
 		return -ENOMEM;
 	if (ossl.EVP_PKEY_sign_init(pk->sign_ctx) != 1 ||
-	    ossl.EVP_PKEY_verify_init(pk->verify_ctx) != 1) {
-		snprintf(why, why_size, "libcrypto cannot sign or verify with it");
-		return -EOPNOTSUPP;
-	}
+	    ossl.EVP_PKEY_verify_init(pk->verify_ctx) != 1)
+		return ep_say(why, why_size, -EOPNOTSUPP, "libcrypto cannot sign or verify with it");
 	/* openssl speed's message: 36 bytes for RSA, 20 for ECDSA */
 	pk->tbs_bytes = curve ? 20 : 36;
 	for (size_t i = 0; i < pk->tbs_bytes; i++)
@@ -194,8 +189,7 @@ int cr_pkey_check(struct cr_pkey *pk, char *why, size_t why_size)
 	if (bad)
 		return 0;
 fail:
-	snprintf(why, why_size, "libcrypto fails at %s", step);
-	return -EIO;
+	return ep_say(why, why_size, -EIO, "libcrypto fails at %s", step);
 }
 
 void cr_pkey_close(struct cr_pkey *pk)
