@@ -9,7 +9,8 @@
 #define EMBPERF_CRYPTO_CRYPTO_H
 
 #include <stddef.h>
-#include <sys/socket.h>
+
+#include "lib/core/kernel.h"
 
 enum cr_backend { CR_EVP, CR_AFALG };
 enum cr_kind { CR_CIPHER, CR_DIGEST };
@@ -19,6 +20,9 @@ enum cr_kind { CR_CIPHER, CR_DIGEST };
  * vmsplice() + splice() (its zero-copy build); crypto.speed's io values.
  */
 enum cr_io { CR_IO_SYNC, CR_IO_AIO, CR_IO_AIO_SPLICE };
+
+/** cr_defaults - the engine defaults of crypto.speed and crypto.pkey (crypto_speed.c). */
+extern const struct ep_default cr_defaults[];
 
 /** cr_io_name() - "sync", "aio" or "aio-splice". */
 const char *cr_io_name(int io);

@@ -56,16 +56,6 @@ static const struct ep_metric_desc pkey_metrics[] = {
 	[M_CPU_SYSTEM] = EP_METRIC_CPU_SYSTEM("the system's CPU load, % of all CPUs (/proc/stat)"),
 };
 
-/* As crypto.speed's (openssl speed: one trial of 10 s per key and operation). */
-static const struct ep_default pkey_defaults[] = {
-	{ "duration", "1s" },
-	{ "repetitions", "3" },
-	{ "counters", "0" },
-	{ NULL, NULL },
-};
-
-struct pkey_state;
-
 /** struct pkey_case - one key, signing or verifying. */
 struct pkey_case {
 	struct pkey_state *st;
@@ -177,7 +167,7 @@ const struct ep_kernel ep_kernel_crypto_pkey = {
 	.summary = "RSA and ECDSA signs and verifies per second and CPU load, as openssl speed",
 	EP_PARAMS(pkey_params),
 	EP_METRICS(pkey_metrics),
-	.engine_defaults = pkey_defaults,
+	.engine_defaults = cr_defaults,
 	.setup = pkey_setup,
 	.teardown = pkey_teardown,
 	.state_bytes = sizeof(struct pkey_state),
