@@ -22,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/core/util.h"
 #include "lib/crypto/crypto.h"
 
 #define AES_IN "\x6b\xc1\xbe\xe2\x2e\x40\x9f\x96\xe9\x3d\x7e\x11\x73\x93\x17\x2a" \

@@ -407,11 +407,9 @@ static int speed_finish(struct ep_run *run, void *state)
 		double sum = 0.0;
 		size_t n = 0;
 
-		for (int k = 0; k < st->n_cases; k++) {
-			const struct embperf_result *r =
-				st->cases[k].op != &st->ops[i]
-					? NULL
-					: ep_run_find_result(run, M_CPU_PROCESS, st->cases[k].label);
+		for (int s = 0; s < st->n_sizes; s++) { /* add_cases(): algorithm by algorithm */
+			const char *labels = st->cases[i * st->n_sizes + s].label;
+			const struct embperf_result *r = ep_run_find_result(run, M_CPU_PROCESS, labels);
 
 			for (size_t j = 0; r && j < r->n_samples; j++, n++)
 				sum += r->samples[j];
