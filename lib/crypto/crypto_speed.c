@@ -155,11 +155,11 @@ static double speed_derive(void *arg, int metric, const struct ep_tally *ta)
 	return metric == M_KBPS && ns > 0 ? (double)ep_tally_bytes(ta) * 1e6 / ns : NAN;
 }
 
-/* Parameter @name's list @text names @item twice (the rows would be the same). */
-static int twice(struct speed_state *st, const char *name, const char *text, const char *item)
+/* Parameter @name's list names @item twice (the rows would be the same). */
+static int twice(struct speed_state *st, const char *name, const char *item)
 {
-	return ep_run_fail(st->run, -EINVAL, "parameter '%s': value '%s' lists %s twice; "
-			   "accepted: distinct items", name, text, item);
+	return ep_run_refuse(st->run, -EINVAL, name, " lists %s twice; accepted: distinct items",
+			     item);
 }
 
 /* Algorithm @a could not be opened or failed its vector: the run's error. */
@@ -209,9 +209,9 @@ static int add_alg(struct speed_state *st, const struct cr_alg *a, int all)
 /* An AIO io with @what (the back end or a digest): the error naming both. */
 static int io_refused(struct speed_state *st, const char *what)
 {
-	return ep_run_fail(st->run, -EINVAL, "parameter 'io': value '%s' is not accepted %s; "
-			   "accepted: sync, or aio and aio-splice with backend=afalg and ciphers "
-			   "(aes-*, des-ede3-cbc)", cr_io_name(st->io), what);
+	return ep_run_refuse(st->run, -EINVAL, "io", " is not accepted %s; accepted: sync, or aio "
+			     "and aio-splice with backend=afalg and ciphers (aes-*, des-ede3-cbc)",
+			     what);
 }
 
 /*
@@ -250,16 +250,16 @@ static int parse_algs(struct speed_state *st)
 		for (int i = 0; i < CR_N_ALGS; i++)
 			if ((rc = add_alg(st, &cr_algs[i], 1)))
 				return rc;
-		return st->n_ops ? 0 : ep_run_fail(st->run, -EOPNOTSUPP, "parameter 'alg': value "
-						   "'all': backend %s offers none of them here",
-						   cr_backend_name(st->backend));
+		return st->n_ops ? 0 : ep_run_refuse(st->run, -EOPNOTSUPP, "alg", ": backend %s "
+						     "offers none of them here",
+						     cr_backend_name(st->backend));
 	}
 	while ((rc = cr_list_item(&p, item, sizeof(item))) > 0) {
 		const struct cr_alg *a = cr_alg_find(item);
 
 		for (int i = 0; a && i < st->n_ops; i++)
 			if (st->ops[i].alg == a)
-				return twice(st, "alg", text, item);
+				return twice(st, "alg", item);
 		if (!a)
 			break;
 		if ((rc = add_alg(st, a, 0)))
@@ -308,7 +308,7 @@ static int parse_sizes(struct speed_state *st)
 		ep_value_free(&v);
 		for (int i = 0; i < st->n_sizes; i++)
 			if (st->sizes[i] == (size_t)v.i)
-				return twice(st, "size", text, item);
+				return twice(st, "size", item);
 		if ((rc = check_blocks(st, (size_t)v.i, item)))
 			return rc;
 		st->sizes[st->n_sizes++] = (size_t)v.i;
@@ -377,9 +377,8 @@ static int speed_setup(struct ep_run *run, void **state)
 	if ((rc = check_io(st)))
 		return rc;
 	if ((rc = cr_backend_check(st->backend, why, sizeof(why))))
-		return ep_run_fail(run, rc, "parameter 'backend': value '%s': %s; accepted: evp or "
-				   "afalg, where this system has it", cr_backend_name(st->backend),
-				   why);
+		return ep_run_refuse(run, rc, "backend", ": %s; accepted: evp or afalg, where this "
+				     "system has it", why);
 	if ((rc = parse_algs(st)) || (rc = parse_sizes(st)))
 		return rc;
 	for (int s = 0; s < st->n_sizes; s++)
