@@ -15,6 +15,9 @@
 
 #include "lib/blk/mounts.h"
 
+/* What scan_mounts() matches its key with. */
+enum mount_key { BY_SOURCE, BY_DEVNUM, BY_PATH };
+
 /** unescape() - copy @src into @dst (of @size), turning \ooo into its byte. */
 static void unescape(char *dst, size_t size, const char *src)
 {
@@ -38,7 +41,7 @@ static void unescape(char *dst, size_t size, const char *src)
  */
 static int parse_line(char *line, struct blk_mount *m)
 {
-	char *save = NULL, *tok[6] = { 0 }, *t;
+	char *save = NULL, *tok[6] = { 0 }, *t, *fstype, *source, *super_opts;
 	int i = 0;
 
 	line[strcspn(line, "\n")] = '\0';
@@ -53,17 +56,14 @@ static int parse_line(char *line, struct blk_mount *m)
 		t = strtok_r(NULL, " ", &save);
 	if (!t)
 		return -EINVAL;
-	for (i = 0; i < 3; i++) {
-		t = strtok_r(NULL, " ", &save);
-		if (!t)
-			return -EINVAL;
-		if (i == 0)
-			snprintf(m->fstype, sizeof(m->fstype), "%s", t);
-		else if (i == 1)
-			unescape(m->source, sizeof(m->source), t);
-		else
-			snprintf(m->super_opts, sizeof(m->super_opts), "%s", t);
-	}
+	fstype = strtok_r(NULL, " ", &save);
+	source = strtok_r(NULL, " ", &save);
+	super_opts = strtok_r(NULL, " ", &save);
+	if (!super_opts)
+		return -EINVAL;
+	snprintf(m->fstype, sizeof(m->fstype), "%s", fstype);
+	unescape(m->source, sizeof(m->source), source);
+	snprintf(m->super_opts, sizeof(m->super_opts), "%s", super_opts);
 	return 0;
 }
 
@@ -79,48 +79,18 @@ static long prefix_len(const char *point, const char *path)
 	return (long)n;
 }
 
-/** blk_mount_of() - the mount a path is on. */
-int blk_mount_of(const char *path, struct blk_mount *m)
-{
-	char real[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	long best = -1;
-	struct blk_mount *cur = malloc(sizeof(*cur));
-	FILE *f;
-
-	if (!cur)
-		return -ENOMEM;
-	if (!realpath(path, real) || !(f = fopen("/proc/self/mountinfo", "re"))) {
-		free(cur);
-		return -errno;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		long n;
-
-		if (parse_line(line, cur))
-			continue;
-		n = prefix_len(cur->point, real);
-		if (n >= best && n >= 0) { /* later lines are mounted over earlier ones */
-			best = n;
-			*m = *cur;
-		}
-	}
-	free(line);
-	free(cur);
-	fclose(f);
-	return best < 0 ? -ENOENT : 0;
-}
-
 /**
- * find_mount() - the first mount whose source (@by_devnum 0) or device
- * number (1) is @key.
- * Return: 1 when found, 0 when not, a negative errno.
+ * scan_mounts() - the mount that @key names: by source or device number
+ * (the first such line), or by a path it holds (the last line whose mount
+ * point is the longest prefix: later lines are mounted over earlier ones).
+ * @m: receives it; may be NULL.
+ * Return: 1 when found, 0 when not, a negative errno when /proc cannot be read.
  */
-static int find_mount(const char *key, int by_devnum, struct blk_mount *m)
+static int scan_mounts(const char *key, enum mount_key by, struct blk_mount *m)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	int found = 0;
+	long best = -1;
 	struct blk_mount *cur = malloc(sizeof(*cur));
 	FILE *f;
 
@@ -131,29 +101,53 @@ static int find_mount(const char *key, int by_devnum, struct blk_mount *m)
 		free(cur);
 		return -errno;
 	}
-	while (!found && getline(&line, &cap, f) > 0) {
-		if (parse_line(line, cur) || strcmp(by_devnum ? cur->devnum : cur->source, key))
+	while (getline(&line, &cap, f) > 0) {
+		long n;
+
+		if (parse_line(line, cur))
 			continue;
-		found = 1;
+		if (by == BY_PATH)
+			n = prefix_len(cur->point, key);
+		else
+			n = strcmp(by == BY_DEVNUM ? cur->devnum : cur->source, key) ? -1 : 0;
+		if (n < 0 || n < best)
+			continue;
+		best = n;
 		if (m)
 			*m = *cur;
+		if (by != BY_PATH)
+			break;
 	}
 	free(line);
 	free(cur);
 	fclose(f);
-	return found;
+	return best >= 0;
+}
+
+/** blk_mount_of() - the mount a path is on. */
+int blk_mount_of(const char *path, struct blk_mount *m)
+{
+	char real[PATH_MAX];
+	int rc;
+
+	if (!realpath(path, real))
+		return -errno;
+	rc = scan_mounts(real, BY_PATH, m);
+	if (!rc)
+		return -ENOENT; /* no mount point holds it */
+	return rc < 0 ? rc : 0;
 }
 
 /** blk_mount_by_source() - the first mount whose source is @source. */
 int blk_mount_by_source(const char *source, struct blk_mount *m)
 {
-	return find_mount(source, 0, m);
+	return scan_mounts(source, BY_SOURCE, m);
 }
 
 /** blk_mount_by_devnum() - the first mount of the device @devnum. */
 int blk_mount_by_devnum(const char *devnum, struct blk_mount *m)
 {
-	return find_mount(devnum, 1, m);
+	return scan_mounts(devnum, BY_DEVNUM, m);
 }
 
 /** blk_mount_flags() - mount(2) flags and data to mount @m again as it was. */
