@@ -25,6 +25,7 @@
 #include "lib/blk/mounts.h"
 #include "lib/blk/mtd_dev.h"
 #include "lib/core/sysinfo.h"
+#include "lib/core/util.h"
 
 #define MTD_SYSFS "/sys/class/mtd"
 
@@ -66,28 +67,18 @@ static int mtd_index(const char *path, char *why, size_t why_size)
 	char dev[32], want[32];
 	int index;
 
-	if (stat(path, &st)) {
-		int rc = -errno;
-
-		snprintf(why, why_size, "%s", strerror(-rc));
-		return rc;
-	}
-	if (!S_ISCHR(st.st_mode)) {
-		snprintf(why, why_size, "not a character device");
-		return -EINVAL;
-	}
-	if (access(MTD_SYSFS, F_OK)) {
-		snprintf(why, why_size, "a character device, but this kernel has no MTD support "
-			 "(no " MTD_SYSFS ")");
-		return -ENODEV;
-	}
+	if (stat(path, &st))
+		return ep_say(why, why_size, -errno, "%s", strerror(errno));
+	if (!S_ISCHR(st.st_mode))
+		return ep_say(why, why_size, -EINVAL, "not a character device");
+	if (access(MTD_SYSFS, F_OK))
+		return ep_say(why, why_size, -ENODEV, "a character device, but this kernel has no "
+			      "MTD support (no " MTD_SYSFS ")");
 	index = (int)(minor(st.st_rdev) / 2); /* mtdN is minor 2N, mtdNro 2N + 1 */
 	snprintf(want, sizeof(want), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	if (sysfs_text(index, "dev", dev, sizeof(dev)) || strcmp(dev, want)) {
-		snprintf(why, why_size, "a character device that is not MTD (%s matches no "
-			 MTD_SYSFS "/mtd*/dev)", want);
-		return -EINVAL;
-	}
+	if (sysfs_text(index, "dev", dev, sizeof(dev)) || strcmp(dev, want))
+		return ep_say(why, why_size, -EINVAL, "a character device that is not MTD (%s "
+			      "matches no " MTD_SYSFS "/mtd*/dev)", want);
 	return index;
 }
 
@@ -97,12 +88,8 @@ static int read_info(struct mtd_kdev *d, struct blk_mtd_info *info, char *why, s
 	struct mtd_info_user mi;
 	loff_t zero = 0;
 
-	if (ioctl(d->fd, MEMGETINFO, &mi)) {
-		int rc = -errno;
-
-		snprintf(why, why_size, "MEMGETINFO: %s", strerror(-rc));
-		return rc;
-	}
+	if (ioctl(d->fd, MEMGETINFO, &mi))
+		return ep_say(why, why_size, -errno, "MEMGETINFO: %s", strerror(errno));
 	memset(info, 0, sizeof(*info));
 	info->index = d->index;
 	sysfs_text(d->index, "name", info->name, sizeof(info->name));
@@ -135,15 +122,13 @@ static int kopen(const char *path, void **dev, struct blk_mtd_info *info, char *
 		return -ENOMEM;
 	d->index = index;
 	d->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (d->fd < 0) {
-		rc = -errno;
-		snprintf(why, why_size, "cannot open it for writing: %s", strerror(errno));
-		free(d);
-		return rc;
-	}
-	rc = read_info(d, info, why, why_size);
+	if (d->fd < 0)
+		rc = ep_say(why, why_size, -errno, "cannot open it for writing: %s", strerror(errno));
+	else
+		rc = read_info(d, info, why, why_size);
 	if (rc) {
-		close(d->fd);
+		if (d->fd >= 0)
+			close(d->fd);
 		free(d);
 		return rc;
 	}
