@@ -211,8 +211,7 @@ static int create_file(struct ep_run *run, struct blk_job *job, const char *dir)
 	for (int n = 0; !rc && n < 100; n++) {
 		if (snprintf(job->path, sizeof(job->path), "%s/embperf-blk.%d.%d", dir,
 			     (int)getpid(), n) >= (int)sizeof(job->path))
-			return ep_run_fail(run, -ENAMETOOLONG, "parameter 'target': value '%s' "
-					   "is too long", dir);
+			return ep_run_refuse(run, -ENAMETOOLONG, "target", " is too long");
 		job->fd = open(job->path, open_flags(job) | O_CREAT | O_EXCL, 0600);
 		if (job->fd >= 0) {
 			job->created = 1;
@@ -223,10 +222,8 @@ static int create_file(struct ep_run *run, struct blk_job *job, const char *dir)
 	}
 	if (rc)
 		return rc;
-	rc = -errno;
-	return ep_run_fail(run, rc, "parameter 'target': value '%s': cannot create a file in "
-			   "this folder: %s; accepted: a folder this process may write to",
-			   dir, strerror(-rc));
+	return ep_run_refuse(run, -errno, "target", ": cannot create a file in this folder: %s; "
+			     "accepted: a folder this process may write to", strerror(errno));
 }
 
 /**
@@ -236,21 +233,17 @@ static int create_file(struct ep_run *run, struct blk_job *job, const char *dir)
  */
 static int open_file(struct ep_run *run, struct blk_job *job, const struct stat *st)
 {
-	int rc;
-
 	job->existing = 1;
 	if (blk_job_reads(job) && !blk_job_writes(job) && (uint64_t)st->st_size < job->size_bytes)
 		return ep_run_refuse(run, -EINVAL, "size", " is above the size of target '%s' "
 				     "(%lld bytes); accepted: at most that for a read job",
 				     job->path, (long long)st->st_size);
 	job->fd = open(job->path, open_flags(job));
-	if (job->fd < 0) {
-		rc = -errno;
-		return ep_run_fail(run, rc, "parameter 'target': value '%s' cannot be opened %s: "
+	if (job->fd < 0)
+		return ep_run_fail(run, -errno, "parameter 'target': value '%s' cannot be opened %s: "
 				   "%s; accepted: a file this process may %s", job->path,
 				   blk_job_writes(job) ? "for writing" : "for reading",
-				   strerror(-rc), blk_job_writes(job) ? "write" : "read");
-	}
+				   strerror(errno), blk_job_writes(job) ? "write" : "read");
 	return blk_job_writes(job) ? check_space(run, job, job->path,
 						  (uint64_t)st->st_blocks * 512) : 0;
 }
@@ -340,7 +333,6 @@ static int open_bdev(struct ep_run *run, struct blk_job *job, const struct stat 
 {
 	uint64_t dev_bytes = 0;
 	char why[400];
-	int rc;
 
 	job->existing = job->bdev = 1;
 	if (!ep_param_int(run, "destructive"))
@@ -353,13 +345,11 @@ static int open_bdev(struct ep_run *run, struct blk_job *job, const struct stat 
 				   "refused even with destructive=1; accepted: a block device none "
 				   "of whose partitions is mounted or in use", job->path, why);
 	job->fd = open(job->path, open_flags(job) | O_EXCL);
-	if (job->fd < 0) {
-		rc = -errno;
-		return ep_run_fail(run, rc, "parameter 'target': value '%s' cannot be opened "
+	if (job->fd < 0)
+		return ep_run_fail(run, -errno, "parameter 'target': value '%s' cannot be opened "
 				   "exclusively: %s%s; accepted: an unmounted block device not in "
-				   "use", job->path, strerror(-rc),
-				   rc == -EBUSY ? " (mounted or in use)" : "");
-	}
+				   "use", job->path, strerror(errno),
+				   errno == EBUSY ? " (mounted or in use)" : "");
 	if (ioctl(job->fd, BLKGETSIZE64, &dev_bytes) == 0 && dev_bytes < job->size_bytes)
 		return ep_run_fail(run, -EINVAL, "parameter 'size': value '%s' is above the size "
 				   "of device '%s' (%" PRIu64 " bytes); accepted: at most that",

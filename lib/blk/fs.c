@@ -197,7 +197,6 @@ static int open_folder(struct fs_state *fs)
 static int create_file(struct fs_state *fs)
 {
 	const char *folder = ep_param_text(fs->run, "folder");
-	int rc;
 
 	if (fs->created && unlink(fs->path) && errno != ENOENT)
 		return ep_run_fail(fs->run, -errno, "'%s': cannot remove the previous trial's "
@@ -206,8 +205,7 @@ static int create_file(struct fs_state *fs)
 	for (int n = 0; n < 100; n++) {
 		if (snprintf(fs->path, sizeof(fs->path), "%s/embperf-fs.%d.%d", folder,
 			     (int)getpid(), n) >= (int)sizeof(fs->path))
-			return ep_run_fail(fs->run, -ENAMETOOLONG, "parameter 'folder': value "
-					   "'%s' is too long", folder);
+			return ep_run_refuse(fs->run, -ENAMETOOLONG, "folder", " is too long");
 		fs->fd = open(fs->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fs->fd >= 0) {
 			fs->created = 1;
@@ -216,9 +214,8 @@ static int create_file(struct fs_state *fs)
 		if (errno != EEXIST)
 			break;
 	}
-	rc = -errno;
-	return ep_run_refuse(fs->run, rc, "folder", ": cannot create a file in this folder: %s; "
-			     "accepted: a folder this process may write to", strerror(-rc));
+	return ep_run_refuse(fs->run, -errno, "folder", ": cannot create a file in this folder: "
+			     "%s; accepted: a folder this process may write to", strerror(errno));
 }
 
 /** close_file() - close the file if open. */
