@@ -187,26 +187,12 @@ static int open_flags(const struct blk_job *job)
 }
 
 /**
- * check_space() - refuse a file that would not fit in @dir's file system.
- * @have_bytes: bytes the file already holds.
- * Return: 0 (also when statvfs() cannot tell, or reports no size as ramfs
- * does), or -ENOSPC naming the shortfall.
- */
-static int check_space(struct ep_run *run, const struct blk_job *job, const char *dir,
-		       uint64_t have_bytes)
-{
-	if (have_bytes >= job->size_bytes)
-		return 0;
-	return ep_disk_check_fits(run, "size", "target", dir, job->size_bytes - have_bytes);
-}
-
-/**
  * create_file() - a new file in folder @dir, O_EXCL, named embperf-blk.PID.N.
  * Return: 0, or an error naming 'target'.
  */
 static int create_file(struct ep_run *run, struct blk_job *job, const char *dir)
 {
-	int rc = check_space(run, job, dir, 0);
+	int rc = ep_disk_check_fits(run, "size", "target", dir, job->size_bytes);
 
 	for (int n = 0; !rc && n < 100; n++) {
 		if (snprintf(job->path, sizeof(job->path), "%s/embperf-blk.%d.%d", dir,
@@ -228,11 +214,14 @@ static int create_file(struct ep_run *run, struct blk_job *job, const char *dir)
 
 /**
  * open_file() - an existing regular file: big enough for a read job, room
- * for the rest of 'size' for a write job.
+ * in its file system for the rest of 'size' for a write job (beyond the
+ * blocks it already holds).
  * Return: 0, or an error naming 'target' or 'size'.
  */
 static int open_file(struct ep_run *run, struct blk_job *job, const struct stat *st)
 {
+	uint64_t have_bytes = (uint64_t)st->st_blocks * 512;
+
 	job->existing = 1;
 	if (blk_job_reads(job) && !blk_job_writes(job) && (uint64_t)st->st_size < job->size_bytes)
 		return ep_run_refuse(run, -EINVAL, "size", " is above the size of target '%s' "
@@ -244,8 +233,9 @@ static int open_file(struct ep_run *run, struct blk_job *job, const struct stat 
 				   "%s; accepted: a file this process may %s", job->path,
 				   blk_job_writes(job) ? "for writing" : "for reading",
 				   strerror(errno), blk_job_writes(job) ? "write" : "read");
-	return blk_job_writes(job) ? check_space(run, job, job->path,
-						  (uint64_t)st->st_blocks * 512) : 0;
+	if (!blk_job_writes(job) || have_bytes >= job->size_bytes)
+		return 0;
+	return ep_disk_check_fits(run, "size", "target", job->path, job->size_bytes - have_bytes);
 }
 
 /** sysfs_line() - the first line of the file @dir/@name/@attr into @buf. Return: 0 or -1. */
