@@ -229,8 +229,8 @@ static int open_file(struct ep_run *run, struct blk_job *job, const struct stat 
 				     job->path, (long long)st->st_size);
 	job->fd = open(job->path, open_flags(job));
 	if (job->fd < 0)
-		return ep_run_fail(run, -errno, "parameter 'target': value '%s' cannot be opened %s: "
-				   "%s; accepted: a file this process may %s", job->path,
+		return ep_run_fail(run, -errno, "parameter 'target': value '%s' cannot be opened "
+				   "%s: %s; accepted: a file this process may %s", job->path,
 				   blk_job_writes(job) ? "for writing" : "for reading",
 				   strerror(errno), blk_job_writes(job) ? "write" : "read");
 	if (!blk_job_writes(job) || have_bytes >= job->size_bytes)

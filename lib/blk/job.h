@@ -73,8 +73,7 @@ struct blk_worker {
  * @existing:     the target existed (never laid out).
  * @rw, @rwmix_pct, @bs_bytes, @size_bytes, @direct, @sync, @sync_every,
  * @jobs, @cache_drop, @verify, @time_based, @seed, @engine, @iodepth,
- * @hugepages: the
- *                parameters.
+ * @hugepages:    the parameters.
  * @iodepth_batch: I/Os per submission with io_uring, 1..@iodepth ('0' and
  *                values above 'iodepth' read as 'iodepth', as fio reads them).
  * @align_bytes:  O_DIRECT alignment of offsets and sizes (0: unknown).

@@ -123,7 +123,8 @@ static int kopen(const char *path, void **dev, struct blk_mtd_info *info, char *
 	d->index = index;
 	d->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (d->fd < 0)
-		rc = ep_say(why, why_size, -errno, "cannot open it for writing: %s", strerror(errno));
+		rc = ep_say(why, why_size, -errno, "cannot open it for writing: %s",
+			    strerror(errno));
 	else
 		rc = read_info(d, info, why, why_size);
 	if (rc) {

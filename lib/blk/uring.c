@@ -124,7 +124,7 @@ static int ring_init(struct blk_uring *u, int one_thread)
 	struct io_uring_params p;
 	int rc = -EINVAL;
 
-	for (size_t i = one_thread ? 0 : 1; rc == -EINVAL && i < sizeof(flags) / sizeof(flags[0]); i++) {
+	for (size_t i = one_thread ? 0 : 1; rc == -EINVAL && i < EP_ARRAY_SIZE(flags); i++) {
 		memset(&p, 0, sizeof(p));
 		p.flags = flags[i] | IORING_SETUP_CQSIZE;
 		p.cq_entries = (unsigned int)u->depth;
