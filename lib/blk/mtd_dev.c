@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <mtd/mtd-user.h>
 #include <stdio.h>
 #include <stdlib.h>
