@@ -47,14 +47,6 @@ static int sysfs_text(int index, const char *attr, char *buf, size_t size)
 	return ep_read_first_line(path, buf, size);
 }
 
-/** sysfs_u64() - a number from /sys/class/mtd/mtdN/@attr (0 when unreadable). */
-static uint64_t sysfs_u64(int index, const char *attr)
-{
-	char buf[64];
-
-	return sysfs_text(index, attr, buf, sizeof(buf)) ? 0 : strtoull(buf, NULL, 0);
-}
-
 /**
  * mtd_index() - N of the MTD character device @path: its numbers must be
  * those /sys/class/mtd/mtdN/dev gives.
@@ -86,6 +78,7 @@ static int read_info(struct mtd_kdev *d, struct blk_mtd_info *info, char *why, s
 {
 	struct mtd_info_user mi;
 	loff_t zero = 0;
+	char size[64];
 
 	if (ioctl(d->fd, MEMGETINFO, &mi))
 		return ep_say(why, why_size, -errno, "MEMGETINFO: %s", strerror(errno));
@@ -93,7 +86,8 @@ static int read_info(struct mtd_kdev *d, struct blk_mtd_info *info, char *why, s
 	info->index = d->index;
 	sysfs_text(d->index, "name", info->name, sizeof(info->name));
 	sysfs_text(d->index, "type", info->type, sizeof(info->type));
-	info->size_bytes = sysfs_u64(d->index, "size");
+	info->size_bytes = sysfs_text(d->index, "size", size, sizeof(size)) ? 0 :
+			   strtoull(size, NULL, 0);
 	if (!info->size_bytes) /* MEMGETINFO's size is 32-bit */
 		info->size_bytes = mi.size;
 	info->eb_bytes = mi.erasesize;
