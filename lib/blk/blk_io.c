@@ -229,10 +229,10 @@ static int open_file(struct ep_run *run, struct blk_job *job, const struct stat 
 				     job->path, (long long)st->st_size);
 	job->fd = open(job->path, open_flags(job));
 	if (job->fd < 0)
-		return ep_run_fail(run, -errno, "parameter 'target': value '%s' cannot be opened "
-				   "%s: %s; accepted: a file this process may %s", job->path,
-				   blk_job_writes(job) ? "for writing" : "for reading",
-				   strerror(errno), blk_job_writes(job) ? "write" : "read");
+		return ep_run_refuse(run, -errno, "target", " cannot be opened %s: %s; "
+				     "accepted: a file this process may %s",
+				     blk_job_writes(job) ? "for writing" : "for reading",
+				     strerror(errno), blk_job_writes(job) ? "write" : "read");
 	if (!blk_job_writes(job) || have_bytes >= job->size_bytes)
 		return 0;
 	return ep_disk_check_fits(run, "size", "target", job->path, job->size_bytes - have_bytes);
@@ -331,19 +331,18 @@ static int open_bdev(struct ep_run *run, struct blk_job *job, const struct stat 
 				   "it); accepted: destructive=1, or a folder or regular file as "
 				   "'target'", job->path);
 	if (part_in_use(st, why, sizeof(why)))
-		return ep_run_fail(run, -EBUSY, "parameter 'target': value '%s' is in use: %s; "
-				   "refused even with destructive=1; accepted: a block device none "
-				   "of whose partitions is mounted or in use", job->path, why);
+		return ep_run_refuse(run, -EBUSY, "target", " is in use: %s; refused even with "
+				     "destructive=1; accepted: a block device none of whose "
+				     "partitions is mounted or in use", why);
 	job->fd = open(job->path, open_flags(job) | O_EXCL);
 	if (job->fd < 0)
-		return ep_run_fail(run, -errno, "parameter 'target': value '%s' cannot be opened "
-				   "exclusively: %s%s; accepted: an unmounted block device not in "
-				   "use", job->path, strerror(errno),
-				   errno == EBUSY ? " (mounted or in use)" : "");
+		return ep_run_refuse(run, -errno, "target", " cannot be opened exclusively: "
+				     "%s%s; accepted: an unmounted block device not in use",
+				     strerror(errno), errno == EBUSY ? " (mounted or in use)" : "");
 	if (ioctl(job->fd, BLKGETSIZE64, &dev_bytes) == 0 && dev_bytes < job->size_bytes)
-		return ep_run_fail(run, -EINVAL, "parameter 'size': value '%s' is above the size "
-				   "of device '%s' (%" PRIu64 " bytes); accepted: at most that",
-				   ep_param_text(run, "size"), job->path, dev_bytes);
+		return ep_run_refuse(run, -EINVAL, "size", " is above the size of device '%s' "
+				     "(%" PRIu64 " bytes); accepted: at most that", job->path,
+				     dev_bytes);
 	return 0;
 }
 
@@ -420,12 +419,10 @@ static int set_direct(struct ep_run *run, struct blk_job *job)
 				   strerror(errno));
 	job->align_bytes = dio_align(job, &how);
 	if (job->bs_bytes % job->align_bytes)
-		return ep_run_fail(run, -EINVAL, "parameter 'bs': value '%s' is not a multiple of "
-				   "%" PRIu64 " bytes, the alignment O_DIRECT wants on '%s' (%s); "
-				   "accepted with direct=1: multiples of %" PRIu64,
-				   ep_param_text(run, "bs"), job->align_bytes,
-				   ep_param_text(run, "target"), how,
-				   job->align_bytes);
+		return ep_run_refuse(run, -EINVAL, "bs", " is not a multiple of %" PRIu64 " bytes, "
+				     "the alignment O_DIRECT wants on '%s' (%s); accepted with "
+				     "direct=1: multiples of %" PRIu64, job->align_bytes,
+				     ep_param_text(run, "target"), how, job->align_bytes);
 	return 0;
 }
 
