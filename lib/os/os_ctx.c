@@ -61,16 +61,12 @@
 #define CTX_MAX_SIZE ((int64_t)64 << 20)
 #define CTX_TRIPS_PER_CHECK 32           /* trips between cancel/budget checks */
 #define CTX_THREAD_STACK_BYTES (256 << 10) /* members do little; ASan needs headroom */
-#define CTX_LABEL_MAX 80
 #define CTX_STOP 0 /* token value that ends a member thread */
 
 enum ctx_mode { MODE_PROCESS, MODE_THREADS };
 
-struct ctx_state;
-
 /**
  * struct ctx_member - what member i of the ring (1..procs-1) uses.
- * @st:     the run's state (threads mode).
  * @in_r:   read end of the pipe from member i - 1.
  * @next_w: write end of the pipe to member i + 1 (the caller for the last).
  * @exit_w: write end of the pipe back to the caller, used when a trip ends here.
@@ -80,7 +76,6 @@ struct ctx_state;
  * @started: the thread was created.
  */
 struct ctx_member {
-	struct ctx_state *st;
 	int in_r;
 	int next_w;
 	int exit_w;
@@ -107,7 +102,6 @@ struct ctx_member {
  * @exit_r:     exit_r[i]: read end of the pipe member i writes when a trip
  *              ends there (index 1..procs-1; the last is the ring's end).
  * @members:    the members (threads mode: their descriptors and threads).
- * @n_threads:  threads started.
  * @ring_fds:   every pipe descriptor of the ring the caller holds, to close.
  * @n_ring_fds: how many.
  * @ovh:        the overhead's pipes, [i][0] read, [i][1] write.
@@ -117,7 +111,6 @@ struct ctx_member {
  * @partner:    member 1 and the watchdog that unblocks a stalled trip
  *              (process mode).
  * @sink:       sums land here so they cannot be optimised away.
- * @label:      "procs=2 size=0 mode=process".
  */
 struct ctx_state {
 	struct ep_run *run;
@@ -132,7 +125,6 @@ struct ctx_state {
 	int first_r;
 	int *exit_r;
 	struct ctx_member *members;
-	int n_threads;
 	int *ring_fds;
 	int n_ring_fds;
 	int (*ovh)[2];
@@ -141,7 +133,6 @@ struct ctx_state {
 	struct ep_children children;
 	struct ep_partner partner;
 	volatile unsigned long sink;
-	char label[CTX_LABEL_MAX];
 };
 
 static const struct ep_param_desc ctx_params[] = {
@@ -211,14 +202,18 @@ static void member_loop(const struct ctx_member *m)
 	}
 }
 
+/* A member's start: it writes its own working set (with @fill) first, as
+ * lat_ctx's children do, then serves the ring. */
+static void serve(const struct ctx_member *m, int fill)
+{
+	if (m->words)
+		memset(m->work, fill, m->words * sizeof(long));
+	member_loop(m);
+}
+
 static void *member_thread(void *arg)
 {
-	struct ctx_member *m = arg;
-
-	/* The member writes its own working set first, as lat_ctx's children do. */
-	if (m->words)
-		memset(m->work, 1, m->words * sizeof(long));
-	member_loop(m);
+	serve(arg, 1);
 	return NULL;
 }
 
@@ -353,6 +348,14 @@ static int ctx_overhead(void *arg, uint64_t units)
 	return 0;
 }
 
+/* pipe2() with O_CLOEXEC; a failure fails the run. */
+static int make_pipe(struct ctx_state *st, int p[2])
+{
+	if (pipe2(p, O_CLOEXEC))
+		return ep_run_fail(st->run, -errno, "os.ctx: pipe(): %s", strerror(errno));
+	return 0;
+}
+
 /* Remember a descriptor the caller holds, for teardown. */
 static void hold_fd(struct ctx_state *st, int fd)
 {
@@ -370,30 +373,19 @@ static void close_pair(int p[2])
 
 /* In the child that becomes member @i: keep its three pipe ends, make its
  * working set private (copy-on-write of the caller's) and serve the ring. */
-static void __attribute__((noreturn)) run_member_process(struct ctx_state *st, int in_r,
-							  int next_w, int exit_w, int i)
+static void __attribute__((noreturn)) run_member_process(const struct ctx_member *m, int i)
 {
-	const int keep[3] = { in_r, next_w, exit_w };
-	struct ctx_member m = {
-		.in_r = in_r, .next_w = next_w, .exit_w = exit_w,
-		.work = st->map, .words = st->words,
-	};
+	const int keep[3] = { m->in_r, m->next_w, m->exit_w };
 
 	ep_child_keep_fds(keep, 3);
-	if (st->words)
-		memset(st->map, i & 0x7f, st->words * sizeof(long));
-	member_loop(&m);
+	serve(m, i & 0x7f);
 	_exit(0);
 }
 
 /* Member 1, in the child ep_partner_start() forked with its three descriptors. */
 static void run_first_member(void *arg)
 {
-	struct ctx_member *m = arg;
-
-	if (m->words)
-		memset(m->work, 1, m->words * sizeof(long));
-	member_loop(m);
+	serve(arg, 1);
 }
 
 /* The watchdog's unblock action, after it killed member 1: kill the others
@@ -412,17 +404,13 @@ static void kill_members(void *arg)
  * others into the children set. Return: 0 in a child of i > 1 (member 1's
  * child never returns), the pid in the parent, or a negative errno.
  */
-static pid_t fork_member(struct ctx_state *st, int in_r, int next_w, int exit_w, int i)
+static pid_t fork_member(struct ctx_state *st, struct ctx_member *m, int i)
 {
-	struct ctx_member m = {
-		.in_r = in_r, .next_w = next_w, .exit_w = exit_w,
-		.work = st->map, .words = st->words,
-	};
 	struct ep_partner_cfg cfg = {
 		.name = "ring member 1",
 		.fn = run_first_member,
-		.arg = &m,
-		.keep = { in_r, next_w, exit_w },
+		.arg = m,
+		.keep = { m->in_r, m->next_w, m->exit_w },
 		.n_keep = 3,
 		.timeout_ns = (uint64_t)ep_param_int(st->run, "timeout"),
 		.unblock = kill_members,
@@ -445,12 +433,10 @@ static pid_t fork_member(struct ctx_state *st, int in_r, int next_w, int exit_w,
  */
 static int start_processes(struct ctx_state *st)
 {
-	int ring0[2], in_r;
-	char value[16];
+	int ring0[2], in_r, rc = make_pipe(st, ring0);
 
-	snprintf(value, sizeof(value), "%d", st->procs);
-	if (pipe2(ring0, O_CLOEXEC))
-		return ep_run_fail(st->run, -errno, "os.ctx: pipe(): %s", strerror(errno));
+	if (rc)
+		return rc;
 	hold_fd(st, ring0[0]);
 	hold_fd(st, ring0[1]);
 	st->first_r = ring0[0];
@@ -459,21 +445,23 @@ static int start_processes(struct ctx_state *st)
 	for (int i = 1; i < st->procs; i++) {
 		int last = i == st->procs - 1;
 		int next[2] = { -1, -1 }, exitp[2] = { -1, -1 };
-		int next_w;
+		struct ctx_member m = { .in_r = in_r, .work = st->map, .words = st->words };
 		pid_t pid;
 
-		if ((!last && pipe2(next, O_CLOEXEC)) || pipe2(exitp, O_CLOEXEC)) {
-			int err = -errno;
-
+		rc = last ? 0 : make_pipe(st, next);
+		if (!rc)
+			rc = make_pipe(st, exitp);
+		if (rc) {
 			close_pair(next);
 			if (in_r != st->first_r)
 				close(in_r);
-			return ep_run_fail(st->run, err, "os.ctx: pipe(): %s", strerror(-err));
+			return rc;
 		}
-		next_w = last ? exitp[1] : next[1];
-		pid = fork_member(st, in_r, next_w, exitp[1], i);
+		m.next_w = last ? exitp[1] : next[1];
+		m.exit_w = exitp[1];
+		pid = fork_member(st, &m, i);
 		if (pid == 0)
-			run_member_process(st, in_r, next_w, exitp[1], i);
+			run_member_process(&m, i);
 		if (in_r != st->first_r)
 			close(in_r);
 		close(exitp[1]);
@@ -487,49 +475,40 @@ static int start_processes(struct ctx_state *st)
 				close(in_r);
 			if (i == 1) /* ep_partner_start() said what failed */
 				return (int)pid;
-			return ep_child_fork_error(st->run, (int)pid, "procs", value, i - 1, "fork()");
+			return ep_child_fork_error(st->run, (int)pid, "procs",
+						   ep_param_text(st->run, "procs"), i - 1, "fork()");
 		}
 	}
 	return 0;
 }
 
-/* Threads mode: procs pipes in one process, member i a thread. */
+/* Threads mode: procs pipes in one process, member i a thread. Pipe i is
+ * ring[2 * i] (read end) and ring[2 * i + 1], held in st->ring_fds. */
 static int start_threads(struct ctx_state *st)
 {
 	int n = st->procs, rc = 0;
-	int (*ring)[2] = calloc((size_t)n, sizeof(*ring));
+	int *ring = st->ring_fds + st->n_ring_fds;
 	pthread_attr_t attr;
-	char value[16];
 
-	if (!ring)
-		return -ENOMEM;
-	snprintf(value, sizeof(value), "%d", n);
 	for (int i = 0; i < n && !rc; i++) {
-		if (pipe2(ring[i], O_CLOEXEC)) {
-			rc = ep_run_fail(st->run, -errno, "os.ctx: pipe(): %s", strerror(errno));
-			break;
-		}
-		hold_fd(st, ring[i][0]);
-		hold_fd(st, ring[i][1]);
+		rc = make_pipe(st, ring + 2 * i);
+		if (!rc)
+			st->n_ring_fds += 2;
 	}
-	if (rc) {
-		free(ring);
+	if (rc)
 		return rc;
-	}
-	st->first_w = ring[0][1];
+	st->first_w = ring[1];
 	for (int i = 1; i < n; i++) {
 		struct ctx_member *m = &st->members[i];
 
-		st->exit_r[i] = ring[n - 1][0];
-		m->st = st;
-		m->in_r = ring[i - 1][0];
-		m->next_w = ring[i][1];
-		m->exit_w = ring[n - 1][1];
+		st->exit_r[i] = ring[2 * n - 2];
+		m->in_r = ring[2 * i - 2];
+		m->next_w = ring[2 * i + 1];
+		m->exit_w = ring[2 * n - 1];
 		/* No working set (size=0): no map, and no arithmetic on NULL. */
 		m->work = st->map ? (long *)st->map + (size_t)i * st->stride_words : NULL;
 		m->words = st->words;
 	}
-	free(ring);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, CTX_THREAD_STACK_BYTES);
 	for (int i = 1; i < n && !rc; i++) {
@@ -537,7 +516,8 @@ static int start_threads(struct ctx_state *st)
 					 &st->members[i]);
 
 		if (err)
-			rc = ep_child_fork_error(st->run, -err, "procs", value, i - 1,
+			rc = ep_child_fork_error(st->run, -err, "procs",
+						 ep_param_text(st->run, "procs"), i - 1,
 						 "pthread_create()");
 		else
 			st->members[i].started = 1;
@@ -625,12 +605,14 @@ static int map_working_sets(struct ctx_state *st)
 
 static int make_overhead_pipes(struct ctx_state *st)
 {
-	for (int i = 0; i < st->procs; i++) {
-		if (pipe2(st->ovh[i], O_CLOEXEC))
-			return ep_run_fail(st->run, -errno, "os.ctx: pipe(): %s", strerror(errno));
-		st->n_ovh++;
+	int rc = 0;
+
+	for (int i = 0; i < st->procs && !rc; i++) {
+		rc = make_pipe(st, st->ovh[i]);
+		if (!rc)
+			st->n_ovh++;
 	}
-	return 0;
+	return rc;
 }
 
 /* Fill a zeroed state: parameters, descriptors -1, arrays. Return: 0 or -ENOMEM. */
@@ -655,8 +637,6 @@ static int ctx_init(struct ep_run *run, struct ctx_state *st)
 		return -ENOMEM;
 	for (int i = 0; i < procs; i++)
 		st->ovh[i][0] = st->ovh[i][1] = -1;
-	snprintf(st->label, sizeof(st->label), "procs=%d size=%s mode=%s", procs,
-		 ep_param_text(run, "size"), ep_param_text(run, "mode"));
 	return 0;
 }
 
@@ -680,9 +660,8 @@ EP_UNTIMED static int ctx_setup(struct ep_run *run, void **state)
 	if (!rc)
 		rc = trip(st, st->procs);
 	if (!rc) {
-		c.labels = st->label;
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_params_case(run, &c, "procs", "size", "mode", NULL);
 	}
 	return rc;
 }
