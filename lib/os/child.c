@@ -43,7 +43,8 @@ static pid_t reap(pid_t pid, int *status)
 	return r;
 }
 
-void ep_children_kill(struct ep_children *set)
+/* SIGKILL every child of @set and reap each, so none is left as a zombie. */
+static void kill_children(struct ep_children *set)
 {
 	if (!set->pids)
 		return;
@@ -57,7 +58,7 @@ void ep_children_kill(struct ep_children *set)
 
 void ep_children_free(struct ep_children *set)
 {
-	ep_children_kill(set);
+	kill_children(set);
 	free(set->pids);
 	set->pids = NULL;
 	set->cap = 0;

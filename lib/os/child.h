@@ -40,14 +40,6 @@ struct ep_children {
 int ep_children_init(struct ep_children *set, int cap);
 
 /**
- * ep_children_kill() - SIGKILL every child of @set and reap it.
- * @set: the set; empty afterwards, its array kept.
- *
- * Returns once every child is reaped: none is left as a zombie.
- */
-void ep_children_kill(struct ep_children *set);
-
-/**
  * ep_children_free() - kill and reap every child, then free the array.
  * @set: the set, or one never initialised (zeroed).
  */
@@ -55,7 +47,7 @@ void ep_children_free(struct ep_children *set);
 
 /**
  * ep_child_fork() - fork a child that dies with the calling thread.
- * @set: set that records the child for ep_children_kill(), or NULL when the
+ * @set: set that records the child for ep_children_free(), or NULL when the
  *       caller waits for the child itself (ep_child_wait()).
  *
  * The child has PR_SET_PDEATHSIG set to SIGKILL, and exits at once if the
