@@ -17,20 +17,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/core/run.h"
-#include "lib/core/util.h"
 #include "lib/os/child.h"
 #include "lib/os/os_files.h"
 #include "lib/os/partner.h"
-
-#define SELECT_LABEL_MAX 48
 
 enum select_type { SELECT_FILE, SELECT_TCP };
 
@@ -41,7 +36,6 @@ enum select_type { SELECT_FILE, SELECT_TCP };
  * @other:  the accepted end of the TCP connection (type=tcp), or -1.
  * @set:    the n descriptors.
  * @nfds:   highest of them plus one.
- * @label:  "type=file n=200".
  */
 struct select_state {
 	int *fds;
@@ -49,7 +43,6 @@ struct select_state {
 	int other;
 	fd_set set;
 	int nfds;
-	char label[SELECT_LABEL_MAX];
 };
 
 static const struct ep_param_desc select_params[] = {
@@ -197,12 +190,10 @@ static int select_setup(struct ep_run *run, void **state)
 		return -ENOMEM;
 	for (int i = 0; i < st->n; i++)
 		st->fds[i] = -1;
-	snprintf(st->label, sizeof(st->label), "type=%s n=%d", ep_param_text(run, "type"), st->n);
 	rc = select_prepare(run, st);
 	if (!rc) {
-		c.labels = st->label;
 		c.arg = st;
-		rc = ep_run_add_case(run, &c);
+		rc = ep_run_add_params_case(run, &c, "type", "n", NULL);
 	}
 	return rc;
 }
