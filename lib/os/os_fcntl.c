@@ -32,15 +32,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/core/run.h"
-#include "lib/core/util.h"
 #include "lib/os/os_files.h"
 #include "lib/os/partner.h"
 

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/core/util.h"
 #include "lib/os/os_files.h"
 
 #define FILL_CHUNK_BYTES ((size_t)1 << 20)

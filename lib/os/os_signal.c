@@ -40,14 +40,11 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib/core/run.h"
-#include "lib/core/util.h"
 
 enum sig_op { OP_INSTALL, OP_CATCH, OP_PROT };
 

@@ -23,8 +23,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -32,7 +30,6 @@
 #include <unistd.h>
 
 #include "lib/core/run.h"
-#include "lib/core/util.h"
 
 #define SLEEP_MIN_NS 1000LL           /* 1 us: lat_usleep's unit */
 #define SLEEP_MAX_NS 1000000000LL     /* 1 s */
