@@ -304,13 +304,10 @@ static int fs_prepare_delete(void *arg)
 /* Text of one size for labels: lat_fs's "0k", "1k", ...; bytes otherwise. */
 static void size_label(size_t bytes, char *buf, size_t size)
 {
-	char text[24];
+	char text[24] = "0k";
 
-	if (bytes == 0) {
-		snprintf(text, sizeof(text), "0k");
-	} else {
+	if (bytes)
 		ep_format_size((int64_t)bytes, text, sizeof(text));
-	}
 	snprintf(buf, size, "size=%s", text);
 }
 
@@ -364,12 +361,10 @@ static int size_pool(struct ep_run *run, struct fs_state *st, const size_t *byte
 	struct statvfs vfs;
 
 	if (per_case > FS_MAX_POOL)
-		return ep_run_fail(run, -ERANGE,
-				   "parameter 'files': value '%s' with %" PRIu64 " samples per case "
-				   "needs a pool of %" PRIu64 " files; accepted: files x (repetitions "
-				   "+ warmup + warmup_max + %d) <= %zu",
-				   ep_param_text(run, "files"), samples, per_case,
-				   FS_CALIBRATION_SAMPLES, FS_MAX_POOL);
+		return ep_run_refuse(run, -ERANGE, "files", " with %" PRIu64 " samples per case "
+				     "needs a pool of %" PRIu64 " files; accepted: files x (repetitions "
+				     "+ warmup + warmup_max + %d) <= %zu", samples, per_case,
+				     FS_CALIBRATION_SAMPLES, FS_MAX_POOL);
 	for (int i = 0; i < n; i++)
 		largest = bytes[i] > largest ? bytes[i] : largest;
 	if (!statvfs(st->root, &vfs)) {
@@ -377,16 +372,13 @@ static int size_pool(struct ep_run *run, struct fs_state *st, const size_t *byte
 		uint64_t need = per_case * ((largest + per_file - 1) / per_file * per_file);
 
 		if (need > (uint64_t)vfs.f_bavail * vfs.f_frsize)
-			return ep_run_fail(run, -ENOSPC,
-					   "parameter 'files': value '%s' may need %" PRIu64 " bytes "
-					   "in '%s', more than is free; accepted: fewer files, smaller "
-					   "sizes or another 'tmpdir'", ep_param_text(run, "files"),
-					   need, st->root);
+			return ep_run_refuse(run, -ENOSPC, "files", " may need %" PRIu64 " bytes "
+					     "in '%s', more than is free; accepted: fewer files, smaller "
+					     "sizes or another 'tmpdir'", need, st->root);
 		if (vfs.f_files && per_case + per_case / FS_PER_DIR > vfs.f_favail)
-			return ep_run_fail(run, -ENOSPC,
-					   "parameter 'files': value '%s' may need %" PRIu64 " inodes "
-					   "in '%s', more than are free; accepted: fewer files or another "
-					   "'tmpdir'", ep_param_text(run, "files"), per_case, st->root);
+			return ep_run_refuse(run, -ENOSPC, "files", " may need %" PRIu64 " inodes "
+					     "in '%s', more than are free; accepted: fewer files or "
+					     "another 'tmpdir'", per_case, st->root);
 	}
 	st->per_case = (size_t)per_case;
 	st->n_names = (size_t)per_case;
