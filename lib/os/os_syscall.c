@@ -31,14 +31,14 @@ enum sys_op { OP_NULL, OP_READ, OP_WRITE, OP_STAT, OP_FSTAT, OP_OPEN };
  * struct sys_state - the run's state.
  * @run:      the run, for failure messages from the bodies.
  * @fd:       /dev/zero (read), /dev/null (write) or the file (fstat); -1 otherwise.
+ * @temporary: @path is the kernel's temporary file, removed in teardown.
  * @path:     the file stat and open use.
- * @tmp_path: the temporary file to remove in teardown, or NULL.
  */
 struct sys_state {
 	struct ep_run *run;
 	int fd;
+	int temporary;
 	char *path;
-	char *tmp_path;
 };
 
 static const struct ep_param_desc sys_params[] = {
@@ -153,9 +153,8 @@ EP_UNTIMED static void sys_teardown(void *state)
 
 	if (st->fd >= 0)
 		close(st->fd);
-	if (st->tmp_path)
-		unlink(st->tmp_path);
-	free(st->tmp_path);
+	if (st->temporary)
+		unlink(st->path);
 	free(st->path);
 }
 
@@ -171,13 +170,13 @@ static int make_tmp_file(struct ep_run *run, struct sys_state *st)
 	if (fd < 0)
 		return fd;
 	close(fd);
-	st->tmp_path = ep_strdup(path);
-	if (!st->tmp_path) {
+	st->path = ep_strdup(path);
+	if (!st->path) {
 		unlink(path);
 		return -ENOMEM;
 	}
-	st->path = ep_strdup(st->tmp_path);
-	return st->path ? 0 : -ENOMEM;
+	st->temporary = 1;
+	return 0;
 }
 
 /* The file of stat/fstat/open: the caller's, which must exist, or a new one. */
