@@ -138,24 +138,21 @@ int ep_child_wait(struct ep_run *run, pid_t pid, uint64_t timeout_ns, int *statu
 /* Close [lo, hi] (hi may be ~0U): close_range() where the kernel has it. */
 static void close_span(unsigned lo, unsigned hi)
 {
+	struct rlimit rl;
+	unsigned top = 4096;
+
 	if (lo > hi)
 		return;
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, lo, hi, 0) == 0)
 		return;
 #endif
-	{
-		struct rlimit rl;
-		unsigned top = 4096;
-
-		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-		    rl.rlim_cur < 65536)
-			top = (unsigned)rl.rlim_cur;
-		if (hi > top)
-			hi = top;
-		for (unsigned fd = lo; fd <= hi && fd >= lo; fd++)
-			close((int)fd);
-	}
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
+		top = (unsigned)rl.rlim_cur;
+	if (hi > top)
+		hi = top;
+	for (unsigned fd = lo; fd <= hi && fd >= lo; fd++)
+		close((int)fd);
 }
 
 void ep_child_keep_fds(const int *keep, int n_keep)

@@ -533,7 +533,6 @@ static void hold_dma_latency(struct ep_run *run, struct timer_state *st)
 {
 	int32_t target_us = (int32_t)ep_param_int(run, "dma_latency");
 
-	st->dma_fd = -1;
 	if (target_us < 0) {
 		snprintf(st->dma_state, sizeof(st->dma_state), "off");
 		return;
