@@ -364,11 +364,8 @@ static void hold_fd(struct ctx_state *st, int fd)
 
 static void close_pair(int p[2])
 {
-	for (int k = 0; k < 2; k++)
-		if (p[k] >= 0) {
-			close(p[k]);
-			p[k] = -1;
-		}
+	ep_ipc_close(&p[0]);
+	ep_ipc_close(&p[1]);
 }
 
 /* In the child that becomes member @i: keep its three pipe ends, make its
@@ -465,14 +462,12 @@ static int start_processes(struct ctx_state *st)
 		if (in_r != st->first_r)
 			close(in_r);
 		close(exitp[1]);
-		if (next[1] >= 0)
-			close(next[1]);
+		ep_ipc_close(&next[1]);
 		hold_fd(st, exitp[0]);
 		st->exit_r[i] = exitp[0];
 		in_r = next[0];
 		if (pid < 0) {
-			if (in_r >= 0)
-				close(in_r);
+			ep_ipc_close(&in_r);
 			if (i == 1) /* ep_partner_start() said what failed */
 				return (int)pid;
 			return ep_child_fork_error(st->run, (int)pid, "procs",

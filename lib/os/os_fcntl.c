@@ -152,8 +152,7 @@ static void fcntl_teardown(void *state)
 
 	ep_partner_stop(&st->partner);
 	for (int i = 0; i < 2; i++)
-		if (st->fd[i] >= 0)
-			close(st->fd[i]);
+		ep_ipc_close(&st->fd[i]);
 	if (st->rounds && st->rounds != MAP_FAILED)
 		munmap(st->rounds, sizeof(*st->rounds));
 }
