@@ -166,8 +166,7 @@ static int open_user(struct ep_run *run, const char *path, uint64_t size_bytes, 
 	int rc;
 
 	if (strlen(path) >= sizeof(f->path))
-		return ep_run_fail(run, -ENAMETOOLONG, "parameter 'file': value '%s' is too long",
-				   path);
+		return ep_run_refuse(run, -ENAMETOOLONG, "file", " is too long");
 	/*
 	 * O_NONBLOCK: opening a FIFO for reading would wait for a writer for
 	 * ever, before the type check below could refuse it. O_NOCTTY: a
@@ -176,23 +175,21 @@ static int open_user(struct ep_run *run, const char *path, uint64_t size_bytes, 
 	f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (f->fd < 0) {
 		rc = -errno;
-		return ep_run_fail(run, rc, "parameter 'file': value '%s': %s; accepted: an "
-				   "existing %sregular file of at least 'size' bytes",
-				   path, strerror(-rc), writable ? "writable " : "");
+		return ep_run_refuse(run, rc, "file", ": %s; accepted: an existing %sregular file "
+				     "of at least 'size' bytes", strerror(-rc), writable ? "writable " : "");
 	}
 	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
 		ep_os_file_close(f);
-		return ep_run_fail(run, -EINVAL, "parameter 'file': value '%s' is not a regular "
-				   "file; accepted: a regular file of at least 'size' bytes", path);
+		return ep_run_refuse(run, -EINVAL, "file", " is not a regular file; accepted: a "
+				     "regular file of at least 'size' bytes");
 	}
 	/* Regular files ignore O_NONBLOCK; clear it all the same. */
 	fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK);
 	if ((uint64_t)st.st_size < size_bytes) {
 		ep_os_file_close(f);
-		return ep_run_fail(run, -ERANGE, "parameter 'file': value '%s' holds %" PRIu64
-				   " bytes, fewer than 'size' (%s); accepted: a file of at least "
-				   "'size' bytes, or a smaller 'size'", path, (uint64_t)st.st_size,
-				   ep_param_text(run, "size"));
+		return ep_run_refuse(run, -ERANGE, "file", " holds %" PRIu64 " bytes, fewer than "
+				     "'size' (%s); accepted: a file of at least 'size' bytes, or a "
+				     "smaller 'size'", (uint64_t)st.st_size, ep_param_text(run, "size"));
 	}
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->size_bytes = (uint64_t)st.st_size;
