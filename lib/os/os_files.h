@@ -119,11 +119,18 @@ uint64_t ep_os_sum_words(const void *buf, size_t bytes);
 
 /**
  * ep_os_lmbench_batch() - the units lmbench's benchmp times in one batch
- * when each takes @unit_ns and its window is @window_ns (os_fs.c).
- * @unit_ns:   time of one unit.
- * @window_ns: lmbench's timing window ('enough').
+ * (os_fs.c).
+ * @unit_ns:   time of one unit (1e9 / the rate).
+ * @window_ns: benchmp's timing window, lmbench's 'enough'.
  *
- * Return: the count lmbench settles on; 0 when there is none.
+ * benchmp's search run on units that each take @unit_ns: the count a run
+ * of lmbench settles on, and prints where it prints one (lat_fs's second
+ * column): about the units of one second, whatever the window, unless the
+ * window is 1 s or more. Its overhead corrections (a clock read, a loop)
+ * and its whole-microsecond clock are left out.
+ *
+ * Return: the count; 0 when @unit_ns or @window_ns is not positive, or when
+ * benchmp would give up (units too short to fill the window with 2^27).
  */
 uint64_t ep_os_lmbench_batch(double unit_ns, double window_ns);
 

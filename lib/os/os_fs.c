@@ -526,20 +526,7 @@ static uint64_t lmbench_calibrate(double unit_us, double window_us)
 	return n;
 }
 
-/**
- * ep_os_lmbench_batch() - the units lmbench's benchmp times in one batch.
- * @unit_ns:   time of one unit (1e9 / the rate).
- * @window_ns: benchmp's timing window, lmbench's 'enough'.
- *
- * benchmp's search run on units that each take @unit_ns: the count a run
- * of lmbench settles on, and prints where it prints one (lat_fs's second
- * column): about the units of one second, whatever the window, unless the
- * window is 1 s or more. Its overhead corrections (a clock read, a loop)
- * and its whole-microsecond clock are left out.
- *
- * Return: the count; 0 when @unit_ns or @window_ns is not positive, or when
- * benchmp would give up (units too short to fill the window with 2^27).
- */
+/* benchmp's search run on units of @unit_ns (see os_files.h). */
 uint64_t ep_os_lmbench_batch(double unit_ns, double window_ns)
 {
 	double unit_us = unit_ns / 1e3, window_us = window_ns / 1e3;
