@@ -142,8 +142,9 @@ print_sanitizer_logs() {
 job_clang() {
 	step "clang build, -Werror"
 	# -O0: clang's warnings do not depend on optimization (gcc's do, and
-	# the gcc job builds at -O2); the fuzz target keeps its own -O2.
-	CC=clang setup "$root/clang" -Dtests=enabled -Doptimization=0
+	# the gcc job builds at -O2); the fuzz target keeps its own -O2 and -g. No
+	# debug information either: the build took 76 CPU-s without, 83 with.
+	CC=clang setup "$root/clang" -Dtests=enabled -Doptimization=0 -Ddebug=false
 	build "$root/clang"
 	echo "clang: built"
 	# The network peer's message parser gets what a hostile client could
