@@ -37,8 +37,9 @@ LAYERS = (
     ("session", "ctx registry"),
     # a run's state and the API kernels call
     ("run", "run"),
-    # the drivers of one case and of one trial, and SCHED_FIFO for a run
-    ("drivers", "cases trial sched_fifo"),
+    # the drivers of one case and of one trial, SCHED_FIFO for a run, and
+    # the buffers of the memory kernels and blk.io
+    ("drivers", "cases trial sched_fifo buffer"),
     # trials.c repeats trial.c's trials, runner.c takes a run through cases.c
     ("runners", "trials runner"),
     # the public facade

@@ -18,7 +18,7 @@
 #include "lib/core/sysinfo.h"
 #include "embperf.h"
 #include "lib/core/clock.h"
-#include "lib/mem/buffer.h"
+#include "lib/core/buffer.h"
 
 /* No memory system of the next years moves a terabyte per second per core. */
 #define BW_PHYSICAL_BOUND_MBS 1e6

@@ -15,7 +15,7 @@
 
 #include "lib/core/run.h"
 #include "lib/core/trial.h"
-#include "lib/mem/buffer.h"
+#include "lib/core/buffer.h"
 
 #define BLK_PATH_MAX 4096
 #define BLK_MAX_JOBS 64

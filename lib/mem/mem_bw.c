@@ -26,7 +26,7 @@
 
 #include "lib/core/run.h"
 #include "lib/core/util.h"
-#include "lib/mem/buffer.h"
+#include "lib/core/buffer.h"
 
 /*
  * bw_mem is built with plain -O, which neither vectorizes nor merges the

@@ -21,7 +21,7 @@
 #include "lib/core/run.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
-#include "lib/mem/buffer.h"
+#include "lib/core/buffer.h"
 #include "lib/mem/lat.h"
 
 #define LAT_MIN_SIZE 512                 /* lmbench's smallest size */

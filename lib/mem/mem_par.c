@@ -32,7 +32,7 @@
 #include "lib/core/run.h"
 #include "lib/core/result.h"
 #include "lib/core/util.h"
-#include "lib/mem/buffer.h"
+#include "lib/core/buffer.h"
 
 #define PAR_MAX_WIDTH 16                     /* par_mem's MAX_MEM_PARALLELISM */
 #define PAR_MAX_SIZE ((int64_t)1 << 40)      /* checked against memory in setup */

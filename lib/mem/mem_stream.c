@@ -30,7 +30,7 @@
 #include "lib/core/ctx.h"
 #include "lib/core/run.h"
 #include "lib/core/util.h"
-#include "lib/mem/buffer.h"
+#include "lib/core/buffer.h"
 #include "lib/mem/pool.h"
 #include "lib/mem/stream.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * buffer.h - page-aligned buffers of the memory kernels and their huge page
- * modes. (The check that a size fits in memory is lib/core's
+ * buffer.h - page-aligned buffers of the memory kernels and blk.io, and their
+ * huge page modes. (The check that a size fits in memory is lib/core's
  * ep_mem_check_fits(), shared by every kernel.)
  */
-#ifndef EMBPERF_MEM_BUFFER_H
-#define EMBPERF_MEM_BUFFER_H
+#ifndef EMBPERF_CORE_BUFFER_H
+#define EMBPERF_CORE_BUFFER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -101,4 +101,4 @@ static inline uint64_t ep_mem_splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-#endif /* EMBPERF_MEM_BUFFER_H */
+#endif /* EMBPERF_CORE_BUFFER_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * buffer.c - anonymous mappings for the memory kernels, with the huge page
- * modes.
+ * buffer.c - anonymous mappings for the memory kernels and blk.io, with the
+ * huge page modes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +13,7 @@
 
 #include "lib/core/sysinfo.h"
 #include "lib/core/run.h"
-#include "lib/mem/buffer.h"
+#include "lib/core/buffer.h"
 
 #define THP_ALIGN_BYTES ((size_t)2 << 20) /* PMD size of the common 4k-page MMUs */
 
