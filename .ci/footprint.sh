@@ -12,16 +12,24 @@
 # which only a handful of files include, so a variant costs a few
 # compilations and a link.
 set -euo pipefail
+# A failing command inside $(...) fails the assignment that uses it.
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 root=${BUILD_ROOT:-build-ci}
 limit_bytes=450560
 areas=(mem cpu os blk audio net crypto)
 
 # lib_bytes DIR AREAS - the stripped size of DIR's library built with AREAS.
+# A variant that does not build fails the script, with the compiler's
+# last words: the areas are meant to build in any combination.
 lib_bytes() {
 	local dir=$1 list=$2
 	meson configure "$dir" "-Dareas=$list" >/dev/null
-	meson compile -C "$dir" embperf:shared_library >/dev/null
+	if ! meson compile -C "$dir" embperf:shared_library >"$dir/compile.log" 2>&1; then
+		tail -n 15 "$dir/compile.log" >&2
+		echo "footprint: the library does not build with -Dareas=$list" >&2
+		return 1
+	fi
 	strip -o "$dir/libembperf.stripped.so" "$(readlink -f "$dir/lib/libembperf.so")"
 	stat -c %s "$dir/libembperf.stripped.so"
 }
@@ -49,7 +57,8 @@ for a in "${areas[@]}"; do
 	without=$(lib_bytes "$dir" "$(all_but "$a")")
 	printf 'release    area %-6s adds %7d bytes\n' "$a" $((release_full - without))
 done
-printf 'release    core alone (-Dareas=): %d bytes\n' "$(lib_bytes "$dir" "")"
+core_bytes=$(lib_bytes "$dir" "")
+printf 'release    core alone (-Dareas=): %d bytes\n' "$core_bytes"
 
 if [ "$release_full" -gt "$limit_bytes" ]; then
 	echo "the release libembperf.so with every area is $((release_full - limit_bytes)) bytes above the limit of $limit_bytes (doc/building.md, 'Footprint per area')" >&2
