@@ -70,12 +70,12 @@ fi
 	echo 'echo "@@ modules loaded"' # the console's first line carries escape codes
 	echo "have_test=$have_test"
 	cat <<'INIT'
-run all run crypto.speed backend=afalg io=sync alg=all size=16,1024 duration=200ms \
+run all run crypto.speed backend=afalg io=sync alg=all size=16,1024 duration=50ms \
 	repetitions=1 --format=csv
-run aio run crypto.speed backend=afalg io=aio alg=all size=16,1024 duration=200ms \
+run aio run crypto.speed backend=afalg io=aio alg=all size=16,1024 duration=50ms \
 	repetitions=1 --format=csv
 run aio-splice run crypto.speed backend=afalg io=aio-splice alg=all size=16,1024 \
-	duration=200ms repetitions=1 --format=csv
+	duration=50ms repetitions=1 --format=csv
 echo "@@ begin proc_crypto"; cat /proc/crypto; echo "@@ rc proc_crypto 0"
 echo "@@ begin unit"
 mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm # criterion's runner wants it
