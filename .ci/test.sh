@@ -99,7 +99,7 @@ job_gcc() {
 		echo "--- $s"
 		bash "$s" "$root/gcc"
 	done
-	rm -f "$EMBPERF_VM_TAR" "$EMBPERF_VM_TAR.from" # 400 MB
+	rm -f "$EMBPERF_VM_TAR" "$EMBPERF_VM_TAR.from" "$EMBPERF_VM_TAR.tmp" # 400 MB
 }
 
 job_asan() {
