@@ -6,13 +6,15 @@
 # is outside too (or there is none, below 6 rounds), unresolved when the
 # interval reaches into the band; fewer than 5 pairs give no verdict; a
 # reference that truncates its figure (REGEX=LO:HI:Q) leaves unresolved
-# what its truncation could hide, and no more.
+# what its truncation could hide, and no more. A row out of its band whose
+# cause the family names (causes=REGEX=TEXT) says it after the verdict, and
+# only such a row.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..12"
+echo "1..14"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -77,6 +79,19 @@ fi
 got=$(truncated 3.5)
 if [ "$got" = "NOT met" ]; then pass "beyond the reference's truncation: NOT met"; else
 	fail "beyond the reference's truncation: NOT met" "got '$got'"; fi
+
+# A named cause follows a verdict out of the band, never a met one.
+caused() { # RATIO...
+	rows seqread-MB/s "$@" | awk -f "$awkf" -v fam=t -v bands=".*=0.95:1.05" \
+		-v causes="^seq=the buffer's layout;.*=wrong" -v md=1 |
+		awk -F' [|] ' '{ v = $8; sub(/ [|]$/, "", v); sub(/ \/ spread$/, "", v); print v }'
+}
+got=$(caused 0.70 0.71 0.69 0.72 0.70 0.68 0.71)
+if [ "$got" = "NOT met, cause: the buffer's layout" ]; then pass "NOT met with its cause named"; else
+	fail "NOT met with its cause named" "got '$got'"; fi
+got=$(caused 1.00 1.01 0.99 1.02 0.98 1.00 1.01)
+if [ "$got" = "met" ]; then pass "a met row names no cause"; else
+	fail "a met row names no cause" "got '$got'"; fi
 
 # A page made from another model's data files takes its name and title from
 # them (fidelity.sh --page --cpu SLUG), never from this machine's CPU.

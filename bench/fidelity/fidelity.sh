@@ -32,12 +32,17 @@
 # to DIR/data/CPU/FAMILY.tsv (the raw figures, kept); DIR/CPU.md is made
 # again from all of that CPU's data files, summary table first.
 #
-# Families: the fam-*.sh files beside this script.
+# Families: the fam-*.sh files beside this script. Each defines fam_describe,
+# fam_refs, fam_setup, fam_round, fam_cleanup and fam_bands, and may define
+# fam_causes: "REGEX=TEXT;..." for rows whose gap has a measured cause named
+# in doc/ (the verdict then names it too; table.awk), on the CPU model
+# $cpu_slug it was measured on.
 # EP_ARGS: extra parameters for embperf's side of the families that take
 # them (timer, fio, net's tcp rows), e.g. EP_ARGS=counters=1 for an A/B against the
 # default; written into the data file's header.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+fam_causes() { :; } # none unless the family names some
 src=$(cd "$here/../.." && pwd)
 build=$src/build
 rounds=${ROUNDS:-7}
@@ -189,7 +194,8 @@ run_family() { # NAME
 		done
 		echo "# ended: $(date -u '+%Y-%m-%d %H:%M UTC'), $(quiet_state)" >>"$tmp/head"
 		cat "$tmp/head" "$tmp/rows" >"$data/${as_name:-$name}.tsv"
-		awk -f "$here/table.awk" -v fam="${as_name:-$name}" -v bands="$(fam_bands)" "$data/${as_name:-$name}.tsv"
+		awk -f "$here/table.awk" -v fam="${as_name:-$name}" -v bands="$(fam_bands)" \
+			-v causes="$(fam_causes)" "$data/${as_name:-$name}.tsv"
 	)
 }
 
@@ -203,7 +209,8 @@ page_rows() {
 		fam=$(sed -n 's/^# family: //p' "$f" | head -1)
 		(
 			. "$here/fam-${fam:-$name}.sh"
-			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" -v md=1 "$f"
+			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" \
+				-v causes="$(fam_causes)" -v md=1 "$f"
 		)
 	done
 }
@@ -221,7 +228,9 @@ write_page() {
 		echo "rounds, reference / embperf; verdict: **met** when the median is within the row's band,"
 		echo "**NOT met** when it is outside and so is its interval (or there is no interval, below 6"
 		echo "rounds), **unresolved** when it is outside but its interval reaches into the band (the"
-		echo "rounds cannot tell); after a slash, 'spread' when embperf's spread is above the reference's."
+		echo "rounds cannot tell); after a comma, the cause of the gap where one has been measured"
+		echo "(counted as the verdict says); after a slash, 'spread' when embperf's spread is above"
+		echo "the reference's."
 		echo
 		rows=$(page_rows)
 		echo "| family | rows | met | unresolved | NOT met | embperf spreads more |"

@@ -18,9 +18,14 @@
 # band meets the ratios that span allows (the median of embperf /
 # (reference + Q) up to the median ratio): the reference cannot tell.
 #
+# A row outside its band whose cause has been measured and named in doc/
+# says so after its verdict ("NOT met, cause: ..."), from the family's causes;
+# it is counted as the verdict says all the same.
+#
 # Variables (awk -v): fam (the family's name), bands ("REGEX=LO:HI[:Q];..."),
-# the first REGEX matching the KEY gives its band, default 0.95:1.05), md
-# (1: markdown table rows; else a text table with a header).
+# the first REGEX matching the KEY gives its band, default 0.95:1.05), causes
+# ("REGEX=TEXT;...", the first REGEX matching the KEY), md (1: markdown table
+# rows; else a text table with a header).
 
 function ci_rank(n,   j, term, below) {
 	term = 0.5 ^ n
@@ -62,6 +67,15 @@ function band(key,   i, n, parts, kv, lh) {
 			return
 		}
 	}
+}
+
+# The measured cause of KEY's gap, or "" when the family names none.
+function cause(key,   i, n, parts, kv) {
+	n = split(causes, parts, ";")
+	for (i = 1; i <= n; i++)
+		if (split(parts[i], kv, "=") == 2 && key ~ kv[1])
+			return kv[2]
+	return ""
 }
 
 function summary(key, tool,   n, i, a) {
@@ -117,6 +131,8 @@ function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verd
 			verdict = "unresolved: the reference truncates to " bq
 		if (n < 5)
 			verdict = "too few rounds"
+		else if (verdict != "met" && cause(key) != "")
+			verdict = verdict ", cause: " cause(key)
 		if (emb_spr > ref_spr && emb_spr > 2)
 			verdict = verdict " / spread"
 		rs = sprintf("%.3f%s", rm, ci)
