@@ -11,8 +11,12 @@
 # process rows run pinned (PIN_CPU) on both sides; rows of several
 # processes run unpinned on both sides, as lmbench runs them, unless
 # PIN_ALL=1 pins every process of both to PIN_CPU.
-# GROUPS: ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd (default:
-# all; cmd only when LAT_CMD is set). cmd: lat_cmd /bin/true beside os.proc
+# GROUPS: ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd exit
+# (default: all but exit; cmd only when LAT_CMD is set). exit: lat_proc fork
+# beside os.proc op=fork child_exit=exit, once as is and once with the shared
+# libraries embperf maps preloaded into lat_proc (LD_PRELOAD), to time what
+# exit() costs a child per library (doc/methodology-os.md, os.proc).
+# cmd: lat_cmd /bin/true beside os.proc
 # op=cmd; lmbench3's own lat_cmd never runs its command (its child's
 # `case '0':`, doc/methodology-os.md), so LAT_CMD names a copy with that
 # label fixed (bench/fidelity/compare-lmbench.sh's header says how).
@@ -82,7 +86,8 @@ row_ref() {
 	# lat_cmd: LAT_CMD's copy (a path without blanks), with the row's operands.
 	case $prog in lat_cmd\ *) run="$LAT_CMD ${prog#lat_cmd }" ;; esac
 	# shellcheck disable=SC2086
-	emit "$key" reference "$(lmb "$pin" $run | lmb_value)"
+	emit "$key" reference "$(lmb "$pin" env ${ref_preload:+LD_PRELOAD=$ref_preload} $run |
+		lmb_value)"
 }
 row_ep() {
 	# shellcheck disable=SC2086
@@ -90,9 +95,15 @@ row_ep() {
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		{ print $col["value"]; exit }')"
 }
-row() { # ROUND KEY PIN PROG EP
-	key=$2 pin=$3 prog=$4 ep=$5
+row() { # ROUND KEY PIN PROG EP [PRELOAD]
+	key=$2 pin=$3 prog=$4 ep=$5 ref_preload=${6:-}
 	in_turn "$1" row_ref row_ep
+}
+
+# The shared libraries $EMBPERF maps beyond libc and the loader, as a
+# colon-separated LD_PRELOAD list.
+embperf_libs() {
+	ldd "$EMBPERF" | awk '$3 ~ /^\// && $1 !~ /^(libc\.so|ld-linux)/ { printf "%s%s", sep, $3; sep = ":" }'
 }
 
 ops_ref() {
@@ -173,7 +184,11 @@ fam_round() {
 			row "$r" lat_pagefault 1 "lat_pagefault $f" "os.pagefault size=8M file=$f" ;;
 		fcntl) row "$r" lat_fcntl 0 lat_fcntl os.fcntl ;;
 		cmd) row "$r" lat_cmd-true 0 "lat_cmd /bin/true" "os.proc op=cmd cmd=/bin/true" ;;
-		*) echo "fam-lmbench: unknown group '$g' (ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd)" >&2
+		exit)
+			row "$r" lat_proc-fork-exit 0 "lat_proc fork" "os.proc op=fork child_exit=exit"
+			row "$r" lat_proc-fork-exit-libs 0 "lat_proc fork" \
+				"os.proc op=fork child_exit=exit" "$(embperf_libs)" ;;
+		*) echo "fam-lmbench: unknown group '$g' (ops syscall sig proc ctx ipc tcp connect fs file fcntl cmd exit)" >&2
 		   return 2 ;;
 		esac
 	done
