@@ -33,6 +33,12 @@ fam_describe() { echo "lmbench suite's CPU and OS rows vs lmbench3 ($LMB_GROUPS)
 # so the band is 1.5 +- 5 % (doc/benchmarks-lmbench.md, (a)). Its add rows
 # read 0 (gcc folds the 100 repeats into one pair) and have no ratio.
 fam_bands() { echo "lat_ops-int(64)?-bit=1.425:1.575;.*=0.90:1.10"; }
+# Measured on Zen 5 (doc/methodology-os.md, os.proc, bench/probes/fork-exit).
+fam_causes() {
+	case $cpu_slug in
+	amd-epyc-f26-m2) echo "^lat_proc-fork-exit$=[exit() runs every mapped library's destructors](../methodology-os.md#osproc--process-creation-lat_proc)" ;;
+	esac
+}
 fam_refs() {
 	local p
 	for p in $lmb_progs hello; do
