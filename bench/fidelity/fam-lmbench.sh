@@ -36,7 +36,9 @@ fam_bands() { echo "lat_ops-int(64)?-bit=1.425:1.575;.*=0.90:1.10"; }
 # Measured on Zen 5 (doc/methodology-os.md, os.proc, bench/probes/fork-exit).
 fam_causes() {
 	case $cpu_slug in
-	amd-epyc-f26-m2) echo "^lat_proc-fork-exit$=[exit() runs every mapped library's destructors](../methodology-os.md#osproc--process-creation-lat_proc)" ;;
+	amd-epyc-f26-m2)
+		echo -n "^lat_proc-fork-exit$=[exit() runs every mapped library's destructors](../methodology-os.md#osproc--process-creation-lat_proc);"
+		echo "^lat_proc-fork$=[lat_proc's child pays libc's exit()](../methodology-os.md#osproc--process-creation-lat_proc)" ;;
 	esac
 }
 fam_refs() {
