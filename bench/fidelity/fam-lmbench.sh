@@ -37,8 +37,8 @@ fam_bands() { echo "lat_ops-int(64)?-bit=1.425:1.575;.*=0.90:1.10"; }
 fam_causes() {
 	case $cpu_slug in
 	amd-epyc-f26-m2)
-		echo -n "^lat_proc-fork-exit$=[exit() runs every mapped library's destructors](../methodology-os.md#osproc--process-creation-lat_proc);"
-		echo "^lat_proc-fork$=[lat_proc's child pays libc's exit()](../methodology-os.md#osproc--process-creation-lat_proc)" ;;
+		local doc=../methodology-os.md#osproc--process-creation-lat_proc
+		echo "^lat_proc-fork-exit$=[exit() runs every mapped library's destructors]($doc);^lat_proc-fork$=[lat_proc's child pays libc's exit()]($doc)" ;;
 	esac
 }
 fam_refs() {

@@ -104,7 +104,7 @@ function truncated_ratio(key,   n, i, a) {
 	return median(a, n)
 }
 
-function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verdict, ci) {
+function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verdict, ci, why) {
 	summary(key, "reference")
 	ref_m = med_s
 	ref_spr = spr
@@ -129,10 +129,11 @@ function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verd
 			verdict = "unresolved"
 		if (verdict != "met" && bq > 0 && truncated_ratio(key) <= bhi && rm >= blo)
 			verdict = "unresolved: the reference truncates to " bq
+		why = cause(key)
 		if (n < 5)
 			verdict = "too few rounds"
-		else if (verdict != "met" && cause(key) != "")
-			verdict = verdict ", cause: " cause(key)
+		else if (verdict != "met" && why != "")
+			verdict = verdict ", cause: " why
 		if (emb_spr > ref_spr && emb_spr > 2)
 			verdict = verdict " / spread"
 		rs = sprintf("%.3f%s", rm, ci)

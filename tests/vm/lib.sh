@@ -21,8 +21,8 @@
 # each script decompresses the package, 5.7 CPU-s; from the plain tar the
 # files are read in 0.04 s, as tar seeks past what it does not want: CI's
 # VM tier sets it for its three scripts). A soft lockup panics the guest
-# (softlockup_panic=1): the panic prints the stuck CPU's call trace, and the check fails at once
-# instead of at the timeout. no_timer_check: the guest does not time its
+# (softlockup_panic=1): the panic prints the stuck CPU's call trace, and the
+# check fails at once instead of at the timeout. no_timer_check: the guest does not time its
 # timer interrupt against the IO-APIC at boot, a check that a TCG vCPU on a
 # loaded host can fail ("Kernel panic - not syncing: IO-APIC + timer
 # doesn't work!", 0.06 s into the boot, once in a soak run beside the other
