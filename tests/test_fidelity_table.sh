@@ -8,13 +8,13 @@
 # reference that truncates its figure (REGEX=LO:HI:Q) leaves unresolved
 # what its truncation could hide, and no more. A row out of its band whose
 # cause the family names (causes=REGEX=TEXT) says it after the verdict, and
-# only such a row.
+# only such a row, and only in the run (data file) it was measured in.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..14"
+echo "1..15"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -116,5 +116,23 @@ elif grep -q "no data files in" "$tmp/err"; then
 	pass "--cpu with no data is refused, naming the folder"
 else
 	fail "--cpu with no data is refused, naming the folder" "$(cat "$tmp/err")"
+fi
+# A cause measured in one run (fam-fio.sh: data file fio on amd-epyc-f26-m2)
+# is named on that run's rows, not on a later run of the same family.
+mkdir -p "$tmp/data/amd-epyc-f26-m2"
+for run in fio fio-later; do
+	{
+		echo "# family: fio"
+		echo "# cpu: AMD EPYC (family 26, model 2); kernel 1.0; 2 CPUs"
+		rows seqread-MB/s 0.70 0.71 0.69 0.72 0.70 0.68 0.71
+	} >"$tmp/data/amd-epyc-f26-m2/$run.tsv"
+done
+bash "$src/bench/fidelity/fidelity.sh" --page -o "$tmp" --cpu amd-epyc-f26-m2 >/dev/null 2>&1
+first=$(grep -c '^| fio | seqread-MB/s .*NOT met, cause: ' "$tmp/amd-epyc-f26-m2.md" 2>/dev/null)
+later=$(grep '^| fio-later | seqread-MB/s ' "$tmp/amd-epyc-f26-m2.md" 2>/dev/null)
+if [ "$first" = 1 ] && [ -n "$later" ] && [[ $later != *cause* ]]; then
+	pass "a cause measured in one run is named in that run's rows only"
+else
+	fail "a cause measured in one run is named in that run's rows only" "fio: $first row(s) with it; fio-later: '$later'"
 fi
 [ "$failures" -eq 0 ]

@@ -36,7 +36,8 @@
 # fam_refs, fam_setup, fam_round, fam_cleanup and fam_bands, and may define
 # fam_causes: "REGEX=TEXT;..." for rows whose gap has a measured cause named
 # in doc/ (the verdict then names it too; table.awk), on the CPU model
-# $cpu_slug it was measured on.
+# $cpu_slug it was measured on, and where a cause was measured in one run
+# only, in the data file $data_name (FAMILY, or NAME of --as) of that run.
 # EP_ARGS: extra parameters for embperf's side of the families that take
 # them (timer, fio, net's tcp rows), e.g. EP_ARGS=counters=1 for an A/B against the
 # default; written into the data file's header.
@@ -194,6 +195,7 @@ run_family() { # NAME
 		done
 		echo "# ended: $(date -u '+%Y-%m-%d %H:%M UTC'), $(quiet_state)" >>"$tmp/head"
 		cat "$tmp/head" "$tmp/rows" >"$data/${as_name:-$name}.tsv"
+		data_name=${as_name:-$name}
 		awk -f "$here/table.awk" -v fam="${as_name:-$name}" -v bands="$(fam_bands)" \
 			-v causes="$(fam_causes)" "$data/${as_name:-$name}.tsv"
 	)
@@ -209,6 +211,7 @@ page_rows() {
 		fam=$(sed -n 's/^# family: //p' "$f" | head -1)
 		(
 			. "$here/fam-${fam:-$name}.sh"
+			data_name=$name
 			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" \
 				-v causes="$(fam_causes)" -v md=1 "$f"
 		)
