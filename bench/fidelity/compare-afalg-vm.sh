@@ -40,6 +40,7 @@
 # embperf / reference and the guest's load before the first of the two,
 # then the paired ratios (paired-ratios.awk).
 set -u
+. "$(dirname "$0")/quiet.sh" # the host quiet when the guest starts (fidelity protocol)
 
 BUILD=${1:-build}
 algs=${ALGS:-"aes-128-cbc aes-256-cbc"}
@@ -105,6 +106,8 @@ run_tool() {
 	fi
 }
 set_case() { alg=$1 label=$1; }
+quiet_wait # the guest runs every round: the host must be quiet before it boots
+echo "# host before the guest: $(quiet_state)" >&2
 run_rounds "$rounds" "$algs" "reference embperf"
 INIT
 } >"$R/init"

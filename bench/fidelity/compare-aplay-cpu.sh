@@ -16,6 +16,7 @@
 # the per-round differences and in how many rounds embperf was below.
 # Needs alsa-utils and perf.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 BUILD=${1:?usage: bench/fidelity/compare-aplay-cpu.sh BUILD_DIR [ROUNDS [SECONDS]]}
 ROUNDS=${2:-12}
@@ -44,6 +45,7 @@ echo "# $(uptime)"
 echo "# device=$DEVICE, $SECS s per run; task-clock in ms"
 echo "round aplay playback playback_ctr1 arecord capture capture_ctr1"
 for r in $(seq 1 "$ROUNDS"); do
+	quiet_round "$r"
 	a=$(ms aplay -q -D "$DEVICE" -t raw $P -d "$SECS" /dev/zero)
 	p=$(ms "$EMBPERF" -q run audio.playback device="$DEVICE" duration="${SECS}s" $E --format=csv)
 	p1=$(ms "$EMBPERF" -q run audio.playback device="$DEVICE" duration="${SECS}s" $E counters=1 --format=csv)

@@ -20,6 +20,7 @@
 # configuration, the device's open and close included); for embperf also
 # its own cpu_process figure (the measured part only). Needs alsa-utils.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 BUILD=${1:?usage: bench/fidelity/compare-aplay.sh BUILD_DIR [ROUNDS [SECONDS]]}
 ROUNDS=${2:-3}
@@ -51,6 +52,7 @@ own() {
 echo "# device=$DEVICE, 48000 Hz 2 ch S16_LE period 64 buffer 960, $SECS s per run; CPU % of one CPU"
 echo "round  aplay  audio.playback (own)  arecord  audio.capture (own)"
 for r in $(seq 1 "$ROUNDS"); do
+	quiet_round "$r"
 	a=$(load aplay -q -D "$DEVICE" -t raw $P -d "$SECS" /dev/zero)
 	p=$(load "$EMBPERF" -q run audio.playback device="$DEVICE" duration="${SECS}s" $E --format=csv)
 	po=$(own cpu_process)

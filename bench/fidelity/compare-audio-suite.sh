@@ -21,6 +21,7 @@
 # DEVICE=hw:0,0 uses a card instead of the tests' paced PCM (see
 # bench/fidelity/paced_device.sh). Needs alsa-utils.
 set -euo pipefail
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 BUILD=${1:?usage: bench/fidelity/compare-audio-suite.sh BUILD_DIR}
 RUNS=${RUNS:-5}
@@ -43,6 +44,7 @@ by_hand_row() {
 	local dir=$1 rate=$2 r t0 t1 bytes
 	local args=(-q -D "$DEVICE" -t raw -f S16_LE -r "$rate" -c 2 --period-size=64 -d "$SECS")
 	for r in $(seq 1 "$RUNS"); do
+		quiet_round "$r"
 		t0=$(now_s)
 		if [ "$dir" = capture ]; then
 			arecord "${args[@]}" "$T/cap.raw" 2>/dev/null
@@ -72,6 +74,7 @@ echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 suite_file
 suite_s=0
 for r in $(seq 1 "$SUITE_ROUNDS"); do
+	quiet_round "$r"
 	t0=$(now_s)
 	"$EMBPERF" -q suite "$T/audio.suite" device="$DEVICE" --format=csv >"$T/suite.$r.csv" ||
 		echo "# suite run $r: exit $? (a row failed; its figures are left out)"

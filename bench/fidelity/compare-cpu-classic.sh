@@ -35,6 +35,7 @@
 # its median and 95 % confidence interval (paired-ratios.awk). Run it on a
 # quiet machine: another task on the CPU slows whichever tool it meets.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-build}
 embperf="$build/bench/embperf"
@@ -95,6 +96,7 @@ our_value() { # CASE
 echo "# $(uptime)"
 echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); pinned to CPU $pin; $(cc --version | head -1)"
 for r in $(seq 1 "$rounds"); do
+	quiet_round "$r"
 	for c in $cases; do
 		order="reference embperf"
 		[ $((r % 2)) -eq 0 ] && order="embperf reference"

@@ -26,6 +26,7 @@
 # [b, b+1) us, as cyclictest truncates to whole microseconds). os.timer's
 # histogram is exact below 128 ns and within 0.78 % above.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-/tmp/build-timer}
 rounds=${ROUNDS:-5}
@@ -74,6 +75,7 @@ run_os() {
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -r); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "# cyclictest $(cyclictest --help 2>&1 | sed -n '1s/cyclictest V *//p'); interval ${interval} us, priority ${prio}, ${secs} s per run, ${rounds} rounds"
 for r in $(seq 1 "$rounds"); do
+	quiet_round "$r"
 	if [ $((r % 2)) -eq 1 ]; then
 		run_ct ct; run_ct ct-ds --default-system; run_os
 	else

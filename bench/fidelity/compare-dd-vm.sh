@@ -30,6 +30,7 @@
 #   blk.fs  embperf run blk.fs folder=/mnt size=SIZE_MBM bs=BS repetitions=1
 # The tables are compare-dd.sh's (bench/fidelity/dd_tables.sh).
 set -u
+. "$(dirname "$0")/quiet.sh" # the host quiet when the guest starts (fidelity protocol)
 
 BUILD=${1:-build}
 rounds=${ROUNDS:-6}
@@ -87,6 +88,8 @@ run_tool() {
 	fi
 }
 set_case() { bs=$1 label=$1; }
+quiet_wait # the guest runs every round: the host must be quiet before it boots
+echo "# host before the guest: $(quiet_state)" >&2
 run_rounds "$rounds" "$sizes" "ref blk"
 INIT
 } >"$R/init"

@@ -30,6 +30,7 @@
 # dd's loop) beside dd's measured one; then the same ratios with each tool
 # compared only to the other's runs in the same position of the round.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-build}
 dir=${DIR:-/tmp}
@@ -93,6 +94,7 @@ echo "# $(uptime)"
 echo "# file system of $dir: $(stat -f -c %T "$dir"), ${size_mb} MiB per file, dd from $src; pinned to CPUs: ${pin:-none}"
 echo "bs tool round load1 write_MB/s read_MB/s src_MB/s"
 for r in $(seq 1 "$rounds"); do
+	quiet_round "$r"
 	for bs in $sizes; do
 		order="$other blk"
 		[ $((r % 2)) -eq 0 ] && order="blk $other"

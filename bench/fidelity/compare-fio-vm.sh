@@ -47,6 +47,7 @@
 # and each tool's whole CPU time (bench/probes/cpu-of: all its threads, io_uring's
 # io-wq workers too) per request the device completed.
 set -u
+. "$(dirname "$0")/quiet.sh" # the host quiet when the guest starts (fidelity protocol)
 
 BUILD=${1:-build}
 secs=${SECONDS_PER_RUN:-5}
@@ -159,6 +160,8 @@ EOF
 	on=$dev destructive=destructive=1
 	[ "$target" = file ] && on=/${dev#/dev/}/compare-fio.dat destructive=
 }
+quiet_wait # the guest runs every round: the host must be quiet before it boots
+echo "# host before the guest: $(quiet_state)" >&2
 run_rounds "$rounds" "$cases" "fio blk"
 INIT
 } >"$R/init"

@@ -40,6 +40,7 @@
 # fio's usr_cpu + sys_cpu, blk.io's cpu_process) and that CPU time per I/O
 # (us); then blk.io's medians over fio's, per case.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-/tmp/build-blk}
 dir=${DIR:-/tmp}
@@ -89,6 +90,7 @@ dd if=/dev/urandom of="$file" bs=1M count="$(echo "$size" | sed 's/M$//')" oflag
 	conv=fsync status=none
 echo "case tool round load1 MB/s IOPS p50_us p99_us cpu_pct cpu_us_per_io"
 for r in $(seq 1 "$rounds"); do
+	quiet_round "$r"
 	for c in $cases; do
 		oifs=$IFS
 		IFS=:

@@ -67,6 +67,7 @@
 # that median (paired-ratios.awk), which leaves out what moves a whole
 # round on a shared machine.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-build}
 secs=${SECONDS_PER_RUN:-5}
@@ -250,6 +251,7 @@ echo "# $(uptime)"
 echo "# cpu:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(uname -r); link: $link$([ "$link" = veth ] && echo ", tbf $rate"); pinned (client server): $pin"
 echo "# iperf3 $(iperf3 --version | head -1 | cut -d' ' -f2), sockperf $(sockperf --version 2>&1 | head -1 | sed 's/.*version //')"
 for r in $(seq 1 "$rounds"); do
+	quiet_round "$r"
 	for c in $cases; do
 		order="ref emb"
 		[ $((r % 2)) -eq 0 ] && order="emb ref"

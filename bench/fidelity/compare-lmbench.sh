@@ -71,6 +71,7 @@
 # spread of each (max - min in % of its median) and embperf / reference.
 # Units are the suite's: us, ns (lat_ops), MB/s (MB = 10^6 bytes), files/s.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 : "${LMBENCH_BIN:?set LMBENCH_BIN to the folder of the lmbench3 programs}"
 [ -n "${FRONT_END:-}" ] || : "${EMBPERF:?set EMBPERF to the embperf command}"
@@ -342,6 +343,7 @@ cat "$file" >/dev/null
 start=$(date +%s)
 r=1
 while [ "$r" -le "$REPEATS" ] || [ "$r" -le "$SLOW_REPEATS" ]; do
+	quiet_round "$r"
 	for g in $groups; do
 		case $g in
 		fs | connect) [ "$r" -le "$SLOW_REPEATS" ] && group_once "$g" ;;

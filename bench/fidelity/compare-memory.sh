@@ -44,6 +44,7 @@
 # spread of each (max - min in % of its median) and embperf / reference.
 # Both tools report MB/s with MB = 10^6 bytes, and ns per load.
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 : "${EMBPERF:?set EMBPERF to the embperf command}"
 REPEATS=${REPEATS:-5}
@@ -99,6 +100,7 @@ run_embperf() {
 # Run the functions REF and EMBPERF (one run of each tool) in the order of
 # run number RUN: the reference first on odd runs, embperf first on even.
 in_turn() { # RUN REF EMBPERF
+	quiet_round "$1"
 	if [ $(($1 % 2)) -eq 1 ]; then
 		"$2"
 		"$3"

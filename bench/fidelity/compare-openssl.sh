@@ -28,6 +28,7 @@
 # within each round, its median and a 95 % confidence interval of that
 # median (paired-ratios.awk).
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-build}
 algs=${ALGS:-"aes-128-cbc aes-192-cbc aes-256-cbc aes-128-ecb aes-192-ecb aes-256-ecb sha256 sha512"}
@@ -81,6 +82,7 @@ run_embperf() {
 echo "# $(date -u +%FT%TZ) $(uname -r), $($openssl version), backend $backend, ${secs} s per size, $rounds rounds, pin '${pin}'"
 round=1
 while [ "$round" -le "$rounds" ]; do
+	quiet_round "$round"
 	for alg in $algs; do
 		echo "# round $round $alg, load $(cut -d' ' -f1 /proc/loadavg)" >&2
 		if [ $((round % 2)) = 1 ]; then

@@ -27,6 +27,7 @@
 #             needs sch_netem)
 #   SAMPLES_OUT  also write "PATH TOOL RTT_AVG_MS" per run here
 set -eu
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 : "${EMBPERF:?set EMBPERF to the embperf command}"
 PING=${PING:-ping}
@@ -122,6 +123,7 @@ done
 echo "# round by round: PATH TOOL RTT_AVG_MS (COUNT=$COUNT, ROUNDS=$ROUNDS${DELAY:+, DELAY=$DELAY})"
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
+	quiet_round "$r"
 	for p in $paths; do
 		if [ "$p" = lo ]; then ns=- host=127.0.0.1; else ns=$ns_a host=198.18.0.2; fi
 		# ping first on odd rounds, embperf first on even ones.

@@ -59,6 +59,7 @@
 #    Printed: trials x trial time of each, the ratio, and per frame size
 #    the spread over the rounds ((max - min) / median of the found rates).
 set -u
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-build}
 rounds=${ROUNDS:-3}
@@ -177,6 +178,7 @@ if [[ $part == *a* ]]; then
 	echo "## A. the shaped rate found (tbf R: $shape_a)"
 	echo "round R_mbit frame found_fps R_fps found/R_fps trials"
 	for r in $(seq "$rounds"); do
+		quiet_round "$r"
 		for rate in $rates; do
 			shape "$rate" "$shape_a"
 			for f in $frames; do
@@ -242,6 +244,7 @@ if [[ $part == *b* ]]; then
 	shape "$table_rate" "$shape_b"
 	echo "round tool frame found_fps trials"
 	for r in $(seq "$rounds"); do
+		quiet_round "$r"
 		order="embperf netperf"
 		[ $((r % 2)) -eq 0 ] && order="netperf embperf"
 		for tool in $order; do

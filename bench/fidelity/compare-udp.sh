@@ -33,6 +33,7 @@
 #    datagrams in any 1 ms window (and what pcap itself dropped).
 #    Printed: achieved / asked, received / asked, max 1 ms / (asked per 1 ms).
 set -u
+. "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
 build=${1:-build}
 rounds=${ROUNDS:-5}
@@ -107,6 +108,7 @@ echo
 echo "## A. unpaced, 64-byte payload, ${unpaced_secs} s per run"
 echo "round tool sent_pps recv_pps cpu_pct cpu_ns_per_sent"
 for r in $(seq "$rounds"); do
+	quiet_round "$r"
 	order="embperf iperf3"
 	[ $((r % 2)) -eq 0 ] && order="iperf3 embperf"
 	for tool in $order; do
@@ -140,6 +142,7 @@ capacity_run() {
 	embperf_run size=1472 duration=3s | cut -d' ' -f2
 	wait "$bp"
 }
+quiet_wait # a subshell cannot stop the script: wait here
 cap=$(for r in $(seq "$rounds"); do capacity_run; done | median)
 echo "unpaced capacity at 1472 bytes, the observer capturing (median received/s of $rounds embperf runs): $cap"
 echo "round tool pct asked_pps sent_pps achieved_ratio recv_ratio forgiven max_1ms peak_ratio pcap_dropped"
@@ -147,6 +150,7 @@ for pct in 10 50 90; do
 	pps=$(awk -v c="$cap" -v p="$pct" 'BEGIN { printf "%.0f", c * p / 100 }')
 	bits=$(awk -v p="$pps" 'BEGIN { printf "%.0f", p * 1472 * 8 }')
 	for r in $(seq "$rounds"); do
+		quiet_round "$r"
 		order="embperf iperf3"
 		[ $((r % 2)) -eq 0 ] && order="iperf3 embperf"
 		for tool in $order; do

@@ -11,6 +11,8 @@
 #                         itself slept; on timeout exit 3 naming the load and
 #                         the busiest processes.
 #   quiet_state           "load 0.12, busy 0.8 %": printed beside each round.
+#   quiet_round R         quiet_wait, then "# round R: load ..., busy ... %"
+#                         on stderr: the compare-*.sh scripts' rounds.
 #
 # QUIET=0 in the environment turns the guard off (say so in the figures:
 # they are then not evidence).
@@ -54,4 +56,9 @@ quiet_wait() {
 			exit 3
 		fi
 	done
+}
+
+quiet_round() {
+	quiet_wait
+	echo "# round $1: $(quiet_state)" >&2
 }
