@@ -16,7 +16,6 @@
  * sending process alone), against which doc/methodology-net.md reports
  * net.udp.stream and iperf3. Not installed, not run by the tests.
  */
-#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
