@@ -28,12 +28,14 @@ FIO_HUGEPAGES=${FIO_HUGEPAGES:-8}
 fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run, fio --mem=$FIO_MEM (blk.io hugepages=$(ep_hugepages))"; }
 ep_hugepages() { case $FIO_MEM in malloc) echo off ;; shmhuge) echo on ;; esac; }
 fam_bands() { echo "-p99=0.90:1.10;.*=0.95:1.05"; }
-# Measured in one run on Zen 5's virtio disk (data file fio, 2026-12-05:
-# each process's buffer read from /proc/PID/pagemap, doc/methodology-blk.md);
-# the runs of that family since have no measured cause.
+# Measured in one run on Zen 5's virtio disk (data file fio, started
+# 2026-12-05 15:39: each process's buffer read from /proc/PID/pagemap,
+# doc/methodology-blk.md); the runs of that family since have no measured
+# cause, and a run written to the same file later does not inherit it.
 fam_causes() {
-	case $cpu_slug/$data_name in
-	amd-epyc-f26-m2/fio) echo "^seq(read|write)-=[the buffer's layout](../methodology-blk.md#the-io-buffer)" ;;
+	case "$cpu_slug/$data_name/$data_started" in
+	"amd-epyc-f26-m2/fio/2026-12-05 15:39")
+		echo "^seq(read|write)-=[the buffer's layout](../methodology-blk.md#the-io-buffer)" ;;
 	esac
 }
 fam_refs() {

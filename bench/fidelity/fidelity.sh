@@ -37,7 +37,9 @@
 # fam_causes: "REGEX=TEXT;..." for rows whose gap has a measured cause named
 # in doc/ (the verdict then names it too; table.awk), on the CPU model
 # $cpu_slug it was measured on, and where a cause was measured in one run
-# only, in the data file $data_name (FAMILY, or NAME of --as) of that run.
+# only, in that run: its data file $data_name (FAMILY, or NAME of --as) and
+# its start $data_started ("2026-12-05 15:39", the header's protocol line),
+# so that a later run written to the same file does not inherit it.
 # EP_ARGS: extra parameters for embperf's side of the families that take
 # them (timer, fio, net's tcp rows), e.g. EP_ARGS=counters=1 for an A/B against the
 # default; written into the data file's header.
@@ -179,12 +181,13 @@ run_family() { # NAME
 		tmp=$(mktemp -d)
 		trap 'fam_cleanup 2>/dev/null || true; rm -rf "$tmp"' EXIT
 		fam_setup
+		data_started=$(date -u '+%Y-%m-%d %H:%M')
 		{
 			echo "# family: $name"
 			echo "# cpu: $cpu_model ($cpu_ids); kernel $(uname -r); $(nproc) CPUs"
 			echo "# embperf: $(git -C "$build_src" describe --always --dirty 2>/dev/null || echo unknown), $EMBPERF${EP_ARGS:+, EP_ARGS=$EP_ARGS}"
 			echo "$refs" | sed 's/^/# reference: /'
-			echo "# protocol: $rounds rounds interleaved (odd: reference first), PIN_CPU=${PIN_CPU:-none}; $(date -u '+%Y-%m-%d %H:%M UTC')"
+			echo "# protocol: $rounds rounds interleaved (odd: reference first), PIN_CPU=${PIN_CPU:-none}; $data_started UTC"
 			echo "# what: $(fam_describe)"
 		} >"$tmp/head"
 		echo "== $name: $rounds rounds"
@@ -212,6 +215,7 @@ page_rows() {
 		(
 			. "$here/fam-${fam:-$name}.sh"
 			data_name=$name
+			data_started=$(sed -n 's/^# protocol: .*; \(.*\) UTC$/\1/p' "$f" | head -1)
 			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" \
 				-v causes="$(fam_causes)" -v md=1 "$f"
 		)
