@@ -84,7 +84,7 @@ round=1
 while [ "$round" -le "$rounds" ]; do
 	quiet_round "$round"
 	for alg in $algs; do
-		echo "# round $round $alg, load $(cut -d' ' -f1 /proc/loadavg)" >&2
+		echo "# round $round $alg" >&2 # its load: quiet_round's line above
 		if [ $((round % 2)) = 1 ]; then
 			run_openssl "$alg" >>"$tmp/all"
 			run_embperf "$alg" >>"$tmp/all"
