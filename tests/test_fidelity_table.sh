@@ -8,13 +8,15 @@
 # reference that truncates its figure (REGEX=LO:HI:Q) leaves unresolved
 # what its truncation could hide, and no more. A row out of its band whose
 # cause the family names (causes=REGEX=TEXT) says it after the verdict, and
-# only such a row, and only in the run (data file) it was measured in.
+# only such a row, and only in the run (data file) it was measured in. A
+# row whose reference is a fixed figure (fixed=REGEX) has no spread to
+# compare. Every family defines the interface fidelity.sh calls.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..15"
+echo "1..17"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -146,4 +148,34 @@ else
 	fail "a cause measured in one run is named in that run's rows only" \
 		"fio: '$first'" "fio-later: '$later'" "fio written again: '$again'"
 fi
+# A fixed reference (the shaper's rate) has no spread: embperf's rounds
+# moving 10 % flag a measured reference's row, not a fixed one's.
+spread_row() { # FIXED_REGEX
+	local r
+	for r in 1 2 3 4 5 6 7; do
+		echo "$r 1518-fps reference 4128.1"
+		echo "$r 1518-fps embperf $(awk -v r="$r" 'BEGIN { print 4128.1 * (0.95 + r / 70) }')"
+	done | awk -f "$awkf" -v fam=t -v bands=".*=0.90:1.10" -v fixed="$1" -v md=1
+}
+fixed_row=$(spread_row '.*')
+measured_row=$(spread_row '')
+if [[ $fixed_row == *"| fixed / "*"| met |" ]] && [[ $measured_row == *"| 0.0 % / "*"| met / spread |" ]]; then
+	pass "a fixed reference's row compares no spread; a measured one's does"
+else
+	fail "a fixed reference's row compares no spread; a measured one's does" 		"fixed: '$fixed_row'" "measured: '$measured_row'"
+fi
+# Every family file defines what fidelity.sh calls (a family missing one
+# would stop the harness mid-run), and the audio and RFC 2544 families are there.
+missing=
+for f in "$src"/bench/fidelity/fam-*.sh; do
+	for fn in fam_describe fam_refs fam_setup fam_round fam_bands; do # fam_cleanup: optional
+		(here=$src/bench/fidelity; . "$f"; declare -F "$fn" >/dev/null) ||
+			missing="$missing ${f##*/}:$fn"
+	done
+done
+for fam in audio rfc2544; do
+	[ -f "$src/bench/fidelity/fam-$fam.sh" ] || missing="$missing fam-$fam.sh"
+done
+if [ -z "$missing" ]; then pass "every family defines the functions the harness needs; audio and rfc2544 exist"; else
+	fail "every family defines the functions the harness needs; audio and rfc2544 exist" "missing:$missing"; fi
 [ "$failures" -eq 0 ]

@@ -39,13 +39,16 @@
 # $cpu_slug it was measured on, and where a cause was measured in one run
 # only, in that run: its data file $data_name (FAMILY, or NAME of --as) and
 # its start $data_started ("2026-12-05 15:39", the header's protocol line),
-# so that a later run written to the same file does not inherit it.
+# so that a later run written to the same file does not inherit it; and may
+# define fam_fixed: a REGEX of rows whose "reference" is a fixed figure (a
+# known bottleneck's rate, a target), whose spread is then not compared.
 # EP_ARGS: extra parameters for embperf's side of the families that take
 # them (timer, fio, net's tcp rows), e.g. EP_ARGS=counters=1 for an A/B against the
 # default; written into the data file's header.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 fam_causes() { :; } # none unless the family names some
+fam_fixed() { :; }  # rows whose reference is a fixed figure: none unless named
 src=$(cd "$here/../.." && pwd)
 build=$src/build
 rounds=${ROUNDS:-7}
@@ -200,7 +203,7 @@ run_family() { # NAME
 		cat "$tmp/head" "$tmp/rows" >"$data/${as_name:-$name}.tsv"
 		data_name=${as_name:-$name}
 		awk -f "$here/table.awk" -v fam="${as_name:-$name}" -v bands="$(fam_bands)" \
-			-v causes="$(fam_causes)" "$data/${as_name:-$name}.tsv"
+			-v causes="$(fam_causes)" -v fixed="$(fam_fixed)" "$data/${as_name:-$name}.tsv"
 	)
 }
 
@@ -217,7 +220,7 @@ page_rows() {
 			data_name=$name
 			data_started=$(sed -n 's/^# protocol: .*; \(.*\) UTC$/\1/p' "$f" | head -1)
 			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" \
-				-v causes="$(fam_causes)" -v md=1 "$f"
+				-v causes="$(fam_causes)" -v fixed="$(fam_fixed)" -v md=1 "$f"
 		)
 	done
 }

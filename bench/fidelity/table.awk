@@ -22,10 +22,16 @@
 # says so after its verdict ("NOT met, cause: ..."), from the family's causes;
 # it is counted as the verdict says all the same.
 #
+# A row whose reference is a fixed figure rather than a tool's measurement
+# (the shaper's frame rate, a target's count: the family's fam_fixed, a
+# REGEX) has no reference spread: its spread reads "fixed" and is not
+# compared.
+#
 # Variables (awk -v): fam (the family's name), bands ("REGEX=LO:HI[:Q];..."),
 # the first REGEX matching the KEY gives its band, default 0.95:1.05), causes
-# ("REGEX=TEXT;...", the first REGEX matching the KEY), md (1: markdown table
-# rows; else a text table with a header).
+# ("REGEX=TEXT;...", the first REGEX matching the KEY), fixed (REGEX, or
+# empty: no row), md (1: markdown table rows; else a text table with a
+# header).
 
 function ci_rank(n,   j, term, below) {
 	term = 0.5 ^ n
@@ -76,6 +82,10 @@ function cause(key,   i, n, parts, kv) {
 		if (split(parts[i], kv, "=") == 2 && key ~ kv[1])
 			return kv[2]
 	return ""
+}
+
+function is_fixed(key) {
+	return fixed != "" && key ~ fixed
 }
 
 function summary(key, tool,   n, i, a) {
@@ -134,14 +144,14 @@ function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verd
 			verdict = "too few rounds"
 		else if (verdict != "met" && why != "")
 			verdict = verdict ", cause: " why
-		if (emb_spr > ref_spr && emb_spr > 2)
+		if (!is_fixed(key) && emb_spr > ref_spr && emb_spr > 2)
 			verdict = verdict " / spread"
 		rs = sprintf("%.3f%s", rm, ci)
 	} else {
 		rs = "-"
 		verdict = "no pairs"
 	}
-	sp = sprintf("%s / %s", ref_spr < 0 ? "-" : sprintf("%.1f %%", ref_spr),
+	sp = sprintf("%s / %s", ref_spr < 0 ? "-" : is_fixed(key) ? "fixed" : sprintf("%.1f %%", ref_spr),
 		     emb_spr < 0 ? "-" : sprintf("%.1f %%", emb_spr))
 	bs = sprintf("%.2f-%.2f", blo, bhi)
 	if (md)
