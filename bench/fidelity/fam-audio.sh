@@ -33,6 +33,7 @@ fam_bands() { echo ".*-cpu-ms=0:1.05;.*=0.95:1.05"; }
 fam_refs() {
 	command -v aplay >/dev/null && command -v arecord >/dev/null ||
 		{ echo "aplay, arecord: not found (apt-get install alsa-utils)"; return 1; }
+	[ -x "$EMBPERF" ] || { echo "embperf: not built at $EMBPERF (-b BUILD)"; return 1; }
 	"$EMBPERF" --version 2>/dev/null | grep -q 'alsa=yes' ||
 		{ echo "embperf is built without alsa-lib (features: alsa=no)"; return 1; }
 	if [ -z "${DEVICE:-}" ]; then
