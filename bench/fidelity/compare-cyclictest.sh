@@ -25,8 +25,14 @@
 # holds the percentile, reported at its middle (bucket b holds latencies in
 # [b, b+1) us, as cyclictest truncates to whole microseconds). os.timer's
 # histogram is exact below 128 ns and within 0.78 % above.
+#
+# Printed: each run's line, the medians over the rounds per tool and
+# os.timer against ct and ct-ds; then os.timer over ct (plain cyclictest,
+# the reference users run) within each round for p50, p99 and max, the
+# median of those ratios and its 95 % interval (paired-ratios.awk).
 set -eu
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 build=${1:-/tmp/build-timer}
 rounds=${ROUNDS:-5}
@@ -103,3 +109,17 @@ END {
 		       100 * (med(p50, "os") / med(p50, t) - 1), 100 * (med(p99, "os") / med(p99, t) - 1)
 	}
 }' "$tmp/all"
+
+# Round by round, os.timer against plain cyclictest (ct: the reference users
+# run, with its PM QoS request), not ct-ds; a percentile beyond cyclictest's
+# histogram (">H") leaves that round out of its row.
+awk '$3 == "ct" || $3 == "os" {
+	r = $2; sub(":", "", r)
+	for (i = 4; i <= NF; i++) {
+		split($i, kv, "=")
+		if (kv[1] == "p50" || kv[1] == "p99" || kv[1] == "max")
+			print kv[1] "-us", r, ($3 == "os" ? "embperf" : "reference"), kv[2]
+	}
+}' "$tmp/all" | paired_rounds >"$tmp/paired"
+echo
+paired_table "cyclictest (ct)" "$tmp/paired"
