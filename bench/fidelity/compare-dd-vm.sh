@@ -28,7 +28,10 @@
 # (taskset), the order alternating by round:
 #   ref     REF /mnt/compare-dd.dat SIZE BS
 #   blk.fs  embperf run blk.fs folder=/mnt size=SIZE_MBM bs=BS repetitions=1
-# The tables are compare-dd.sh's (bench/fidelity/dd_tables.sh).
+# The tables are compare-dd.sh's (bench/fidelity/dd_tables.sh), and after
+# them, as there, blk.fs over ref within each round (write and read per
+# buffer size; a run that gave no figures leaves its round out), the median
+# of those ratios and its 95 % interval (paired-ratios.awk).
 set -u
 . "$(dirname "$0")/quiet.sh" # the host quiet when the guest starts (fidelity protocol)
 
@@ -45,6 +48,7 @@ export EMBPERF_VM_TIMEOUT=${EMBPERF_VM_TIMEOUT:-$((rounds * $(echo $sizes | wc -
 export EMBPERF_VM_SMP=${EMBPERF_VM_SMP:-2} # both tools run on the guest's CPU 1
 . "$(dirname "$0")/../../tests/vm/lib.sh"
 . "$(dirname "$0")/dd_tables.sh"
+. "$(dirname "$0")/paired.sh"
 die() { echo "compare-dd-vm.sh: $1" >&2; exit 1; }
 skip_all() { die "$1"; }
 
@@ -112,3 +116,5 @@ while read -r bs tool r load file; do
 done <"$T/runs"
 echo "# $(uptime)"
 dd_tables "$rounds" "$T/all" ref
+dd_pairs "$T/all" ref | paired_rounds >"$T/paired"
+paired_table ref "$T/paired"

@@ -28,7 +28,10 @@
 # per buffer size, with dd's write predicted from blk.fs's and dd's source
 # read (1 / (1/blk_write + 1/src): the two run one after the other in
 # dd's loop) beside dd's measured one; then the same ratios with each tool
-# compared only to the other's runs in the same position of the round.
+# compared only to the other's runs in the same position of the round;
+# then blk.fs over dd (over REF when REF is set) within each round, write
+# and read per buffer size, the median of those ratios and its 95 %
+# interval (paired-ratios.awk).
 set -eu
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
@@ -45,6 +48,7 @@ trap 'rm -rf "$tmp" "$dir/compare-dd.dat" /dev/shm/compare-dd.src' EXIT
 trap 'exit 130' INT TERM
 [ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
 . "$(dirname "$0")/dd_tables.sh"
+. "$(dirname "$0")/paired.sh"
 
 if [ "${SRC:-random}" = zero ]; then
 	src=/dev/zero
@@ -106,3 +110,5 @@ for r in $(seq 1 "$rounds"); do
 done
 echo "# $(uptime)"
 dd_tables "$rounds" "$tmp/all" "$other"
+dd_pairs "$tmp/all" "$other" | paired_rounds >"$tmp/paired"
+paired_table "$other" "$tmp/paired"

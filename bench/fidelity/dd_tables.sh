@@ -4,7 +4,8 @@
 # blk.fs's figures from its report; and from the per-run lines ("bs tool
 # round load1 write_MB/s read_MB/s src_MB/s", tool blk, dd or ref, the order
 # alternating by round) each tool's medians per buffer size, blk.fs over
-# the other tool, and the same by position in the round.
+# the other tool, and the same by position in the round; and the rounds'
+# pairs for paired.sh.
 
 # blk_fs_figures JSON: "write_MB/s read_MB/s" from blk.fs's JSON report.
 blk_fs_figures() {
@@ -65,4 +66,16 @@ dd_tables() {
 	    print(" ".join(out))
 	PY
 	rm -f "$med"
+}
+
+# dd_pairs ALL OTHER: paired.sh's "KEY ROUND TOOL VALUE" lines from ALL's
+# per-run lines, blk.fs the embperf side and OTHER (dd or ref) the reference:
+# per buffer size, write and read MB/s (dd's source read has no blk.fs
+# counterpart).
+dd_pairs() {
+	awk -v other="$2" '$2 == "blk" || $2 == other {
+		t = $2 == "blk" ? "embperf" : "reference"
+		print $1 "-write-MB/s", $3, t, $5
+		print $1 "-read-MB/s", $3, t, $6
+	}' "$1"
 }
