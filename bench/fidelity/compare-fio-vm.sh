@@ -45,7 +45,10 @@
 # and tables of compare-fio.sh, then each tool's mean completion latency
 # over the kernel's mean time per request on the device in the same run,
 # and each tool's whole CPU time (bench/probes/cpu-of: all its threads, io_uring's
-# io-wq workers too) per request the device completed.
+# io-wq workers too) per request the device completed; last, as
+# compare-fio.sh, blk.io over fio within each round (a run without a report
+# leaves its round out), the median of those ratios and its 95 % interval
+# (paired-ratios.awk).
 set -u
 . "$(dirname "$0")/quiet.sh" # the host quiet when the guest starts (fidelity protocol)
 
@@ -65,6 +68,7 @@ export EMBPERF_VM_MEM=${EMBPERF_VM_MEM:-$mem}
 export EMBPERF_VM_APPEND=${EMBPERF_VM_APPEND-clocksource=tsc tsc=reliable}
 
 . "$(dirname "$0")/fio_tables.sh"
+. "$(dirname "$0")/paired.sh"
 cases=$(fio_cases)
 ncases=$(echo $cases | wc -w)
 # Each run: its seconds, ~8 s of process start under TCG; plus the boot.
@@ -232,3 +236,5 @@ for name in sorted({k[0] for k in per_req}):
     print(name, " ".join("%.1f" % m[t] if t in m else "-" for t in ("blk", "fio")),
           "%.3f" % (m["blk"] / m["fio"]) if m.get("fio") and "blk" in m else "-")
 PY
+fio_pairs "$all" | paired_rounds >"$T/paired"
+paired_table fio "$T/paired"

@@ -38,7 +38,9 @@
 # load average when the run started (the machine may be shared), MB/s
 # (10^6), IOPS, p50 and p99 completion latency (us), CPU (% of one CPU:
 # fio's usr_cpu + sys_cpu, blk.io's cpu_process) and that CPU time per I/O
-# (us); then blk.io's medians over fio's, per case.
+# (us); then blk.io's medians over fio's, per case; then blk.io over fio
+# within each round, per case and figure of that table, the median of those
+# ratios and its 95 % interval (paired-ratios.awk).
 set -eu
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
 
@@ -60,6 +62,7 @@ command -v setsid >/dev/null || { echo "setsid not found (util-linux)" >&2; exit
 command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 1; }
 [ -x "$embperf" ] || { echo "$embperf not built" >&2; exit 1; }
 . "$(dirname "$0")/fio_tables.sh"
+. "$(dirname "$0")/paired.sh"
 
 # pinned CMD...: CMD in a session of its own, on the CPUs of PIN.
 pinned() {
@@ -109,3 +112,5 @@ for r in $(seq 1 "$rounds"); do
 done
 echo "# $(uptime)"
 fio_tables "$rounds" "$tmp/all"
+fio_pairs "$tmp/all" | paired_rounds >"$tmp/paired"
+paired_table fio "$tmp/paired"

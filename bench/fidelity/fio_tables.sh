@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 #
 # bench/fidelity/fio_tables.sh - sourced by compare-fio.sh and compare-fio-vm.sh:
-# the cases, one run's figures from fio's or blk.io's JSON report, and the tables of
-# medians and ratios from the per-run lines.
+# the cases, one run's figures from fio's or blk.io's JSON report, the tables of
+# medians and ratios from the per-run lines, and the rounds' pairs for
+# paired.sh.
 
 # fio_cases: the cases, "name:rw:bs:engine:iodepth" each, that $CASES
 # names (all when it is empty or unset).
@@ -66,4 +67,18 @@ fio_tables() {
 	function r(n, c) { return f[n, c] > 0 ? sprintf("%.3f", b[n, c] / f[n, c]) : "-" }
 	END { for (n in names) printf "%s %s %s %s %s %s\n", n, r(n, 4), r(n, 5), r(n, 6), r(n, 7), r(n, 9) }' "$med" | sort
 	rm -f "$med"
+}
+
+# fio_pairs ALL: paired.sh's "KEY ROUND TOOL VALUE" lines from ALL's per-run
+# lines, blk.io the embperf side and fio the reference: per case the figures
+# of the "blk.io / fio" table (MB/s, IOPS, p50 and p99 in us, CPU us per I/O).
+fio_pairs() {
+	awk '$2 == "blk" || $2 == "fio" {
+		t = $2 == "blk" ? "embperf" : "reference"
+		print $1 "-MB/s", $3, t, $5
+		print $1 "-IOPS", $3, t, $6
+		print $1 "-p50-us", $3, t, $7
+		print $1 "-p99-us", $3, t, $8
+		print $1 "-cpu-us/io", $3, t, $10
+	}' "$1"
 }
