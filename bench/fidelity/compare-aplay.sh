@@ -19,8 +19,13 @@
 # bash's `time` sees it: (user + sys) / real, the whole process (start-up,
 # configuration, the device's open and close included); for embperf also
 # its own cpu_process figure (the measured part only). Needs alsa-utils.
+# Then audio.playback over aplay and audio.capture over arecord within each
+# round, whole process against whole process (the own figures are left
+# out: aplay has none), the median of those ratios and its 95 % interval
+# (paired-ratios.awk).
 set -eu
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 BUILD=${1:?usage: bench/fidelity/compare-aplay.sh BUILD_DIR [ROUNDS [SECONDS]]}
 ROUNDS=${2:-3}
@@ -33,6 +38,7 @@ E="rate=48000 channels=2 format=S16_LE period=64 buffer=960 repetitions=1"
 command -v aplay >/dev/null || { echo "aplay not found (apt-get install alsa-utils)" >&2; exit 2; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/compare-aplay.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+: >"$T/rounds"
 
 . "$SRC/bench/fidelity/paced_device.sh"
 paced_device_setup "$T"
@@ -60,4 +66,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	k=$(load "$EMBPERF" -q run audio.capture device="$DEVICE" duration="${SECS}s" $E --format=csv)
 	ko=$(own cpu_process)
 	printf "%5d  %5s  %5s (%5s)        %7s  %5s (%5s)\n" "$r" "$a" "$p" "$po" "$c" "$k" "$ko"
+	printf '%s %s %s %s\n' playback-cpu-% "$r" reference "$a" playback-cpu-% "$r" embperf "$p" \
+		capture-cpu-% "$r" reference "$c" capture-cpu-% "$r" embperf "$k" >>"$T/rounds"
 done
+paired_rounds <"$T/rounds" >"$T/paired"
+paired_table "aplay and arecord" "$T/paired"
