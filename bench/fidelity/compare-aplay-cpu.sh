@@ -13,10 +13,13 @@
 #
 # Prints per round the task-clock in ms of each command over SECONDS
 # (default 3), then the medians and minimums, and per pair the median of
-# the per-round differences and in how many rounds embperf was below.
-# Needs alsa-utils and perf.
+# the per-round differences and in how many rounds embperf was below;
+# then each embperf run over aplay's or arecord's in the same round (with
+# counters=0 and with counters=1), the median of those ratios and its 95 %
+# interval (paired-ratios.awk). Needs alsa-utils and perf.
 set -eu
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 BUILD=${1:?usage: bench/fidelity/compare-aplay-cpu.sh BUILD_DIR [ROUNDS [SECONDS]]}
 ROUNDS=${2:-12}
@@ -67,3 +70,11 @@ for a, b in ((1, 0), (2, 0), (4, 3), (5, 3), (1, 2), (4, 5)):
     print("%s - %s: median %+.2f ms, below in %d of %d rounds"
           % (names[a], names[b], statistics.median(d), sum(x < 0 for x in d), len(d)))
 PY
+# Per round: "round aplay playback playback_ctr1 arecord capture capture_ctr1".
+awk '{
+	print "playback-task-ms", $1, "reference", $2; print "playback-task-ms", $1, "embperf", $3
+	print "playback-ctr1-task-ms", $1, "reference", $2; print "playback-ctr1-task-ms", $1, "embperf", $4
+	print "capture-task-ms", $1, "reference", $5; print "capture-task-ms", $1, "embperf", $6
+	print "capture-ctr1-task-ms", $1, "reference", $5; print "capture-ctr1-task-ms", $1, "embperf", $7
+}' "$T/all" | paired_rounds >"$T/paired"
+paired_table "aplay and arecord" "$T/paired"
