@@ -20,8 +20,15 @@
 # RATES="48000 96000" limits both sides to some rates (a quicker check);
 # DEVICE=hw:0,0 uses a card instead of the tests' paced PCM (see
 # bench/fidelity/paced_device.sh). Needs alsa-utils.
+#
+# Last, embperf over the by-hand method per row, the median of the ratios
+# and its 95 % interval (paired-ratios.awk). The two sides share no rounds
+# (the suite runs all come first, then each row's by-hand runs), so the
+# i-th suite run's figure of a row is paired with that row's i-th by-hand
+# run, as far as both exist (the lesser of SUITE_ROUNDS and RUNS pairs).
 set -euo pipefail
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 BUILD=${1:?usage: bench/fidelity/compare-audio-suite.sh BUILD_DIR}
 RUNS=${RUNS:-5}
@@ -55,7 +62,7 @@ by_hand_row() {
 		fi
 		t1=$(now_s)
 		awk -v b="$bytes" -v a="$t0" -v z="$t1" 'BEGIN { printf "%.3f\n", b * 8 / (z - a) }'
-	done | awk '{ v[NR] = $1; s += $1 } END {
+	done | tee "$T/hand.$dir-$rate" | awk '{ v[NR] = $1; s += $1 } END {
 		lo = hi = v[1]; for (i = 2; i <= NR; i++) { if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
 		m = s / NR; printf "%.1f %.3f\n", m, (hi - lo) / m * 100 }'
 }
@@ -103,3 +110,18 @@ per_suite=$(awk -v s="$suite_s" -v n="$SUITE_ROUNDS" 'BEGIN { printf "%.1f", s /
 echo "# wall time: by hand $hand_s s; embperf suite $per_suite s per run" \
 	"(ratio $(awk -v a="$per_suite" -v b="$hand_s" 'BEGIN { printf "%.3f", a / b }'))"
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The i-th suite run against the i-th by-hand run of each row (see above).
+for dir in capture playback; do
+	for rate in $RATES; do
+		i=0
+		while read -r v; do
+			i=$((i + 1))
+			[ -f "$T/suite.$i.csv" ] || break
+			echo "$dir-$rate-bit/s $i reference $v"
+			awk -F, -v t="$dir-$rate-throughput" -v k="$dir-$rate-bit/s" -v i="$i" \
+				'$1 == t { print k, i, "embperf", $13; exit }' "$T/suite.$i.csv"
+		done <"$T/hand.$dir-$rate"
+	done
+done | paired_rounds >"$T/paired"
+paired_table "by hand (arecord, aplay)" "$T/paired"
