@@ -32,8 +32,13 @@
 #    on). A neutral observer (bench/probes/udp-bins, libpcap on lo) gives the most
 #    datagrams in any 1 ms window (and what pcap itself dropped).
 #    Printed: achieved / asked, received / asked, max 1 ms / (asked per 1 ms).
+# Last (also when B is left out): embperf over iperf3 within each round,
+# for A's sent/s, received/s, CPU % and CPU per sent datagram, and for B's
+# achieved, received and peak 1 ms over asked per asked rate; the median of
+# those ratios and its 95 % interval (paired-ratios.awk).
 set -u
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 build=${1:-build}
 rounds=${ROUNDS:-5}
@@ -54,6 +59,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+: >"$tmp/a.txt"
+: >"$tmp/bb.txt"
 
 command -v iperf3 >/dev/null || { echo "iperf3 not found (apt-get install iperf3)" >&2; exit 1; }
 [ -x "$embperf" ] && [ -x "$bins" ] || { echo "$embperf or $bins not built" >&2; exit 1; }
@@ -102,6 +109,23 @@ EOF
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# udp_paired: the paired table, from the rounds of A (a.txt: "round tool
+# sent_pps recv_pps cpu_pct cpu_ns_per_sent") and of B (bb.txt: "round tool
+# pct asked_pps sent_pps achieved_ratio recv_ratio forgiven max_1ms
+# peak_ratio pcap_dropped"); embperf's forgiven has no iperf3 counterpart.
+udp_paired() {
+	{
+		awk '{ t = $2 == "embperf" ? "embperf" : "reference"
+			print "A-sent-pps", $1, t, $3; print "A-recv-pps", $1, t, $4
+			print "A-cpu-%", $1, t, $5; print "A-cpu-ns/sent", $1, t, $6 }' "$tmp/a.txt"
+		awk '{ t = $2 == "embperf" ? "embperf" : "reference"; k = "B" $3 "-"
+			print k "achieved/asked", $1, t, $6; print k "received/asked", $1, t, $7
+			print k "peak1ms/asked", $1, t, $10 }' "$tmp/bb.txt"
+	} | paired_rounds >"$tmp/paired"
+	echo
+	paired_table iperf3 "$tmp/paired"
+}
+
 case " $parts " in *" A "*) ;; *) skip_a=1 ;; esac
 [ -z "${skip_a:-}" ] && {
 echo
@@ -127,7 +151,7 @@ for tool in embperf iperf3; do
 	done | awk -v t="$tool" '{ printf "median %s sent_pps=%s recv_pps=%s cpu_pct=%s cpu_ns_per_sent=%s\n", t, $1, $2, $3, $4 }'
 done
 }
-case " $parts " in *" B "*) ;; *) exit 0 ;; esac
+case " $parts " in *" B "*) ;; *) udp_paired; exit 0 ;; esac
 
 echo
 echo "## B. paced, 1472-byte payload, ${secs} s per run"
@@ -181,3 +205,4 @@ for pct in 10 50 90; do
 	done
 done
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+udp_paired
