@@ -58,8 +58,15 @@
 #      REMOTE_RECV_CALLS); the found rate is its REMOTE_RECV_CALLS / time.
 #    Printed: trials x trial time of each, the ratio, and per frame size
 #    the spread over the rounds ((max - min) / median of the found rates).
+# Last, the paired tables (paired-ratios.awk: per row the median of the
+# ratios within each round and its 95 % interval): for A, embperf's found
+# rate over R's frame rate, per R and frame size; the reference there is
+# that computed truth of the shaper, not a tool. For B, embperf over the
+# netperf search by hand, the found rate per frame size and the table's
+# trials x trial time.
 set -u
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 build=${1:-build}
 rounds=${ROUNDS:-3}
@@ -84,6 +91,8 @@ b=ep-rfc-b$$
 va=rfa$$
 vb=rfb$$
 tmp=$(mktemp -d)
+: >"$tmp/a.txt"
+: >"$tmp/b.txt"
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -273,4 +282,23 @@ if [[ $part == *b* ]]; then
 		done
 	done
 	echo "# load average after B: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+
+# The paired tables, of the parts run (see above).
+if [[ $part == *a* ]]; then
+	# "round R_mbit frame found_fps R_fps found/R_fps trials": R's frame rate the reference.
+	awk '{ k = $2 "mbit-" $3 "-fps"; print k, $1, "reference", $5; print k, $1, "embperf", $4 }' \
+		"$tmp/a.txt" | paired_rounds >"$tmp/a.paired"
+	echo
+	paired_table "R's frame rate (A: the shaper's computed rate)" "$tmp/a.paired"
+fi
+if [[ $part == *b* ]]; then
+	# "round tool frame found_fps trials": netperf by hand the reference; per
+	# round and tool also the table's trials x trial time, in s.
+	awk -v s="$trial_s" '{ t = $2 == "embperf" ? "embperf" : "reference"
+		print $3 "-fps", $1, t, $4; n[$1 " " t] += $5 }
+		END { for (k in n) { split(k, x, " "); print "table-search-s", x[1], x[2], n[k] * s } }' \
+		"$tmp/b.txt" | paired_rounds >"$tmp/b.paired"
+	echo
+	paired_table "netperf by hand (B)" "$tmp/b.paired"
 fi
