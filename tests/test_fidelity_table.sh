@@ -10,13 +10,14 @@
 # cause the family names (causes=REGEX=TEXT) says it after the verdict, and
 # only such a row, and only in the run (data file) it was measured in. A
 # row whose reference is a fixed figure (fixed=REGEX) has no spread to
-# compare. Every family defines the interface fidelity.sh calls.
+# compare. Every family defines the interface fidelity.sh calls, and every
+# older compare-*.sh prints the harness's paired table.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..17"
+echo "1..18"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -178,4 +179,12 @@ for fam in audio rfc2544; do
 done
 if [ -z "$missing" ]; then pass "every family defines the functions the harness needs; audio and rfc2544 exist"; else
 	fail "every family defines the functions the harness needs; audio and rfc2544 exist" "missing:$missing"; fi
+# The older comparisons share the harness's output: each ends with the
+# paired table of paired-ratios.awk (directly or through paired.sh).
+alone=
+for f in "$src"/bench/fidelity/compare-*.sh; do
+	grep -q 'paired_table\|paired-ratios.awk' "$f" || alone="$alone ${f##*/}"
+done
+if [ -z "$alone" ]; then pass "every compare-*.sh prints the paired table"; else
+	fail "every compare-*.sh prints the paired table" "without it:$alone"; fi
 [ "$failures" -eq 0 ]

@@ -4,8 +4,8 @@
 # compare-lmbench.sh - run the CPU and OS rows of embperf's `lmbench` suite
 # and the lmbench3 programs they reimplement side by side on this machine,
 # interleaved, and print the median of each tool per row, its spread and
-# their ratio. (The memory rows, bw_mem and lat_mem_rd, are compared by
-# compare-memory.sh.)
+# their ratio, then the harness's paired table (paired.sh). (The memory
+# rows, bw_mem and lat_mem_rd, are compared by compare-memory.sh.)
 #
 # The reference binaries are given by path; this script never downloads or
 # builds them. Build lmbench3 yourself outside the source tree
@@ -72,6 +72,7 @@
 # Units are the suite's: us, ns (lat_ops), MB/s (MB = 10^6 bytes), files/s.
 set -eu
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 : "${LMBENCH_BIN:?set LMBENCH_BIN to the folder of the lmbench3 programs}"
 [ -n "${FRONT_END:-}" ] || : "${EMBPERF:?set EMBPERF to the embperf command}"
@@ -361,3 +362,7 @@ awk '!($1 in seen) { seen[$1] = ++n } { print seen[$1], $0 }' "$samples" |
 	sort -k1,1n -k3,3 -k4,4g | cut -d' ' -f2- |
 	awk -v keyname=row -v refname=lmbench -v keywidth=22 -v numfmt=%12.4g \
 		-v spreadwidth=7 -f "$(dirname "$0")/median-table.awk"
+# Then the harness's paired table: the i-th embperf run of a row over the
+# i-th lmbench run, which were made in the same round.
+echo
+paired_table lmbench "$samples"

@@ -3,7 +3,8 @@
 #
 # compare-memory.sh - run embperf's memory kernels and the reference tools
 # they reimplement side by side on this machine, and print the median of
-# each tool per case and their ratio.
+# each tool per case and their ratio, then the harness's paired table (the
+# ratio within each round, its median and 95 % interval; paired.sh).
 #
 # The reference binaries are given by path; this script never downloads or
 # builds them. Build them yourself outside the source tree, e.g.
@@ -45,6 +46,7 @@
 # Both tools report MB/s with MB = 10^6 bytes, and ns per load.
 set -eu
 . "$(dirname "$0")/quiet.sh" # wait for a quiet machine before each round (fidelity protocol)
+. "$(dirname "$0")/paired.sh"
 
 : "${EMBPERF:?set EMBPERF to the embperf command}"
 REPEATS=${REPEATS:-5}
@@ -243,3 +245,7 @@ echo "# $REPEATS interleaved runs per tool and case, $(($(date +%s) - start)) s;
 sort -k1,1 -k2,2 -k3,3g "$samples" |
 	awk -v keyname=case -v refname=reference -v keywidth=34 -v numfmt=%12.3f \
 		-v spreadwidth=6 -f "$(dirname "$0")/median-table.awk"
+# Then the harness's paired table: the i-th embperf run of a case over the
+# i-th reference run, which were made in the same round.
+echo
+paired_table reference "$samples"
