@@ -450,6 +450,104 @@ Test(blk_io, a_write_job_preallocates_its_new_file_as_fio_does)
 	cr_assert_eq(unlink(path), 0);
 }
 
+/*
+ * fio's scramble_buffers, byte for byte: in each sector the offset at the
+ * start of line (nsec ^ offset) & 7 and the time in bytes 48 to 63, and
+ * nothing else touched.
+ */
+Test(blk_io, scramble_fio_writes_what_fio_writes_into_each_sector)
+{
+	static const struct {
+		uint64_t off_bytes, stamp_ns;
+		size_t line;
+	} cases[] = { { 4096, 3000000005ull, 5 }, { 0, 7000000008ull, 0 } };
+	uint64_t buf[3 * 512 / 8];
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		memset(buf, 0, sizeof(buf));
+		blk_scramble_fio(buf, sizeof(buf), cases[c].off_bytes, cases[c].stamp_ns);
+		for (size_t w = 0; w < sizeof(buf) / 8; w++) {
+			size_t sector = w / 64, at = w % 64 * 8;
+			uint64_t want = 0;
+
+			if (at == 64 * cases[c].line)
+				want = cases[c].off_bytes + 512 * sector;
+			else if (at == 48)
+				want = cases[c].stamp_ns / 1000000000u;
+			else if (at == 56)
+				want = cases[c].stamp_ns % 1000000000u;
+			cr_assert_eq(buf[w], want, "case %zu: sector %zu byte %zu: %llu, want %llu", c,
+				     sector, at, (unsigned long long)buf[w], (unsigned long long)want);
+		}
+	}
+}
+
+/** scrambled_file() - write 64 KiB in 4 KiB blocks with scramble=@mode, keep the file, read it. */
+static void scrambled_file(const char *mode, unsigned char *data, size_t len)
+{
+	char path[512];
+	int fd;
+
+	set("rw", "write");
+	set("bs", "4k");
+	set("size", "64k");
+	set("keep", "1");
+	set("scramble", mode);
+	run_ok();
+	if (strcmp(mode, "fio"))
+		cr_assert(strstr(embperf_result_labels(find("iops")), "scramble="), "%s",
+			  embperf_result_labels(find("iops")));
+	else
+		cr_assert_null(strstr(embperf_result_labels(find("iops")), "scramble"), "%s",
+			       embperf_result_labels(find("iops")));
+	only_file(path, sizeof(path));
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, data, len, 0), (ssize_t)len);
+	close(fd);
+	cr_assert_eq(unlink(path), 0);
+}
+
+/*
+ * What each mode leaves in the file: fio's stamp (every sector's offset in
+ * one of its first eight lines, a time in bytes 48 to 63), the offset alone
+ * in each sector's first word, or the buffer's pattern unchanged.
+ */
+Test(blk_io, scramble_modes_leave_their_marks_in_the_file)
+{
+	static unsigned char data[64 << 10];
+	uint64_t pattern[4096 / 8];
+
+	blk_pattern_fill(pattern, sizeof(pattern), 0, 1);
+	scrambled_file("fio", data, sizeof(data));
+	for (size_t s = 0; s < sizeof(data) / 512; s++) {
+		uint64_t word, nsec;
+		int found = 0;
+
+		for (size_t line = 0; line < 8; line++) {
+			memcpy(&word, data + 512 * s + 64 * line, sizeof(word));
+			found |= word == 512 * s;
+		}
+		memcpy(&nsec, data + 512 * s + 56, sizeof(nsec));
+		cr_assert(found, "sector %zu: its offset in none of its first eight lines", s);
+		cr_assert_lt(nsec, 1000000000u, "sector %zu: bytes 56-63 hold nanoseconds", s);
+	}
+	scrambled_file("sector", data, sizeof(data));
+	for (size_t s = 0; s < sizeof(data) / 512; s++) {
+		const unsigned char *in_pattern = (const unsigned char *)pattern + 512 * (s % 8);
+
+		cr_assert(memcmp(data + 512 * s, in_pattern, 8), "sector %zu: first word stamped", s);
+		cr_assert_eq(memcmp(data + 512 * s + 8, in_pattern + 8, 504), 0,
+			     "sector %zu: the rest is the buffer's pattern", s);
+	}
+	scrambled_file("off", data, sizeof(data));
+	for (size_t blk = 0; blk < sizeof(data) / 4096; blk++)
+		cr_assert_eq(memcmp(data + 4096 * blk, pattern, 4096), 0,
+			     "block %zu: the buffer's pattern, unchanged", blk);
+	cr_assert_neq(embperf_bench_set(b, "scramble", "maybe"), 0, "scramble=maybe is refused");
+	cr_assert(strstr(embperf_bench_errmsg(b), "'scramble'"), "%s", embperf_bench_errmsg(b));
+}
+
 Test(blk_io, sync_every_n_writes_counts_its_fsyncs)
 {
 	double ops;

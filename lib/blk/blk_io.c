@@ -61,6 +61,10 @@ static const struct ep_param_desc blk_params[] = {
 	{ "hugepages", EP_PT_ENUM, "off", { { 0, 0 } }, "off|thp|on", "",
 	  "I/O buffers: off (base pages where the allocator puts them, fio's mem=malloc), thp "
 	  "(transparent huge pages) or on (reserved huge pages, fio's mem=shmhuge)" },
+	{ "scramble", EP_PT_ENUM, "fio", { { 0, 0 } }, "fio|sector|off", "",
+	  "what each write's block gets before it is written: fio (fio's default scramble_buffers: "
+	  "every 512-byte sector's offset and the time, up to two cache lines a sector), sector "
+	  "(its offset only, one line), off (the same bytes every time, fio's scramble_buffers=0)" },
 	{ "jobs", EP_PT_INT, "1", { { 1, BLK_MAX_JOBS } }, NULL, "",
 	  "threads, each on its own region of size/jobs (fio's numjobs)" },
 	{ "cache", EP_PT_ENUM, "drop", { { 0, 0 } }, "drop|keep", "",
@@ -171,6 +175,7 @@ static int read_params(struct ep_run *run, struct blk_job *job)
 	job->time_based = (int)ep_param_int(run, "time_based");
 	job->keep = (int)ep_param_int(run, "keep");
 	job->hugepages = (int)ep_param_int(run, "hugepages");
+	job->scramble = (int)ep_param_int(run, "scramble");
 	rc = read_engine(run, job);
 	if (!rc)
 		rc = read_sync(run, job);
@@ -473,7 +478,8 @@ static int alloc_workers(struct blk_job *job)
 
 /**
  * make_label() - "rw=randread bs=4k size=16M direct=1 jobs=1 sync=none
- * engine=psync", and " iodepth=N iodepth_batch=B" after engine=io_uring.
+ * engine=psync", and " iodepth=N iodepth_batch=B" after engine=io_uring,
+ * " hugepages=M" and " scramble=S" when not the default.
  */
 static void make_label(struct ep_run *run, struct blk_job *job)
 {
@@ -486,8 +492,11 @@ static void make_label(struct ep_run *run, struct blk_job *job)
 		n += snprintf(job->label + n, sizeof(job->label) - (size_t)n, " iodepth=%d "
 			      "iodepth_batch=%d", job->iodepth, job->iodepth_batch);
 	if (job->hugepages != EP_MEM_HUGE_OFF && n > 0 && (size_t)n < sizeof(job->label))
-		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " hugepages=%s",
-			 ep_param_text(run, "hugepages"));
+		n += snprintf(job->label + n, sizeof(job->label) - (size_t)n, " hugepages=%s",
+			      ep_param_text(run, "hugepages"));
+	if (job->scramble != SCRAMBLE_FIO && n > 0 && (size_t)n < sizeof(job->label))
+		snprintf(job->label + n, sizeof(job->label) - (size_t)n, " scramble=%s",
+			 ep_param_text(run, "scramble"));
 }
 
 /**

@@ -41,7 +41,7 @@ static int one_io(struct blk_worker *w, int is_read, uint64_t off_bytes)
 	if (!is_read && job->verify)
 		blk_pattern_fill(w->buf, job->bs_bytes, off_bytes, job->seed);
 	else if (!is_read)
-		blk_scramble(w->buf, job->bs_bytes, off_bytes);
+		blk_scramble_job(job, w->buf, off_bytes);
 	start_ns = ep_now_ns();
 	rc = io_full(w, is_read, off_bytes);
 	end_ns = ep_now_ns();

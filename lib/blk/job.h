@@ -25,6 +25,8 @@ enum blk_rw { RW_READ, RW_WRITE, RW_RANDREAD, RW_RANDWRITE, RW_RW, RW_RANDRW };
 enum blk_sync { SYNC_NONE, SYNC_END, SYNC_EVERY, SYNC_DSYNC };
 enum blk_counter { C_SHORT_IOS, C_FSYNCS };
 enum blk_engine { ENGINE_PSYNC, ENGINE_IO_URING };
+/* 'scramble', in its parameter's order. */
+enum blk_scramble_mode { SCRAMBLE_FIO, SCRAMBLE_SECTOR, SCRAMBLE_OFF };
 
 struct blk_job;
 struct blk_uring;
@@ -73,7 +75,7 @@ struct blk_worker {
  * @existing:     the target existed (never laid out).
  * @rw, @rwmix_pct, @bs_bytes, @size_bytes, @direct, @sync, @sync_every,
  * @jobs, @cache_drop, @verify, @time_based, @seed, @engine, @iodepth,
- * @hugepages:    the parameters.
+ * @hugepages, @scramble: the parameters.
  * @iodepth_batch: I/Os per submission with io_uring, 1..@iodepth ('0' and
  *                values above 'iodepth' read as 'iodepth', as fio reads them).
  * @align_bytes:  O_DIRECT alignment of offsets and sizes (0: unknown).
@@ -86,7 +88,7 @@ struct blk_job {
 	char path[BLK_PATH_MAX];
 	int created, keep, bdev, existing;
 	int rw, rwmix_pct, direct, sync, jobs, cache_drop, verify, time_based, engine, iodepth;
-	int iodepth_batch, hugepages;
+	int iodepth_batch, hugepages, scramble;
 	uint64_t bs_bytes, size_bytes, sync_every, seed, align_bytes;
 	struct blk_worker workers[BLK_MAX_JOBS];
 	char label[BLK_LABEL_MAX];
@@ -111,12 +113,31 @@ void blk_pattern_fill(void *buf, size_t len, uint64_t off_bytes, uint64_t seed);
 /**
  * blk_scramble() - make a write buffer of @len bytes unique to target
  * offset @off_bytes at little cost: the first word of every 512 bytes
- * becomes the offset of that sector (fio's scramble_buffers does the like).
- * Without it every block of a job would hold the same bytes, which storage
- * that deduplicates or compresses (a VM host, some flash controllers)
- * writes and reads faster than real data.
+ * becomes the offset of that sector (one cache line a sector: blk.io's
+ * scramble=sector, blk.fs and blk.mtd). Without it every block of a job
+ * would hold the same bytes, which storage that deduplicates or compresses
+ * (a VM host, some flash controllers) writes and reads faster than real
+ * data.
  */
 void blk_scramble(void *buf, size_t len, uint64_t off_bytes);
+
+/**
+ * blk_scramble_fio() - what fio's scramble_buffers (on by default) writes
+ * into each 512-byte sector of a block before it is written: the sector's
+ * target offset into the start of one of the sector's first eight 64-byte
+ * lines, the line chosen by (@stamp_ns's nanoseconds XOR @off_bytes) & 7,
+ * and @stamp_ns as seconds and nanoseconds into bytes 48 to 63. Two cache
+ * lines a sector in 7 blocks of 8: twice blk_scramble()'s stores, which on
+ * a 1 MiB block is time the next write waits for (doc/methodology-blk.md,
+ * "Write data").
+ */
+void blk_scramble_fio(void *buf, size_t len, uint64_t off_bytes, uint64_t stamp_ns);
+
+/**
+ * blk_scramble_job() - @job's 'scramble' on the write buffer @buf of
+ * 'bs' bytes bound for @off_bytes: fio's stamp, the offset alone, or none.
+ */
+void blk_scramble_job(const struct blk_job *job, void *buf, uint64_t off_bytes);
 
 /**
  * blk_pattern_check() - compare @buf with the pattern at @off_bytes.

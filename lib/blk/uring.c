@@ -179,7 +179,7 @@ static int queue_one(struct blk_worker *w)
 	if (!s->is_read && job->verify)
 		blk_pattern_fill(s->buf, job->bs_bytes, s->off_bytes, job->seed);
 	else if (!s->is_read)
-		blk_scramble(s->buf, job->bs_bytes, s->off_bytes);
+		blk_scramble_job(job, s->buf, s->off_bytes);
 	if (s->is_read)
 		io_uring_prep_read(sqe, job->fd, s->buf, (unsigned int)job->bs_bytes, s->off_bytes);
 	else

@@ -58,6 +58,27 @@ void blk_scramble(void *buf, size_t len, uint64_t off_bytes)
 	}
 }
 
+void blk_scramble_fio(void *buf, size_t len, uint64_t off_bytes, uint64_t stamp_ns)
+{
+	const uint64_t stamp[2] = { stamp_ns / 1000000000u, stamp_ns % 1000000000u };
+	const size_t line = (size_t)((stamp[1] ^ off_bytes) & 7);
+
+	for (size_t i = 0; i + 512 <= len; i += 512) {
+		uint64_t sector_off = off_bytes + i;
+
+		memcpy((char *)buf + i + 64 * line, &sector_off, sizeof(sector_off));
+		memcpy((char *)buf + i + 48, stamp, sizeof(stamp));
+	}
+}
+
+void blk_scramble_job(const struct blk_job *job, void *buf, uint64_t off_bytes)
+{
+	if (job->scramble == SCRAMBLE_FIO)
+		blk_scramble_fio(buf, job->bs_bytes, off_bytes, ep_now_ns());
+	else if (job->scramble == SCRAMBLE_SECTOR)
+		blk_scramble(buf, job->bs_bytes, off_bytes);
+}
+
 int blk_buf_alloc(struct blk_worker *w)
 {
 	const struct blk_job *job = w->job;
