@@ -33,7 +33,8 @@
 # again from all of that CPU's data files, summary table first.
 #
 # Families: the fam-*.sh files beside this script. Each defines fam_describe,
-# fam_refs, fam_setup, fam_round, fam_cleanup and fam_bands, and may define
+# fam_refs, fam_setup, fam_round and fam_bands (tests/test_fidelity_table.sh
+# checks), may define fam_cleanup (called on every exit), and may define
 # fam_causes: "REGEX=TEXT;..." for rows whose gap has a measured cause named
 # in doc/ (the verdict then names it too; table.awk), on the CPU model
 # $cpu_slug it was measured on, and where a cause was measured in one run
@@ -200,10 +201,10 @@ run_family() { # NAME
 			fam_round "$r" | awk -v r="$r" '{ print r, $0 }' >>"$tmp/rows"
 		done
 		echo "# ended: $(date -u '+%Y-%m-%d %H:%M UTC'), $(quiet_state)" >>"$tmp/head"
-		cat "$tmp/head" "$tmp/rows" >"$data/${as_name:-$name}.tsv"
 		data_name=${as_name:-$name}
-		awk -f "$here/table.awk" -v fam="${as_name:-$name}" -v bands="$(fam_bands)" \
-			-v causes="$(fam_causes)" -v fixed="$(fam_fixed)" "$data/${as_name:-$name}.tsv"
+		cat "$tmp/head" "$tmp/rows" >"$data/$data_name.tsv"
+		awk -f "$here/table.awk" -v fam="$data_name" -v bands="$(fam_bands)" \
+			-v causes="$(fam_causes)" -v fixed="$(fam_fixed)" "$data/$data_name.tsv"
 	)
 }
 
