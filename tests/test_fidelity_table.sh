@@ -10,14 +10,16 @@
 # cause the family names (causes=REGEX=TEXT) says it after the verdict, and
 # only such a row, and only in the run (data file) it was measured in. A
 # row whose reference is a fixed figure (fixed=REGEX) has no spread to
-# compare. Every family defines the interface fidelity.sh calls, and every
+# compare, and a measured one's only when embperf's rounds deviate from
+# their median more than the reference's round after round (a paired
+# randomization test), not for one outlying round. Every family defines the interface fidelity.sh calls, and every
 # older compare-*.sh prints the harness's paired table.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..18"
+echo "1..19"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -34,7 +36,7 @@ rows() {
 # its spread flag (the reference's rounds here do not move).
 verdict_of() {
 	rows "$@" | awk -f "$awkf" -v fam=t -v bands=".*=0.95:1.05" -v md=1 |
-		awk -F' [|] ' '{ v = $8; sub(/ [|]$/, "", v); sub(/ \/ spread$/, "", v); print v }'
+		awk -F' [|] ' '{ v = $8; sub(/ [|]$/, "", v); sub(/ \/ spread.*$/, "", v); print v }'
 }
 
 check() { # NAME WANT KEY RATIO...
@@ -87,7 +89,7 @@ if [ "$got" = "NOT met" ]; then pass "beyond the reference's truncation: NOT met
 caused() { # RATIO...
 	rows seqread-MB/s "$@" | awk -f "$awkf" -v fam=t -v bands=".*=0.95:1.05" \
 		-v causes="^seq=the buffer's layout;.*=wrong" -v md=1 |
-		awk -F' [|] ' '{ v = $8; sub(/ [|]$/, "", v); sub(/ \/ spread$/, "", v); print v }'
+		awk -F' [|] ' '{ v = $8; sub(/ [|]$/, "", v); sub(/ \/ spread.*$/, "", v); print v }'
 }
 got=$(caused 0.70 0.71 0.69 0.72 0.70 0.68 0.71)
 if [ "$got" = "NOT met, cause: the buffer's layout" ]; then pass "NOT met with its cause named"; else
@@ -160,7 +162,7 @@ spread_row() { # FIXED_REGEX
 }
 fixed_row=$(spread_row '.*')
 measured_row=$(spread_row '')
-if [[ $fixed_row == *"| fixed / "*"| met |" ]] && [[ $measured_row == *"| 0.0 % / "*"| met / spread |" ]]; then
+if [[ $fixed_row == *"| fixed / "*"| met |" ]] && [[ $measured_row == *"| 0.0 % / "*"| met / spread (p 0.016) |" ]]; then
 	pass "a fixed reference's row compares no spread; a measured one's does"
 else
 	fail "a fixed reference's row compares no spread; a measured one's does" 		"fixed: '$fixed_row'" "measured: '$measured_row'"
@@ -188,3 +190,27 @@ done
 if [ -z "$alone" ]; then pass "every compare-*.sh prints the paired table"; else
 	fail "every compare-*.sh prints the paired table" "without it:$alone"; fi
 [ "$failures" -eq 0 ]
+# Spread: two tools that vary alike flag nothing, even where one outlying
+# round puts embperf's spread above the reference's; embperf deviating
+# more than the reference in every round is flagged, with its p.
+spread_case() { # REF... -- EMB...
+	local r=0 x refs=() embs=()
+	while [ "$1" != -- ]; do refs+=("$1"); shift; done
+	shift
+	embs=("$@")
+	for x in "${refs[@]}"; do
+		r=$((r + 1))
+		echo "$r k reference $x"
+		echo "$r k embperf ${embs[r - 1]}"
+	done | awk -f "$awkf" -v fam=t -v bands=".*=0.80:1.20" -v md=1
+}
+alike=$(spread_case 100 104 97 102 99 101 -- 101 98 103 100 96 102)
+outlier=$(spread_case 100 104 97 102 99 101 -- 101 99 100 102 100 125)
+steady=$(spread_case 100 101 99 100.5 99.5 100.2 -- 100.3 110 90 108 92 101)
+if [[ $alike == *"| met |" ]] && [[ $outlier == *"| met |" ]] &&
+	[[ $steady == *"| met / spread (p 0.0"[0-4]*") |" ]]; then
+	pass "spread: flagged when embperf deviates more round after round, not by chance"
+else
+	fail "spread: flagged when embperf deviates more round after round, not by chance" \
+		"alike: '$alike'" "outlier: '$outlier'" "steady: '$steady'"
+fi

@@ -26,7 +26,8 @@
 #     round) with its distribution-free 95 % interval, each tool's median
 #     and spread ((max - min) / median over the rounds), and a verdict
 #     against the row's band: met, NOT met, or unresolved (the median out
-#     of the band, its interval reaching into it).
+#     of the band, its interval reaching into it), and "spread (p P)" where
+#     embperf's spread is the higher beyond the rounds' chance (table.awk).
 # A family whose reference is missing is named and skipped; a reference
 # that fails prints its own error beside the row. Each family's rounds go
 # to DIR/data/CPU/FAMILY.tsv (the raw figures, kept); DIR/CPU.md is made
@@ -240,19 +241,23 @@ write_page() {
 		echo "**NOT met** when it is outside and so is its interval (or there is no interval, below 6"
 		echo "rounds), **unresolved** when it is outside but its interval reaches into the band (the"
 		echo "rounds cannot tell); after a comma, the cause of the gap where one has been measured"
-		echo "(counted as the verdict says); after a slash, 'spread' when embperf's spread is above"
-		echo "the reference's."
+		echo "(counted as the verdict says); after a slash, 'spread (p P)' when embperf's spread is"
+		echo "above the reference's and the rounds show it beyond chance: a paired randomization test"
+		echo "on each round's deviation from each tool's median gives P <= 0.05 (the last column of the"
+		echo "summary counts every row whose embperf spread is the higher one, shown or not)."
 		echo
 		rows=$(page_rows)
-		echo "| family | rows | met | unresolved | NOT met | embperf spreads more |"
-		echo "|---|---|---|---|---|---|"
+		echo "| family | rows | met | unresolved | NOT met | embperf spreads more (p <= 0.05) | embperf's spread the higher |"
+		echo "|---|---|---|---|---|---|---|"
 		awk -F' [|] ' '{ f = substr($1, 3); n[f]++; if (!(f in o)) o[f] = ++k
 			v = $8; sub(/ [|]$/, "", v)
 			if (v ~ /^met/) m[f]++; else if (v ~ /^unresolved/) u[f]++; else if (v ~ /^NOT met/) x[f]++
-			if (v ~ /spread/) s[f]++ }
+			if (v ~ /spread/) s[f]++
+			split($6, sp, " / "); a = sp[1] + 0; b = sp[2] + 0
+			if (sp[1] ~ /%/ && sp[2] ~ /%/ && b > a && b > 2) h[f]++ }
 			END { for (f in o) l[o[f]] = f
 			for (i = 1; i <= k; i++) { f = l[i]
-				printf "| %s | %d | %d | %d | %d | %d |\n", f, n[f], m[f], u[f], x[f], s[f] } }' \
+				printf "| %s | %d | %d | %d | %d | %d | %d |\n", f, n[f], m[f], u[f], x[f], s[f], h[f] } }' \
 			<<<"$rows"
 		echo
 		echo "| family | row | reference | embperf | ratio [95 % interval] | spread ref / emb | band | verdict |"

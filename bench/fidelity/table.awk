@@ -11,6 +11,12 @@
 # in the band), "NOT met" (outside it, and so is the interval when there is
 # one), "unresolved" (outside it, but the interval reaches into the band).
 #
+# A row's verdict ends in "/ spread (p P)" when embperf's spread is above
+# the reference's and a paired randomization test (spread_p) says the
+# rounds would show that gap by chance with probability P <= 0.05: each
+# tool's spread is read from a handful of rounds, so a bare comparison of
+# the two flags about half of the rows of two tools that vary alike.
+#
 # A band may name the reference's resolution, REGEX=LO:HI:Q, for a tool that
 # prints its figure truncated to whole Qs (iputils ping's rtt avg: whole
 # microseconds): its true value lies in [printed, printed + Q). A row the
@@ -88,6 +94,64 @@ function is_fixed(key) {
 	return fixed != "" && key ~ fixed
 }
 
+# spread_p(KEY) - whether embperf's run-to-run dispersion is above the
+# reference's by more than the rounds' chance: Fisher's paired
+# randomization test, one-sided. Per round with both figures above 0,
+# d = |ln(e / median e)| - |ln(r / median r)|: each tool's relative
+# deviation from its own median (so a ratio away from 1 does not count).
+# If both tools vary alike, either deviation of a round could have been the
+# other's: each d's sign is a coin, and p is the share of the sign patterns
+# whose sum reaches the observed sum (all 2^n up to 12 rounds, else 4096
+# draws from a fixed seed). One outlying round is then no evidence (half
+# the patterns keep it); embperf's deviations above the reference's round
+# after round are (6 of 6: p = 1/64). Returns 1 without 5 pairs.
+function spread_p(key,   n, i, e, r, d, em, rm, obs, m, x, s, hits, total, draws) {
+	n = 0
+	for (i = 1; i <= nround; i++)
+		if ((key, "reference", i) in byround && (key, "embperf", i) in byround &&
+		    byround[key, "reference", i] > 0 && byround[key, "embperf", i] > 0) {
+			n++
+			e[n] = byround[key, "embperf", i]
+			r[n] = byround[key, "reference", i]
+		}
+	if (n < 5)
+		return 1
+	em = median_of(e, n)
+	rm = median_of(r, n)
+	obs = 0
+	for (i = 1; i <= n; i++) {
+		d[i] = abs(log(e[i] / em)) - abs(log(r[i] / rm))
+		obs += d[i]
+	}
+	obs -= 1e-12 # sums equal to the observed one count as reaching it
+	hits = 0
+	draws = n <= 12 ? 2 ^ n : 4096
+	srand(1)
+	for (m = 0; m < draws; m++) {
+		s = 0
+		x = n <= 12 ? m : int(rand() * 2 ^ n)
+		for (i = 1; i <= n; i++) {
+			s += (x % 2) ? -d[i] : d[i]
+			x = int(x / 2)
+		}
+		if (s >= obs)
+			hits++
+	}
+	return hits / draws
+}
+
+function abs(x) {
+	return x < 0 ? -x : x
+}
+
+# The median of A[1..N], A left as it was.
+function median_of(a, n,   i, b) {
+	for (i = 1; i <= n; i++)
+		b[i] = a[i]
+	sort_arr(b, n)
+	return median(b, n)
+}
+
 function summary(key, tool,   n, i, a) {
 	n = 0
 	for (i = 1; i <= cnt[key, tool]; i++)
@@ -114,9 +178,10 @@ function truncated_ratio(key,   n, i, a) {
 	return median(a, n)
 }
 
-function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verdict, ci, why) {
+function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verdict, ci, why, p, ref_num) {
 	summary(key, "reference")
 	ref_m = med_s
+	ref_num = spr < 0 ? 0 : m
 	ref_spr = spr
 	summary(key, "embperf")
 	emb_m = med_s
@@ -144,8 +209,12 @@ function row(key,   n, i, r, j, rm, lo, hi, ref_m, ref_spr, emb_m, emb_spr, verd
 			verdict = "too few rounds"
 		else if (verdict != "met" && why != "")
 			verdict = verdict ", cause: " why
-		if (!is_fixed(key) && emb_spr > ref_spr && emb_spr > 2)
-			verdict = verdict " / spread"
+		# A reference truncated to whole Qs hides any spread below Q / its
+		# median: embperf's within that is not more than it can show.
+		if (!is_fixed(key) && emb_spr > ref_spr && emb_spr > 2 &&
+		    !(bq > 0 && ref_num > 0 && emb_spr <= 100 * bq / ref_num) &&
+		    (p = spread_p(key)) <= 0.05)
+			verdict = verdict sprintf(" / spread (p %.3f)", p)
 		rs = sprintf("%.3f%s", rm, ci)
 	} else {
 		rs = "-"
