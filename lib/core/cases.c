@@ -373,10 +373,14 @@ static int take_samples(struct case_state *cs, int index)
 		cs->samples[cs->n++] =
 			convert(m, cs->c, (double)elapsed / (double)cs->units - cs->overhead_ns);
 		ep_run_progress(run, index, cs->c->labels, (double)cs->n / (double)cfg->repetitions);
-		if ((int64_t)cs->n >= cfg->min_repetitions && precise_enough(cs))
-			break;
-		if ((int64_t)cs->n == cfg->repetitions)
+		/* Precise is not enough while the samples still trend: as when
+		 * all repetitions are taken, their older half becomes warm-up. */
+		if ((int64_t)cs->n >= cfg->min_repetitions && precise_enough(cs)) {
+			if (!trend_warmup(cs))
+				break;
+		} else if ((int64_t)cs->n == cfg->repetitions) {
 			trend_warmup(cs);
+		}
 	}
 	return 0;
 }
