@@ -196,6 +196,15 @@ void tp_set(embperf_bench *b, const char *name, const char *value)
 		     embperf_bench_kernel(b), name, value, embperf_bench_errmsg(b));
 }
 
+void tp_set_count(embperf_bench *b, const char *count)
+{
+	char had[32];
+
+	tp_set(b, "repetitions", count);
+	if (embperf_bench_get(b, "precision", had, sizeof(had)) == 0)
+		tp_set(b, "precision", "0");
+}
+
 const embperf_result *tp_find(const embperf_bench *b, const char *metric)
 {
 	for (int i = 0; i < embperf_bench_result_count(b); i++)

@@ -61,6 +61,14 @@ struct tp_kids tp_children(void);
 /** tp_set() - set parameter @name of @b to @value; fails the test with the library's message. */
 void tp_set(embperf_bench *b, const char *name, const char *value);
 
+/**
+ * tp_set_count() - exactly @count samples for @b (a test that needs a run
+ * longer than its cancel or budget, or a statistic over a known count):
+ * 'repetitions', and the interval rule off where the kernel has one
+ * (lmbench's kernels stop at 11 samples that agree).
+ */
+void tp_set_count(embperf_bench *b, const char *count);
+
 /** tp_find() - the first result of metric @metric of @b's last run, or NULL. */
 const embperf_result *tp_find(const embperf_bench *b, const char *metric);
 

@@ -284,7 +284,7 @@ Test(blk_fs, cancel_and_budget_remove_the_file)
 {
 	struct tp_canceller cn;
 
-	tp_set(b, "repetitions", "1000");
+	tp_set_count(b, "1000");
 	tp_set(b, "size", "1M");
 	tp_set(b, "bs", "4k");
 	tp_cancel_after(&cn, ctx, 100);
@@ -296,7 +296,7 @@ Test(blk_fs, cancel_and_budget_remove_the_file)
 	ctx = embperf_ctx_new();
 	b = embperf_bench_new(ctx, "blk.fs");
 	tp_set(b, "folder", dir);
-	tp_set(b, "repetitions", "1000");
+	tp_set_count(b, "1000");
 	tp_set(b, "size", "1M");
 	tp_set(b, "bs", "4k");
 	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 150000000ULL), 0);
@@ -345,7 +345,7 @@ Test(blk_fs, a_file_system_filling_up_mid_write_names_it_and_removes_the_file)
 	/* Room for the filler thread to start late (qemu-user on a loaded
 	 * host): the run ends at the first write the full file system refuses,
 	 * about as soon as the filler has run. */
-	tp_set(b, "repetitions", "2000");
+	tp_set_count(b, "2000");
 	fill_stop = 0;
 	cr_assert_eq(pthread_create(&tid, NULL, fill_when_started, NULL), 0);
 	rc = embperf_bench_run(b);

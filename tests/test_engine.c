@@ -324,6 +324,57 @@ Test(engine, the_median_interval_rule_takes_more_samples_when_they_disagree)
 	cr_assert_eq(embperf_result_sample_count(run_ok()), 60, "0: off");
 }
 
+/*
+ * lmbench's convention (ep_lmbench_defaults): samples that agree stop at
+ * lmbench's 11; samples that disagree (1.0 to 1.4 times the unit in turn)
+ * take more, up to the cap of 101. A minimum or maximum kernel
+ * (ep_lmbench_count_defaults) takes 11 either way.
+ */
+Test(engine, lmbench_kernels_take_11_samples_that_agree_and_more_that_disagree)
+{
+	static struct ep_kernel median_kernel, count_kernel; /* the benches outlive this call */
+	embperf_bench *count_b;
+
+	median_kernel = synth_kernel;
+	count_kernel = synth_kernel;
+	median_kernel.engine_defaults = ep_lmbench_defaults;
+	count_kernel.engine_defaults = ep_lmbench_count_defaults;
+	embperf_bench_free(b);
+	b = ep_bench_new_kernel(ctx, &median_kernel);
+	count_b = ep_bench_new_kernel(ctx, &count_kernel);
+	cr_assert(b && count_b);
+	synth_cfg.max_units = 1;
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 11, "identical samples");
+	cr_assert_eq(embperf_bench_run(count_b), 0);
+	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(count_b, 0)), 11);
+
+	synth_cfg.jitter = 1;
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 101, "disagreeing samples");
+	cr_assert_eq(embperf_bench_run(count_b), 0);
+	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(count_b, 0)), 11,
+		     "a count is a count");
+	embperf_bench_free(count_b);
+}
+
+/*
+ * Samples precise enough to stop but still trending (a warm-up that fades
+ * over 60 calls) are not kept: as when every repetition is taken, their
+ * older half becomes warm-up first.
+ */
+Test(engine, precise_samples_that_still_trend_take_more_warmup)
+{
+	synth_cfg.max_units = 1;
+	synth_cfg.ramp_calls = 60;
+	synth_cfg.ramp_factor = 1.5;
+	tp_set(b, "spread", "0");
+	tp_set(b, "repetitions", "50");
+	tp_set(b, "min_repetitions", "11");
+	tp_set(b, "precision", "0.5"); /* the ramp's samples are within it */
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 11);
+	cr_assert_gt(synth_cfg.calls, 1 + 1 + 11, "calls %d: stopped on a trend", synth_cfg.calls);
+	cr_assert_lt(embperf_result_stat(run_ok(), EMBPERF_STAT_MEDIAN), 1.1 * 1000.0);
+}
+
 /* One sample stretched 100x (a preemption) must not keep the stop rule
  * from stopping: its spread is robust (median absolute deviation). */
 Test(engine, one_outlier_does_not_defeat_the_stop_rule)

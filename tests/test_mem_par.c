@@ -504,7 +504,7 @@ Test(mem_par, budget_cut_leaves_nothing)
 	need_memory(64 * MIB);
 	before = take_snapshot();
 	b = new_bench("4k..64M");
-	tp_set(b, "repetitions", "1000");
+	tp_set_count(b, "1000");
 	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 100000000ULL), 0);
 	rc = embperf_bench_run(b);
 	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);

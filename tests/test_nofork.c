@@ -287,7 +287,7 @@ Test(nofork, threads_mode_leaves_nothing_after_a_run_or_a_cancel)
 		assert_measures(b, "mode=threads");
 		embperf_bench_free(b);
 		b = new_bench(partner_kernels[i], "threads");
-		tp_set(b, "repetitions", "20");
+		tp_set_count(b, "20");
 		embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
 		cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s: %s", partner_kernels[i],
 			     embperf_bench_errmsg(b));
@@ -355,7 +355,7 @@ Test(nofork, stalled_partner_thread_times_out)
 		int fds = tp_count_fds(), threads = tp_count_threads();
 		embperf_bench *b = new_bench(streams[i], "threads");
 
-		tp_set(b, "repetitions", "1000");
+		tp_set_count(b, "1000");
 		tp_set(b, "timeout", "300ms");
 		embperf_ctx_set_progress_fn(ctx, stall_partner_threads, NULL);
 		cr_assert_eq(embperf_bench_run(b), -ETIMEDOUT, "%s: %s", streams[i],

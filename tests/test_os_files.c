@@ -760,7 +760,7 @@ Test(os_files, cancel_from_another_thread_leaves_no_temp_file)
 			embperf_bench *b = new_config_bench(c);
 			struct tp_canceller cn;
 
-			tp_set(b, "repetitions", "1000");
+			tp_set_count(b, "1000");
 			if (strcmp(c->kernel, "os.fs"))
 				tp_set(b, "size", "20M");
 			tp_cancel_after(&cn, ctx, delays_ns[d] / 1000000);
@@ -808,7 +808,7 @@ Test(os_files, budget_cut_leaves_no_temp_file)
 			int rc;
 
 			/* More samples than the budget holds even at one unit each. */
-			tp_set(b, "repetitions", "100000");
+			tp_set_count(b, "100000");
 			if (k == 0 && strcmp(c->kernel, "os.fs"))
 				tp_set(b, "size", "20M");
 			cr_assert_eq(embperf_ctx_set_budget_ns(ctx, budgets_ns[k]), 0);
@@ -830,7 +830,7 @@ Test(os_files, budget_cut_of_cacheline_keeps_its_samples)
 	embperf_bench *b = new_bench("os.cacheline");
 	int rc;
 
-	tp_set(b, "repetitions", "100000");
+	tp_set_count(b, "100000");
 	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 100000000ULL), 0);
 	rc = embperf_bench_run(b);
 	cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 0), 0);
@@ -1009,7 +1009,7 @@ Test(os_files, fs_pool_beyond_its_bound_is_refused)
 	embperf_bench *b = new_bench("os.fs");
 
 	tp_set(b, "files", "100000");
-	tp_set(b, "repetitions", "1000");
+	tp_set_count(b, "1000");
 	assert_run_fails(b, -ERANGE, "'files'", "100000");
 }
 

@@ -335,7 +335,7 @@ Test(os_ipc, cancel_mid_run_leaves_nothing)
 		struct snapshot before = take_snapshot();
 		embperf_bench *b = new_bench(partner_kernels[i]);
 
-		tp_set(b, "repetitions", "20");
+		tp_set_count(b, "20");
 		embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
 		cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s: %s", partner_kernels[i],
 			     embperf_bench_errmsg(b));
@@ -357,7 +357,7 @@ Test(os_ipc, budget_cut_keeps_samples_and_leaves_nothing)
 		/* More samples than 150 ms can hold even at one round trip each,
 		 * should calibration settle on one unit (a first timing that
 		 * waited for a partner not yet scheduled, twice). */
-		tp_set(b, "repetitions", "100000");
+		tp_set_count(b, "100000");
 		tp_set(b, "sample_time", "5ms");
 		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 150000000ULL), 0);
 		rc = embperf_bench_run(b);
@@ -401,7 +401,7 @@ Test(os_ipc, stopped_helper_ends_with_the_budget)
 		double t0;
 		int rc;
 
-		tp_set(b, "repetitions", "1000");
+		tp_set_count(b, "1000");
 		signal_to_send = SIGSTOP;
 		embperf_ctx_set_progress_fn(ctx, signal_children, NULL);
 		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 300000000ULL), 0);
@@ -429,7 +429,7 @@ Test(os_ipc, stopped_helper_times_out)
 		struct snapshot before = take_snapshot();
 		embperf_bench *b = new_bench(kernels[i]);
 
-		tp_set(b, "repetitions", "1000");
+		tp_set_count(b, "1000");
 		tp_set(b, "timeout", "300ms");
 		signal_to_send = SIGSTOP;
 		embperf_ctx_set_progress_fn(ctx, signal_children, NULL);
@@ -453,7 +453,7 @@ Test(os_ipc, killed_helper_is_reported)
 		struct snapshot before = take_snapshot();
 		embperf_bench *b = new_bench(streams[i]);
 
-		tp_set(b, "repetitions", "1000");
+		tp_set_count(b, "1000");
 		signal_to_send = SIGKILL;
 		embperf_ctx_set_progress_fn(ctx, signal_children, NULL);
 		cr_assert_eq(embperf_bench_run(b), -EPIPE, "%s: %s", streams[i],

@@ -679,7 +679,7 @@ Test(os_proc, cancel_mid_run_leaves_no_child)
 		struct snapshot before = take_snapshot();
 		embperf_bench *b = spawning_bench(&spawners[i], hello);
 
-		tp_set(b, "repetitions", "20");
+		tp_set_count(b, "20");
 		embperf_ctx_set_progress_fn(ctx, cancel_on_progress, ctx);
 		cr_assert_eq(embperf_bench_run(b), -ECANCELED, "%s %s=%s: %s", spawners[i].kernel,
 			     spawners[i].key, spawners[i].value, embperf_bench_errmsg(b));
@@ -701,7 +701,7 @@ Test(os_proc, budget_cut_keeps_samples_and_leaves_no_child)
 		int rc;
 
 		/* More samples than any calibration gets through in the budget. */
-		tp_set(b, "repetitions", "1000000");
+		tp_set_count(b, "1000000");
 		tp_set(b, "sample_time", "5ms");
 		cr_assert_eq(embperf_ctx_set_budget_ns(ctx, 150000000ULL), 0);
 		rc = embperf_bench_run(b);
@@ -908,7 +908,7 @@ Test(os_proc, ring_member_killed_from_outside_is_reported)
 		int killed = 0, rc;
 
 		tp_set(b, "procs", procs[i]);
-		tp_set(b, "repetitions", "1000");
+		tp_set_count(b, "1000");
 		signal_to_send = SIGKILL;
 		embperf_ctx_set_progress_fn(ctx, kill_the_members, &killed);
 		rc = embperf_bench_run(b);
@@ -933,7 +933,7 @@ static int run_with_stopped_ring(const char *procs, uint64_t budget_ns, const ch
 	int rc;
 
 	tp_set(b, "procs", procs);
-	tp_set(b, "repetitions", "1000000");
+	tp_set_count(b, "1000000");
 	if (timeout)
 		tp_set(b, "timeout", timeout);
 	signal_to_send = SIGSTOP;

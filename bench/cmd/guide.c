@@ -292,6 +292,11 @@ static double estimate_s(const embperf_bench *b)
 	double reps = param_number(b, "repetitions", 3);
 	double cases = cases_of(b) * lists_of(b);
 
+	/* With the interval rule on, samples that agree stop at min_repetitions
+	 * (lmbench's kernels: 11 of at most 101); count those. */
+	if (param_number(b, "precision", 0) > 0)
+		reps = fmin(reps, param_number(b, "min_repetitions", reps));
+
 	if (param_number(b, "duration", -1) >= 0) {
 		double trial = param_number(b, "duration", 1) + param_number(b, "ramp", 0) +
 			       param_number(b, "settle", 0);

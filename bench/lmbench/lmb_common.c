@@ -329,17 +329,23 @@ static int apply_warmup(struct lmb *m, embperf_bench *b)
 /*
  * -N: samples to take. lmbench takes its default (11) for a value of 0 or
  * less, so does the engine; below the engine's min_repetitions that one
- * follows, so that -N 1 means one sample.
+ * follows, so that -N 1 means one sample. lmbench's -N is a count, so the
+ * kernels' interval rule (precision) is off: exactly N samples.
  */
 static int apply_repetitions(struct lmb *m, embperf_bench *b)
 {
 	long n = m->repetitions;
+	char had[32];
 
 	if (n <= 0)
 		return 0;
 	if (n > 1000000)
 		n = 1000000;
 	if (lmb_set(m, b, "repetitions", "%ld", n) < 0)
+		return -1;
+	/* Trial kernels have no interval rule: their -N is already a count. */
+	if (embperf_bench_get(b, "precision", had, sizeof(had)) == 0 &&
+	    lmb_set(m, b, "precision", "0") < 0)
 		return -1;
 	return lmb_set(m, b, "min_repetitions", "%ld", n < 5 ? n : 5);
 }

@@ -74,6 +74,14 @@ const struct ep_param_desc *ep_engine_param(const struct ep_kernel *k, int index
 }
 
 const struct ep_default ep_lmbench_defaults[] = {
+	{ "repetitions", "101" },
+	{ "min_repetitions", "11" },
+	{ "precision", "0.02" },
+	{ "spread", "0" },
+	{ NULL, NULL },
+};
+
+const struct ep_default ep_lmbench_count_defaults[] = {
 	{ "repetitions", "11" },
 	{ "spread", "0" },
 	{ NULL, NULL },

@@ -223,7 +223,7 @@ const struct ep_kernel ep_kernel_cpu_par = {
 	.summary = "instruction-level parallelism of arithmetic operations (lmbench par_ops)",
 	EP_PARAMS(par_params),
 	EP_METRICS(par_metrics),
-	.engine_defaults = ep_lmbench_defaults,
+	.engine_defaults = ep_lmbench_count_defaults,
 	.setup = par_setup,
 	.finish = par_finish,
 	.state_bytes = sizeof(struct par_state),

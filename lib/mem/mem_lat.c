@@ -527,7 +527,7 @@ const struct ep_kernel ep_kernel_mem_lat = {
 		   "level detection over a size sweep",
 	EP_PARAMS(lat_params),
 	EP_METRICS(lat_metrics),
-	.engine_defaults = ep_lmbench_defaults,
+	.engine_defaults = ep_lmbench_count_defaults,
 	.setup = lat_setup,
 	.finish = lat_finish,
 	.teardown = lat_teardown,
