@@ -201,8 +201,12 @@ void tp_set_count(embperf_bench *b, const char *count)
 	char had[32];
 
 	tp_set(b, "repetitions", count);
-	if (embperf_bench_get(b, "precision", had, sizeof(had)) == 0)
-		tp_set(b, "precision", "0");
+	/* embperf_bench_get() returns the text's length, -ENOENT without it. */
+	if (embperf_bench_get(b, "precision", had, sizeof(had)) < 0)
+		return;
+	tp_set(b, "precision", "0");
+	cr_assert_gt(embperf_bench_get(b, "precision", had, sizeof(had)), 0);
+	cr_assert_eq(strtod(had, NULL), 0.0, "%s: precision %s", embperf_bench_kernel(b), had);
 }
 
 const embperf_result *tp_find(const embperf_bench *b, const char *metric)

@@ -328,7 +328,8 @@ Test(engine, the_median_interval_rule_takes_more_samples_when_they_disagree)
  * lmbench's convention (ep_lmbench_defaults): samples that agree stop at
  * lmbench's 11; samples that disagree (1.0 to 1.4 times the unit in turn)
  * take more, up to the cap of 101. A minimum or maximum kernel
- * (ep_lmbench_count_defaults) takes 11 either way.
+ * (ep_lmbench_count_defaults) takes 11 either way; a count set with
+ * tp_set_count() is exactly that count.
  */
 Test(engine, lmbench_kernels_take_11_samples_that_agree_and_more_that_disagree)
 {
@@ -347,6 +348,11 @@ Test(engine, lmbench_kernels_take_11_samples_that_agree_and_more_that_disagree)
 	cr_assert_eq(embperf_result_sample_count(run_ok()), 11, "identical samples");
 	cr_assert_eq(embperf_bench_run(count_b), 0);
 	cr_assert_eq(embperf_result_sample_count(embperf_bench_result(count_b, 0)), 11);
+	/* A count asked for is a count: the interval rule is off. */
+	tp_set_count(b, "40");
+	cr_assert_eq(embperf_result_sample_count(run_ok()), 40, "tp_set_count 40");
+	tp_set(b, "repetitions", "101");
+	tp_set(b, "precision", "0.02");
 
 	synth_cfg.jitter = 1;
 	cr_assert_eq(embperf_result_sample_count(run_ok()), 101, "disagreeing samples");
