@@ -366,6 +366,23 @@ for op in null read write stat fstat open; do
 			"$(awk '/microseconds$/ { print $3 }' "$T/stderr")"
 	fi
 done
+# -N is lmbench's count: exactly that many samples, even where samples that
+# agree would let the kernel stop at 11. EMBPERF_LOG=debug shows the count.
+if EMBPERF_LOG=debug measure lat_syscall os.syscall -- -N 40 -W 0 null; then
+	if grep -q "os.syscall .*, 40 samples," "$T/stderr"; then
+		pass "lat_syscall -N 40: 40 samples (EMBPERF_LOG=debug)"
+	else
+		fail "lat_syscall -N 40: 40 samples (EMBPERF_LOG=debug)" \
+			"$(grep samples "$T/stderr" | head -c 300)"
+	fi
+fi
+EMBPERF_LOG=loud fe lat_syscall -N 1 null
+if [ "$status" -eq 1 ] && grep -q "EMBPERF_LOG='loud'.*accepted: warning, info, debug" "$T/stderr"; then
+	pass "EMBPERF_LOG=loud is refused, naming the variable, its value and what is accepted"
+else
+	fail "EMBPERF_LOG=loud is refused, naming the variable, its value and what is accepted" \
+		"exit $status"
+fi
 echo data >"$T/statme"
 if measure lat_syscall os.syscall -- $Q stat "$T/statme"; then
 	expect_numbers "lat_syscall stat FILE" "$(awk '{ print $3 }' "$T/stderr")"

@@ -222,6 +222,42 @@ static void on_signal(int signo)
 		embperf_ctx_cancel(ctx);
 }
 
+static void log_to_stderr(void *user, int level, const char *message)
+{
+	const struct lmb *m = user;
+
+	(void)level;
+	fprintf(stderr, "%s: embperf: %s\n", m->name, message);
+}
+
+/*
+ * EMBPERF_LOG=warning|info|debug: the library's messages on stderr, as
+ * `embperf run` prints them with -v or -vv (lmbench's own options leave no
+ * room for a flag). At debug, each case's sample count and units show what
+ * -N and -W became. Unset: the front ends stay as quiet as lmbench.
+ */
+static int set_log_level(struct lmb *m)
+{
+	static const struct {
+		const char *name;
+		int level;
+	} levels[] = { { "warning", EMBPERF_LOG_WARNING },
+		       { "info", EMBPERF_LOG_INFO },
+		       { "debug", EMBPERF_LOG_DEBUG } };
+	const char *value = getenv("EMBPERF_LOG");
+
+	if (!value || !*value)
+		return 0;
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		if (strcmp(value, levels[i].name) == 0) {
+			embperf_ctx_set_log_fn(m->ctx, log_to_stderr, m, levels[i].level);
+			return 0;
+		}
+	}
+	return lmb_fail(m, "environment variable EMBPERF_LOG='%s' is not a log level; "
+			"accepted: warning, info, debug (or unset)", value);
+}
+
 /**
  * lmb_open() - create the session; SIGINT and SIGTERM cancel its run, which
  * then stops its children and removes its files before the program exits.
@@ -237,6 +273,11 @@ int lmb_open(struct lmb *m)
 	m->ctx = embperf_ctx_new();
 	if (!m->ctx)
 		return lmb_fail(m, "cannot start libembperf: %s", embperf_strerror(-errno));
+	if (set_log_level(m)) {
+		embperf_ctx_free(m->ctx);
+		m->ctx = NULL;
+		return LMB_EXIT_FAIL;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -343,8 +384,9 @@ static int apply_repetitions(struct lmb *m, embperf_bench *b)
 		n = 1000000;
 	if (lmb_set(m, b, "repetitions", "%ld", n) < 0)
 		return -1;
-	/* Trial kernels have no interval rule: their -N is already a count. */
-	if (embperf_bench_get(b, "precision", had, sizeof(had)) == 0 &&
+	/* Trial kernels have no interval rule: their -N is already a count.
+	 * embperf_bench_get() returns the text's length, -ENOENT without it. */
+	if (embperf_bench_get(b, "precision", had, sizeof(had)) >= 0 &&
 	    lmb_set(m, b, "precision", "0") < 0)
 		return -1;
 	return lmb_set(m, b, "min_repetitions", "%ld", n < 5 ? n : 5);
