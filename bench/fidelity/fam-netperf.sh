@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: MIT
+# fam-netperf.sh - the network kernels beside netperf, the tool of the
+# vendors' Ethernet tables (seeds/000: TI's TCP_STREAM and TCP_MAERTS, seeds/004:
+# TCP_STREAM, TCP_MAERTS, TCP_RR, TCP_CRR, UDP_RR), on loopback (fidelity.sh
+# family). netperf is not packaged: NETPERF_DIR names a folder holding
+# netperf and netserver built outside the tree as their users build them
+# (https://github.com/HewlettPackard/netperf: ./autogen.sh && ./configure &&
+# make; doc/fidelity/README.md). netperf runs with its defaults and
+# `-l NP_SECS` (default 6); `-o` picks its output fields and changes no test
+# parameter. embperf's kernels run with their own defaults, which are
+# netperf's (16 KiB sends, 128 KiB receives, 1-byte request and response,
+# no polling: doc/methodology-net.md), their 3 trials of 2 s after a ramp
+# giving the same 6 s measured. Servers, each in a session of its own, started
+# once: netserver (15501) and embperf serve (15311). Rows per round, each
+# tool's run in turn:
+#   np_stream, np_maerts   TCP_STREAM / TCP_MAERTS (10^6 bit/s, the
+#                          receiver's) beside net.tcp.stream direction=tx|rx
+#   np_both                TCP_STREAM and TCP_MAERTS started together, their
+#                          sum (TI's two netperf processes) beside
+#                          net.tcp.stream direction=both
+#   np_tcp_rr, np_udp_rr   TCP_RR / UDP_RR: transactions/s and the median
+#                          round trip (P50_LATENCY, whole µs) beside
+#                          net.tcp.rr / net.udp.rr
+#   np_tcp_crr             TCP_CRR: transactions/s beside net.tcp.crr
+# Neither side is pinned (both tools' defaults). NP_ROWS picks the groups
+# (default "stream rr crr").
+
+NP_SECS=${NP_SECS:-6}
+np_host=127.0.0.1
+
+fam_describe() { echo "net.* vs netperf $("${NETPERF_DIR:-.}/netperf" -V 2>/dev/null | awk '{ print $NF; exit }') on loopback, its defaults, -l ${NP_SECS}; embperf's defaults (3 trials of 2 s)"; }
+fam_bands() { echo "_rr-trans|_crr-trans|_rr-p50=0.90:1.10;.*=0.95:1.05"; }
+fam_refs() {
+	local t
+	for t in netperf netserver; do
+		[ -x "${NETPERF_DIR:-}/$t" ] ||
+			{ echo "NETPERF_DIR: no $t in '${NETPERF_DIR:-}' (build netperf outside the tree: doc/fidelity/README.md)"; return 1; }
+	done
+	command -v python3 >/dev/null || { echo "python3: not found"; return 1; }
+	echo "NETPERF_DIR=$NETPERF_DIR ($("$NETPERF_DIR/netperf" -V 2>&1 | head -1))"
+}
+fam_setup() {
+	np_tmp=$(mktemp -d)
+	np_pids=()
+	setsid "$NETPERF_DIR/netserver" -D -L "$np_host" -p 15501 >/dev/null 2>&1 &
+	np_pids+=($!)
+	setsid "$EMBPERF" serve -q --listen "$np_host:15311" >/dev/null 2>&1 &
+	np_pids+=($!)
+	sleep 1
+}
+fam_cleanup() {
+	local p
+	for p in "${np_pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "${np_tmp:-/nonexistent}"
+}
+
+# np TEST OUT FIELDS - one netperf run; its CSV line of FIELDS in OUT.
+np() {
+	setsid -w "$NETPERF_DIR/netperf" -H "$np_host" -p 15501 -t "$1" -l "$NP_SECS" -- -o "$3" \
+		>"$2" 2>&1
+}
+np_field() { # OUT N - the Nth field of netperf's last line
+	tail -1 "$1" | cut -d, -f"$2"
+}
+# ep KERNEL PARAMS... - one embperf run with its defaults; JSON in $np_tmp/e.
+ep() {
+	setsid -w "$EMBPERF" run "$@" peer="$np_host:15311" --format=json >"$np_tmp/e" 2>&1
+}
+ep_metric() { # METRIC [PERCENTILE]
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["results"] if r["metric"] == sys.argv[2]][0]
+if len(sys.argv) > 3:
+    print({p["pct"]: p["value"] for p in r["percentiles"]}[float(sys.argv[3])])
+else:
+    print(r["value"])' "$np_tmp/e" "$@" 2>/dev/null
+}
+
+stream_ref() { # uses dir
+	local t=TCP_STREAM
+	[ "$dir" = maerts ] && t=TCP_MAERTS
+	np "$t" "$np_tmp/o" THROUGHPUT
+	emit "np_$dir-Mbit/s" reference "$(np_field "$np_tmp/o" 1)"
+}
+stream_ep() {
+	local d=tx
+	[ "$dir" = maerts ] && d=rx
+	ep net.tcp.stream direction=$d
+	emit "np_$dir-Mbit/s" embperf "$(ep_metric throughput)"
+}
+both_ref() {
+	local back
+	np TCP_STREAM "$np_tmp/tx" THROUGHPUT &
+	back=$!
+	np TCP_MAERTS "$np_tmp/rx" THROUGHPUT
+	wait "$back"
+	emit np_both-Mbit/s reference "$(awk -v a="$(np_field "$np_tmp/tx" 1)" \
+		-v b="$(np_field "$np_tmp/rx" 1)" 'BEGIN { if (a != "" && b != "") print a + b }')"
+}
+both_ep() {
+	ep net.tcp.stream direction=both
+	emit np_both-Mbit/s embperf "$(ep_metric throughput)"
+}
+rr_ref() { # uses proto
+	np "$(echo "$proto" | tr a-z A-Z)_RR" "$np_tmp/o" THROUGHPUT,P50_LATENCY
+	emit "np_${proto}_rr-trans/s" reference "$(np_field "$np_tmp/o" 1)"
+	emit "np_${proto}_rr-p50_us" reference "$(np_field "$np_tmp/o" 2)"
+}
+rr_ep() {
+	ep "net.$proto.rr"
+	emit "np_${proto}_rr-trans/s" embperf "$(ep_metric transactions)"
+	emit "np_${proto}_rr-p50_us" embperf "$(ep_metric latency 50)"
+}
+crr_ref() {
+	np TCP_CRR "$np_tmp/o" THROUGHPUT
+	emit np_tcp_crr-trans/s reference "$(np_field "$np_tmp/o" 1)"
+}
+crr_ep() {
+	ep net.tcp.crr
+	emit np_tcp_crr-trans/s embperf "$(ep_metric transactions)"
+}
+fam_round() {
+	local rows=" ${NP_ROWS:-stream rr crr} "
+	if [[ $rows == *" stream "* ]]; then
+		for dir in stream maerts; do in_turn "$1" stream_ref stream_ep; done
+		in_turn "$1" both_ref both_ep
+	fi
+	[[ $rows == *" rr "* ]] && for proto in tcp udp; do in_turn "$1" rr_ref rr_ep; done
+	[[ $rows == *" crr "* ]] && in_turn "$1" crr_ref crr_ep
+	return 0
+}
