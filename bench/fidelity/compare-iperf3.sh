@@ -197,12 +197,11 @@ run_case() { # CASE TOOL ROUND
 		both_lines "$1" embperf "$(embperf_value "$out" throughput_tx)" \
 			"$(embperf_value "$out" throughput_rx)" ;;
 	np_tcp_both.ref)
-		$on_client setsid -w "$NETPERF_DIR/netperf" -H $srv -p 15501 -t TCP_STREAM -l "$secs" -- \
-			-m "$size" -o THROUGHPUT >"$out.tx" &
-		tx_pid=$!
-		$on_client setsid -w "$NETPERF_DIR/netperf" -H $srv -p 15501 -t TCP_MAERTS -l "$secs" -- \
-			-m "$size" -o THROUGHPUT >"$out.rx"
-		wait $tx_pid
+		# One session for both, as a user's script (autogroups: fam-netperf.sh).
+		$on_client setsid -w bash -c '"$1" -H "$2" -p 15501 -t TCP_STREAM -l "$3" -- \
+			-m "$4" -o THROUGHPUT >"$5.tx" &
+			"$1" -H "$2" -p 15501 -t TCP_MAERTS -l "$3" -- -m "$4" -o THROUGHPUT >"$5.rx"
+			wait' np-pair "$NETPERF_DIR/netperf" "$srv" "$secs" "$size" "$out"
 		both_lines "$1" reference "$(tail -1 "$out.tx")" "$(tail -1 "$out.rx")" ;;
 	tcp_tx.emb | tcp_rx.emb)
 		dir=tx; [ "$1" = tcp_rx ] && dir=rx

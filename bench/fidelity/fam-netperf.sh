@@ -30,6 +30,15 @@ np_host=127.0.0.1
 
 fam_describe() { echo "net.* vs netperf $("${NETPERF_DIR:-.}/netperf" -V 2>/dev/null | awk '{ print $NF; exit }') on loopback, its defaults, -l ${NP_SECS}; embperf's defaults (3 trials of 2 s)"; }
 fam_bands() { echo "_rr-trans|_crr-trans|_rr-p50=0.90:1.10;.*=0.95:1.05"; }
+# The runs before the pair shared a session (data files netperf and
+# netperf-stream10) gave each client a session of its own; their np_both
+# row names that as its cause, and a later run in those files does not.
+fam_causes() {
+	case "$cpu_slug/$data_name/$data_started" in
+	"amd-epyc-f26-m2/netperf/2026-12-07 05:52" | "amd-epyc-f26-m2/netperf-stream10/2026-12-07 06:17")
+		echo "^np_both-=[netperf's clients each in a session of their own](README.md#the-netperf-pairs-sessions)" ;;
+	esac
+}
 fam_refs() {
 	local t
 	for t in netperf netserver; do
