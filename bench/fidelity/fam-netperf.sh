@@ -25,6 +25,10 @@
 # Neither side is pinned (both tools' defaults). NP_ROWS picks the groups
 # (default "stream both rr crr").
 
+# fam-net.sh's helpers: net_server, net_client, fam_cleanup, ep_value, ep_p50
+# (its fam_* functions are redefined below).
+. "$here/fam-net.sh"
+
 NP_SECS=${NP_SECS:-6}
 np_host=127.0.0.1
 
@@ -45,59 +49,41 @@ fam_refs() {
 		[ -x "${NETPERF_DIR:-}/$t" ] ||
 			{ echo "NETPERF_DIR: no $t in '${NETPERF_DIR:-}' (build netperf outside the tree: doc/fidelity/README.md)"; return 1; }
 	done
-	command -v python3 >/dev/null || { echo "python3: not found"; return 1; }
+	command -v python3 >/dev/null || { echo "python3: not found (reads embperf's JSON)"; return 1; }
 	echo "NETPERF_DIR=$NETPERF_DIR ($("$NETPERF_DIR/netperf" -V 2>&1 | head -1))"
 }
 fam_setup() {
-	np_tmp=$(mktemp -d)
-	np_pids=()
-	setsid "$NETPERF_DIR/netserver" -D -L "$np_host" -p 15501 >/dev/null 2>&1 &
-	np_pids+=($!)
-	setsid "$EMBPERF" serve -q --listen "$np_host:15311" >/dev/null 2>&1 &
-	np_pids+=($!)
+	net_tmp=$(mktemp -d)
+	net_pids=()
+	net_server "$NETPERF_DIR/netserver" -D -L "$np_host" -p 15501
+	net_server "$EMBPERF" serve -q --listen "$np_host:15311"
 	sleep 1
-}
-fam_cleanup() {
-	local p
-	for p in "${np_pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "${np_tmp:-/nonexistent}"
 }
 
 # np TEST OUT FIELDS - one netperf run; its CSV line of FIELDS in OUT.
 np() {
-	setsid -w "$NETPERF_DIR/netperf" -H "$np_host" -p 15501 -t "$1" -l "$NP_SECS" -- -o "$3" \
+	net_client "$NETPERF_DIR/netperf" -H "$np_host" -p 15501 -t "$1" -l "$NP_SECS" -- -o "$3" \
 		>"$2" 2>&1
 }
 np_field() { # OUT N - the Nth field of netperf's last line
 	tail -1 "$1" | cut -d, -f"$2"
 }
-# ep KERNEL PARAMS... - one embperf run with its defaults; JSON in $np_tmp/e.
+# ep KERNEL PARAMS... - one embperf run with its defaults; JSON in $net_tmp/e.
 ep() {
-	setsid -w "$EMBPERF" run "$@" peer="$np_host:15311" --format=json >"$np_tmp/e" 2>&1
-}
-ep_metric() { # METRIC [PERCENTILE]
-	python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-r = [r for r in d["results"] if r["metric"] == sys.argv[2]][0]
-if len(sys.argv) > 3:
-    print({p["pct"]: p["value"] for p in r["percentiles"]}[float(sys.argv[3])])
-else:
-    print(r["value"])' "$np_tmp/e" "$@" 2>/dev/null
+	net_client "$EMBPERF" run "$@" peer="$np_host:15311" --format=json >"$net_tmp/e" 2>&1
 }
 
 stream_ref() { # uses dir
 	local t=TCP_STREAM
 	[ "$dir" = maerts ] && t=TCP_MAERTS
-	np "$t" "$np_tmp/o" THROUGHPUT
-	emit "np_$dir-Mbit/s" reference "$(np_field "$np_tmp/o" 1)"
+	np "$t" "$net_tmp/o" THROUGHPUT
+	emit "np_$dir-Mbit/s" reference "$(np_field "$net_tmp/o" 1)"
 }
 stream_ep() {
 	local d=tx
 	[ "$dir" = maerts ] && d=rx
 	ep net.tcp.stream direction=$d
-	emit "np_$dir-Mbit/s" embperf "$(ep_metric throughput)"
+	emit "np_$dir-Mbit/s" embperf "$(ep_value "$net_tmp/e" throughput)"
 }
 # Both clients in one session, as a user's script starts them. With the
 # scheduler's autogroups (kernel.sched_autogroup_enabled=1) each session is
@@ -105,33 +91,33 @@ stream_ep() {
 # of the 2 CPUs against the one that netserver's two children split, and
 # embperf's direction=both read 1.079 of the pair's sum (doc/fidelity/README.md).
 both_ref() {
-	setsid -w bash -c '"$1" -H "$2" -p 15501 -t TCP_STREAM -l "$3" -- -o THROUGHPUT >"$4/tx" 2>&1 &
+	net_client bash -c '"$1" -H "$2" -p 15501 -t TCP_STREAM -l "$3" -- -o THROUGHPUT >"$4/tx" 2>&1 &
 		"$1" -H "$2" -p 15501 -t TCP_MAERTS -l "$3" -- -o THROUGHPUT >"$4/rx" 2>&1
-		wait' np-pair "$NETPERF_DIR/netperf" "$np_host" "$NP_SECS" "$np_tmp"
-	emit np_both-Mbit/s reference "$(awk -v a="$(np_field "$np_tmp/tx" 1)" \
-		-v b="$(np_field "$np_tmp/rx" 1)" 'BEGIN { if (a != "" && b != "") print a + b }')"
+		wait' np-pair "$NETPERF_DIR/netperf" "$np_host" "$NP_SECS" "$net_tmp"
+	emit np_both-Mbit/s reference "$(awk -v a="$(np_field "$net_tmp/tx" 1)" \
+		-v b="$(np_field "$net_tmp/rx" 1)" 'BEGIN { if (a != "" && b != "") print a + b }')"
 }
 both_ep() {
 	ep net.tcp.stream direction=both
-	emit np_both-Mbit/s embperf "$(ep_metric throughput)"
+	emit np_both-Mbit/s embperf "$(ep_value "$net_tmp/e" throughput)"
 }
 rr_ref() { # uses proto
-	np "$(echo "$proto" | tr a-z A-Z)_RR" "$np_tmp/o" THROUGHPUT,P50_LATENCY
-	emit "np_${proto}_rr-trans/s" reference "$(np_field "$np_tmp/o" 1)"
-	emit "np_${proto}_rr-p50_us" reference "$(np_field "$np_tmp/o" 2)"
+	np "$(echo "$proto" | tr a-z A-Z)_RR" "$net_tmp/o" THROUGHPUT,P50_LATENCY
+	emit "np_${proto}_rr-trans/s" reference "$(np_field "$net_tmp/o" 1)"
+	emit "np_${proto}_rr-p50_us" reference "$(np_field "$net_tmp/o" 2)"
 }
 rr_ep() {
 	ep "net.$proto.rr"
-	emit "np_${proto}_rr-trans/s" embperf "$(ep_metric transactions)"
-	emit "np_${proto}_rr-p50_us" embperf "$(ep_metric latency 50)"
+	emit "np_${proto}_rr-trans/s" embperf "$(ep_value "$net_tmp/e" transactions)"
+	emit "np_${proto}_rr-p50_us" embperf "$(ep_p50 "$net_tmp/e" latency)"
 }
 crr_ref() {
-	np TCP_CRR "$np_tmp/o" THROUGHPUT
-	emit np_tcp_crr-trans/s reference "$(np_field "$np_tmp/o" 1)"
+	np TCP_CRR "$net_tmp/o" THROUGHPUT
+	emit np_tcp_crr-trans/s reference "$(np_field "$net_tmp/o" 1)"
 }
 crr_ep() {
 	ep net.tcp.crr
-	emit np_tcp_crr-trans/s embperf "$(ep_metric transactions)"
+	emit np_tcp_crr-trans/s embperf "$(ep_value "$net_tmp/e" transactions)"
 }
 fam_round() {
 	local rows=" ${NP_ROWS:-stream both rr crr} "
