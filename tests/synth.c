@@ -49,6 +49,8 @@ static int synth_body(void *arg, uint64_t units)
 	struct synth *s = arg;
 
 	s->calls++;
+	if (s->before_ns && s->before_calls != s->calls)
+		s->unpaired++;
 	if (s->fail_after && s->calls > s->fail_after)
 		return s->fail_rc;
 	busy_ns((uint64_t)((double)(units * s->unit_ns) * slowdown(s)));
@@ -60,6 +62,15 @@ static int synth_overhead(void *arg, uint64_t units)
 	struct synth *s = arg;
 
 	busy_ns(units * s->overhead_ns);
+	return 0;
+}
+
+static int synth_before(void *arg, uint64_t units)
+{
+	struct synth *s = arg;
+
+	s->before_calls++;
+	busy_ns(units * s->before_ns);
 	return 0;
 }
 
@@ -106,6 +117,7 @@ static int synth_setup(struct ep_run *run, void **state)
 			.body = synth_body,
 			.overhead = s->overhead_ns ? synth_overhead : NULL,
 			.overhead_credit = s->credit_ns ? synth_credit : NULL,
+			.before = s->before_ns ? synth_before : NULL,
 			.arg = s,
 			.bytes_per_unit = 1000.0,
 			.max_units = s->max_units,

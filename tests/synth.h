@@ -30,6 +30,10 @@
  * @ramp_factor:   how much slower the first call is (0: no ramp).
  * @fail_after:    body call after which the body returns @fail_rc (0: never).
  * @fail_rc:       error the body returns.
+ * @before_ns:     busy time of the case's untimed before() per unit (0:
+ *                 no before()).
+ * @before_calls:  before() calls seen; @unpaired: body calls that no
+ *                 before() call preceded (with @before_ns set).
  * @metric:        metric index the case reports.
  * @calls:         body calls seen.
  * @torn_down:     teardown ran.
@@ -47,6 +51,9 @@ struct synth {
 	int ramp_calls;
 	double ramp_factor;
 	int jitter;        /* calls take 1.0, 1.1, .. 1.4 times as long, in turn */
+	uint64_t before_ns;
+	int before_calls;
+	int unpaired;
 	int fail_after;
 	int fail_rc;
 	int metric;

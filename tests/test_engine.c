@@ -172,6 +172,28 @@ Test(engine, overhead_is_subtracted)
 	cr_assert_eq(embperf_result_counter(r, "overhead_ns", &(double){ 0 }), -EOPNOTSUPP);
 }
 
+/*
+ * A case's before() runs untimed ahead of every timed run of the body:
+ * 5000 ns a unit of it leave the 1000 ns samples as they are, and no body
+ * call goes without one, counters' pass included.
+ */
+Test(engine, before_runs_untimed_ahead_of_every_body_call)
+{
+	const embperf_result *r;
+
+	synth_cfg.before_ns = 5000;
+	tp_set(b, "repetitions", "5");
+	tp_set(b, "counters", "1");
+	r = run_ok();
+	cr_assert_eq(embperf_result_value(r), 1000.0, "before()'s time is not in the samples");
+	cr_assert_eq(embperf_result_stat(r, EMBPERF_STAT_MAX), 1000.0);
+	cr_assert_gt(synth_cfg.calls, 5);
+	cr_assert_eq(synth_cfg.before_calls, synth_cfg.calls, "%d before() calls for %d body calls",
+		     synth_cfg.before_calls, synth_cfg.calls);
+	cr_assert_eq(synth_cfg.unpaired, 0, "%d body calls without a before() first",
+		     synth_cfg.unpaired);
+}
+
 /* An overhead with a credited part charges the body the difference: lat_sig
  * prot's catch - send. */
 Test(engine, overhead_credit_is_taken_off_the_overhead)

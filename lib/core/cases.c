@@ -34,16 +34,25 @@ struct case_state {
 	double *scratch; /* room for the samples, for ep_robust_spread() */
 	size_t n;
 	int64_t extra_warmup;  /* samples trend_warmup() discarded */
+	uint64_t before_units; /* units given to the case's untimed before() */
 	int truncated;
 };
 
-/* Time @units units of @fn (the body, or an overhead loop) on the run's clock. */
-static int time_body(const struct case_state *cs, ep_body_fn fn, uint64_t units,
-		     uint64_t *elapsed_ns)
+/*
+ * Time @units units of @fn (the body, or an overhead loop) on the run's
+ * clock; the body after the case's untimed @before, if any.
+ */
+static int time_body(struct case_state *cs, ep_body_fn fn, uint64_t units, uint64_t *elapsed_ns)
 {
 	uint64_t t0, t1;
 	int rc;
 
+	if (fn == cs->c->body && cs->c->before) {
+		rc = cs->c->before(cs->c->arg, units);
+		if (rc)
+			return rc;
+		cs->before_units += units;
+	}
 	t0 = ep_clock_now_ns(cs->clock);
 	rc = fn(cs->c->arg, units);
 	t1 = ep_clock_now_ns(cs->clock);
@@ -487,6 +496,9 @@ static int measure(struct case_state *cs, int index)
 		   "%lld samples more warm-up while trending",
 		   run->kernel->name, cs->c->labels, (unsigned long long)cs->units, cs->n,
 		   cs->overhead_ns, (long long)cs->extra_warmup);
+	if (cs->c->before)
+		ep_run_log(run, EMBPERF_LOG_DEBUG, "%s [%s]: %llu units run untimed before the timed ones",
+			   run->kernel->name, cs->c->labels, (unsigned long long)cs->before_units);
 	return make_result(cs, counters, ok,
 			   run->cpu >= 0 ? run->cpu : (cpu_before == cpu_after ? cpu_after : -1),
 			   run->cpu < 0 && cpu_before != cpu_after);

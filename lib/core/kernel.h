@@ -194,8 +194,13 @@ typedef int (*ep_body_fn)(void *arg, uint64_t units);
  *                  taken off the overhead, so the body is charged
  *                  @overhead - @overhead_credit (lat_sig's prot subtracts
  *                  catch - send, each timed on its own).
+ * @before:         optional: untimed, called with the same units before every
+ *                  timed run of @body (calibration, warm-up, samples, the
+ *                  counters' pass), to leave the caches as the reference
+ *                  leaves them before its timed loop (mem.stream: the pass
+ *                  STREAM runs just before this one).
  * @prepare:        optional: called once before the case is calibrated.
- * @arg:            passed to the three callbacks.
+ * @arg:            passed to the callbacks.
  * @bytes_per_unit: EP_METRIC_RATE: bytes one unit counts for.
  * @max_units:      optional cap on units per sample (0: none), for bodies
  *                  whose units cannot repeat without limit.
@@ -209,6 +214,7 @@ struct ep_case {
 	ep_body_fn body;
 	ep_body_fn overhead;
 	ep_body_fn overhead_credit;
+	ep_body_fn before;
 	int (*prepare)(void *arg);
 	void *arg;
 	double bytes_per_unit;
