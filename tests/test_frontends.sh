@@ -376,6 +376,17 @@ if EMBPERF_LOG=debug measure lat_syscall os.syscall -- -N 40 -W 0 null; then
 			"$(grep samples "$T/stderr" | head -c 300)"
 	fi
 fi
+# lmbench's stream times each kernel's passes back to back (benchmp per
+# kernel): no pass of another kernel runs before each timed one, as
+# mem.stream's default (STREAM's order) would run and log at debug.
+if EMBPERF_LOG=debug measure stream mem.stream -- -N 3 -W 0 -M 3m; then
+	if grep -q "mem.stream .*order=kernel.*samples" "$T/stderr" && ! grep -q "untimed before" "$T/stderr"; then
+		pass "stream: each kernel's passes back to back, as lmbench's benchmp (order=kernel)"
+	else
+		fail "stream: each kernel's passes back to back, as lmbench's benchmp (order=kernel)" \
+			"$(grep "mem.stream" "$T/stderr" | head -c 300)"
+	fi
+fi
 EMBPERF_LOG=loud fe lat_syscall -N 1 null
 if [ "$status" -eq 1 ] && grep -q "EMBPERF_LOG='loud'.*accepted: warning, info, debug" "$T/stderr"; then
 	pass "EMBPERF_LOG=loud is refused, naming the variable, its value and what is accepted"

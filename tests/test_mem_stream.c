@@ -141,6 +141,69 @@ Test(mem_stream, stream2_reports_fill_copy_daxpy_sum_validated)
 	}
 }
 
+/* The engine's debug lines that count a case's untimed before() units. */
+struct untimed {
+	int cases;
+	unsigned long long units;
+};
+
+static void count_untimed(void *user_data, int level, const char *message)
+{
+	struct untimed *u = user_data;
+	unsigned long long units;
+	const char *at = strstr(message, "]: ");
+
+	(void)level;
+	if (at && strstr(message, "untimed before the timed ones") &&
+	    sscanf(at + 3, "%llu units run untimed", &units) == 1) {
+		u->cases++;
+		u->units += units;
+	}
+}
+
+/*
+ * order=stream (the default) runs, untimed, the pass STREAM's loop runs
+ * before each timed one: every case's samples (3), warm-up (1) and
+ * calibration (at least one timing) each follow one, and the arrays still
+ * validate with those passes counted in. order=kernel runs none and says
+ * so in the labels.
+ */
+Test(mem_stream, order_stream_runs_the_previous_pass_before_each_timed_one)
+{
+	struct untimed u = { 0 };
+
+	embperf_ctx_set_log_fn(ctx, count_untimed, &u, EMBPERF_LOG_DEBUG);
+	cr_assert_eq(embperf_bench_set(bench, "size", "100000"), 0);
+	cr_assert_eq(embperf_bench_set(bench, "counters", "0"), 0);
+	cr_assert_eq(embperf_bench_run(bench), 0, "%s", embperf_bench_errmsg(bench));
+	cr_assert_eq(u.cases, 4, "%d cases logged untimed passes", u.cases);
+	cr_assert_geq(u.units, 4 * (3 + 1 + 1), "%llu untimed units", u.units);
+	cr_assert_str_eq(embperf_result_labels(embperf_bench_result(bench, 0)),
+			 "size=100000 threads=1");
+
+	u = (struct untimed){ 0 };
+	cr_assert_eq(embperf_bench_set(bench, "loops", "stream2"), 0);
+	cr_assert_eq(embperf_bench_run(bench), 0, "%s", embperf_bench_errmsg(bench));
+	cr_assert_eq(u.cases, 4, "stream2: %d cases logged untimed passes", u.cases);
+
+	u = (struct untimed){ 0 };
+	cr_assert_eq(embperf_bench_set(bench, "order", "kernel"), 0);
+	cr_assert_eq(embperf_bench_run(bench), 0, "%s", embperf_bench_errmsg(bench));
+	cr_assert_eq(u.cases, 0, "order=kernel: %d cases logged untimed passes", u.cases);
+	cr_assert_str_eq(embperf_result_labels(embperf_bench_result(bench, 0)),
+			 "size=100000 threads=1 order=kernel");
+}
+
+Test(mem_stream, order_other_than_stream_or_kernel_is_refused)
+{
+	cr_assert_eq(embperf_bench_set(bench, "order", "grouped"), -EINVAL);
+	cr_assert(strstr(embperf_bench_errmsg(bench), "order"), "%s", embperf_bench_errmsg(bench));
+	cr_assert(strstr(embperf_bench_errmsg(bench), "grouped"), "%s",
+		  embperf_bench_errmsg(bench));
+	cr_assert(strstr(embperf_bench_errmsg(bench), "stream|kernel"), "%s",
+		  embperf_bench_errmsg(bench));
+}
+
 Test(mem_stream, loops_other_than_stream_or_stream2_are_refused)
 {
 	cr_assert_eq(embperf_bench_set(bench, "loops", "stream3"), -EINVAL);

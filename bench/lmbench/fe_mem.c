@@ -260,7 +260,9 @@ static int stream_print(struct lmb *m, const embperf_bench *b, long version, int
  * runs N threads of mem.stream, each on arrays of that size. Version 2 runs
  * mem.stream's STREAM2 loops (fill, copy, daxpy, sum). Copy is a loop of
  * loads and stores in both, as lmbench's stream is built (-O: its copy is
- * one movsd load and store per element, no memcpy() call).
+ * one movsd load and store per element, no memcpy() call). Each kernel's
+ * passes run back to back (order=kernel), as lmbench times each kernel on
+ * its own with benchmp(), where McCalpin's STREAM runs the four in turn.
  *
  * Return: the exit status.
  */
@@ -303,7 +305,7 @@ int lmb_stream(struct lmb *m, int argc, char **argv)
 	/* N copies of lmbench's stream each have their arrays: N threads share N times the elements. */
 	if (lmb_set(m, b, "size", "%llu", (unsigned long long)elements * (uint64_t)m->parallel) < 0 ||
 	    lmb_set(m, b, "threads", "%d", m->parallel) < 0 ||
-	    lmb_set(m, b, "copy", "loop") < 0 ||
+	    lmb_set(m, b, "copy", "loop") < 0 || lmb_set(m, b, "order", "kernel") < 0 ||
 	    lmb_set(m, b, "loops", "%s", version == 2 ? "stream2" : "stream") < 0)
 		status = LMB_EXIT_FAIL;
 	if (!status)

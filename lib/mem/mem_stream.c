@@ -63,10 +63,13 @@ typedef double (*stream_pass_fn)(double *restrict, double *restrict, double *res
  * struct stream_case - one kernel's case.
  * @st:     the run's state.
  * @kernel: which kernel.
+ * @before: the kernel whose pass runs, untimed, before each timed pass
+ *          (order=stream: the one STREAM's loop runs just before it).
  */
 struct stream_case {
 	struct stream_state *st;
 	enum stream_kernel kernel;
+	enum stream_kernel before;
 };
 
 /**
@@ -106,6 +109,8 @@ static const struct ep_param_desc stream_params[] = {
 	  "how copy moves the data: memcpy() as gcc -O2 compiles stream.c's copy, or a loop of loads and stores" },
 	{ "loops", EP_PT_ENUM, "stream", { { 0, 0 } }, "stream|stream2", "",
 	  "which kernels: STREAM's copy, scale, add, triad; or STREAM2's fill, copy, daxpy, sum (lmbench stream -v 2)" },
+	{ "order", EP_PT_ENUM, "stream", { { 0, 0 } }, "stream|kernel", "",
+	  "what runs before each timed pass: stream, the pass STREAM's loop runs before it (untimed; copy after triad), so the caches hold what they hold in STREAM; kernel, the same kernel's previous pass" },
 };
 
 static const struct ep_metric_desc stream_metrics[] = {
@@ -351,6 +356,22 @@ static int stream_body(void *arg, uint64_t units)
 	return 0;
 }
 
+/*
+ * before(): the pass STREAM's loop runs just before this kernel's, untimed:
+ * the lines it leaves in the caches, dirty or clean, are what the timed pass
+ * meets in STREAM (gcc's copy is memcpy()'s non-temporal stores, the other
+ * loops write through the caches). Timed back to back instead, copy read
+ * 1.07 to 1.37 times STREAM's rate in one process on Zen 5
+ * (doc/methodology-memory.md, "STREAM's order").
+ */
+static int stream_before(void *arg, uint64_t units)
+{
+	struct stream_case *sc = arg;
+
+	(void)units; /* one pass: the state a single pass of STREAM meets */
+	return stream_body(&sc->st->cases[sc->before], 1);
+}
+
 /* STREAM's initialisation, each thread on its share: a = 1, b = 2, c = 0. */
 EP_UNTIMED static void thread_init(void *arg, int thread, int n_threads)
 {
@@ -424,6 +445,7 @@ static int add_cases(struct ep_run *run, struct stream_state *st)
 {
 	const enum stream_kernel *set =
 		strcmp(ep_param_text(run, "loops"), "stream2") ? stream1_kernels : stream2_kernels;
+	int in_order = !strcmp(ep_param_text(run, "order"), "stream");
 
 	for (int i = 0; i < STREAM_LOOPS_PER_SET; i++) {
 		enum stream_kernel k = set[i];
@@ -431,6 +453,7 @@ static int add_cases(struct ep_run *run, struct stream_state *st)
 			.metric = k,
 			.labels = st->label,
 			.body = stream_body,
+			.before = in_order ? stream_before : NULL,
 			.arg = &st->cases[k],
 			.bytes_per_unit = (double)stream_arrays_touched[k] * sizeof(double) *
 					  (double)st->n,
@@ -439,6 +462,7 @@ static int add_cases(struct ep_run *run, struct stream_state *st)
 
 		st->cases[k].st = st;
 		st->cases[k].kernel = k;
+		st->cases[k].before = set[(i + STREAM_LOOPS_PER_SET - 1) % STREAM_LOOPS_PER_SET];
 		rc = ep_run_add_case(run, &c);
 		if (rc)
 			return rc;
@@ -469,7 +493,8 @@ EP_UNTIMED static int stream_setup(struct ep_run *run, void **state)
 	memcpy(st->passes, stream_passes, sizeof(st->passes));
 	if (!strcmp(ep_param_text(run, "copy"), "memcpy"))
 		st->passes[K_COPY] = pass_copy_memcpy;
-	snprintf(st->label, sizeof(st->label), "size=%zu threads=%d", n, threads);
+	snprintf(st->label, sizeof(st->label), "size=%zu threads=%d%s", n, threads,
+		 strcmp(ep_param_text(run, "order"), "stream") ? " order=kernel" : "");
 	rc = alloc_arrays(run, st, threads);
 	if (!rc) {
 		ep_mem_pool_run(st->pool, thread_init, st, 1);
