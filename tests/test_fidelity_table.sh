@@ -19,7 +19,7 @@
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..19"
+echo "1..20"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -166,6 +166,36 @@ if [[ $fixed_row == *"| fixed / "*"| met |" ]] && [[ $measured_row == *"| 0.0 % 
 	pass "a fixed reference's row compares no spread; a measured one's does"
 else
 	fail "a fixed reference's row compares no spread; a measured one's does" 		"fixed: '$fixed_row'" "measured: '$measured_row'"
+fi
+# Where each row stands: of the data files that share a label, a row's
+# latest run by start (not by name) gives its line, naming its file; a file
+# no label names is its own label; the counts add up.
+mkdir -p "$tmp/data/acme-f7-m8"
+stream_run() { # FILE STARTED RATIO...
+	local f=$1 started=$2
+	shift 2
+	{
+		echo "# family: stream"
+		echo "# cpu: ACME One (family 7, model 8); kernel 1.0; 2 CPUs"
+		echo "# protocol: 6 rounds interleaved (odd: reference first), PIN_CPU=1; $started UTC"
+		rows copy "$@"
+	} >"$tmp/data/acme-f7-m8/$f.tsv"
+}
+stream_run a-later "2026-12-07 10:00" 1.00 1.01 0.99 1.02 0.98 1.00
+stream_run z-first "2026-12-05 09:00" 1.20 1.21 1.19 1.22 1.20 1.18
+stream_run own "2026-12-06 09:00" 1.20 1.21 1.19 1.22 1.20 1.18
+printf '# NAME LABEL\na-later stream\nz-first stream\n' >"$tmp/data/acme-f7-m8/labels"
+bash "$src/bench/fidelity/fidelity.sh" --page -o "$tmp" --cpu acme-f7-m8 >/dev/null 2>&1
+standing=$(sed -n '/^## Where each row stands/,/^## Every data file/p' "$tmp/acme-f7-m8.md" 2>/dev/null)
+if [ "$(grep -c '^| stream | copy |' <<<"$standing")" = 1 ] &&
+	grep -q '^| stream | copy | .* | met | a-later, 2026-12-07 10:00 |$' <<<"$standing" &&
+	grep -q '^| own | copy | .* | NOT met | own, 2026-12-06 09:00 |$' <<<"$standing" &&
+	grep -q '^| \*\*all\*\* | 2 | 1 | 0 | 1 |' <<<"$standing" &&
+	grep -q '^| z-first | copy | .* | NOT met |$' "$tmp/acme-f7-m8.md"; then
+	pass "where each row stands: a label's latest run by start, each file's rows kept below"
+else
+	fail "where each row stands: a label's latest run by start, each file's rows kept below" \
+		"$(head -c 1500 <<<"$standing")"
 fi
 # Every family file defines what fidelity.sh calls (a family missing one
 # would stop the harness mid-run), and the audio and RFC 2544 families are there.

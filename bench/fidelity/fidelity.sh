@@ -209,26 +209,54 @@ run_family() { # NAME
 	)
 }
 
+# The label of data file NAME on the "where each row stands" table: its line
+# "NAME LABEL" in data/CPU/labels, else NAME itself.
+file_label() {
+	local label=
+	[ -f "$data/labels" ] && label=$(awk -v n="$1" '!/^#/ && $1 == n && NF >= 2 { print $2; exit }' "$data/labels")
+	echo "${label:-$1}"
+}
+
 # The summary rows of every data file, as markdown, each under its file's
-# name; its family (the header's) gives the bands.
+# name; its family (the header's) gives the bands. Each line is tagged
+# "STARTED<TAB>LABEL<TAB>NAME<TAB>" for current.awk.
 page_rows() {
-	local f name fam
+	local f name fam label started
 	for f in "$data"/*.tsv; do
 		name=${f##*/}
 		name=${name%.tsv}
 		fam=$(sed -n 's/^# family: //p' "$f" | head -1)
+		label=$(file_label "$name")
+		started=$(sed -n 's/^# protocol: .*; \(.*\) UTC$/\1/p' "$f" | head -1)
 		(
 			. "$here/fam-${fam:-$name}.sh"
 			data_name=$name
-			data_started=$(sed -n 's/^# protocol: .*; \(.*\) UTC$/\1/p' "$f" | head -1)
+			data_started=$started
 			awk -f "$here/table.awk" -v fam="$name" -v bands="$(fam_bands)" \
 				-v causes="$(fam_causes)" -v fixed="$(fam_fixed)" -v md=1 "$f"
-		)
+		) | awk -v s="$started" -v l="$label" -v n="$name" '{ print s "\t" l "\t" n "\t" $0 }'
 	done
 }
 
+# The verdict counts of markdown rows on stdin, per first cell, in the
+# order first seen; with a total line when TOTAL is 1.
+verdict_counts() {
+	awk -F' [|] ' -v total="$1" '{ f = substr($1, 3); n[f]++; if (!(f in o)) o[f] = ++k
+		v = $8; sub(/ [|]$/, "", v)
+		if (v ~ /^met/) m[f]++; else if (v ~ /^unresolved/) u[f]++; else if (v ~ /^NOT met/) x[f]++
+		if (v ~ /spread/) s[f]++
+		split($6, sp, " / "); a = sp[1] + 0; b = sp[2] + 0
+		if (sp[1] ~ /%/ && sp[2] ~ /%/ && b > a && b > 2) h[f]++ }
+		END { for (f in o) l[o[f]] = f
+		for (i = 1; i <= k; i++) { f = l[i]
+			printf "| %s | %d | %d | %d | %d | %d | %d |\n", f, n[f], m[f], u[f], x[f], s[f], h[f]
+			tn += n[f]; tm += m[f]; tu += u[f]; tx += x[f]; ts += s[f]; th += h[f] }
+		if (total)
+			printf "| **all** | %d | %d | %d | %d | %d | %d |\n", tn, tm, tu, tx, ts, th }'
+}
+
 write_page() {
-	local page=$out/$cpu_slug.md f rows
+	local page=$out/$cpu_slug.md f rows tagged current tab=$'\t'
 	[ -d "$data" ] || { echo "fidelity.sh: no data in $data" >&2; return 1; }
 	{
 		echo "<!-- SPDX-License-Identifier: MIT -->"
@@ -246,19 +274,29 @@ write_page() {
 		echo "on each round's deviation from each tool's median gives P <= 0.05 (the last column of the"
 		echo "summary counts every row whose embperf spread is the higher one, shown or not)."
 		echo
-		rows=$(page_rows)
+		tagged=$(page_rows)
+		rows=$(cut -f4- <<<"$tagged")
+		current=$(sort -s -t"$tab" -k1,1 <<<"$tagged" | awk -f "$here/current.awk")
+		echo "## Where each row stands"
+		echo
+		echo "Each row's latest measurement: the data files of one configuration of a family share a"
+		echo "label (\`data/$cpu_slug/labels\`; a file not listed is its own), and a row run again"
+		echo "later replaces its earlier figure there (by the runs' start). Every data file's rows,"
+		echo "the earlier figures included, follow in the next section."
+		echo
+		echo "| label | rows | met | unresolved | NOT met | embperf spreads more (p <= 0.05) | embperf's spread the higher |"
+		echo "|---|---|---|---|---|---|---|"
+		verdict_counts 1 <<<"$current"
+		echo
+		echo "| label | row | reference | embperf | ratio [95 % interval] | spread ref / emb | band | verdict | data file, start (UTC) |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		echo "$current"
+		echo
+		echo "## Every data file"
+		echo
 		echo "| family | rows | met | unresolved | NOT met | embperf spreads more (p <= 0.05) | embperf's spread the higher |"
 		echo "|---|---|---|---|---|---|---|"
-		awk -F' [|] ' '{ f = substr($1, 3); n[f]++; if (!(f in o)) o[f] = ++k
-			v = $8; sub(/ [|]$/, "", v)
-			if (v ~ /^met/) m[f]++; else if (v ~ /^unresolved/) u[f]++; else if (v ~ /^NOT met/) x[f]++
-			if (v ~ /spread/) s[f]++
-			split($6, sp, " / "); a = sp[1] + 0; b = sp[2] + 0
-			if (sp[1] ~ /%/ && sp[2] ~ /%/ && b > a && b > 2) h[f]++ }
-			END { for (f in o) l[o[f]] = f
-			for (i = 1; i <= k; i++) { f = l[i]
-				printf "| %s | %d | %d | %d | %d | %d | %d |\n", f, n[f], m[f], u[f], x[f], s[f], h[f] } }' \
-			<<<"$rows"
+		verdict_counts 0 <<<"$rows"
 		echo
 		echo "| family | row | reference | embperf | ratio [95 % interval] | spread ref / emb | band | verdict |"
 		echo "|---|---|---|---|---|---|---|---|"
