@@ -34,7 +34,7 @@ struct case_state {
 	double *scratch; /* room for the samples, for ep_robust_spread() */
 	size_t n;
 	int64_t extra_warmup;  /* samples trend_warmup() discarded */
-	uint64_t before_units; /* units given to the case's untimed before() */
+	uint64_t before_calls; /* calls of the case's untimed before() */
 	int truncated;
 };
 
@@ -51,7 +51,7 @@ static int time_body(struct case_state *cs, ep_body_fn fn, uint64_t units, uint6
 		rc = cs->c->before(cs->c->arg, units);
 		if (rc)
 			return rc;
-		cs->before_units += units;
+		cs->before_calls++;
 	}
 	t0 = ep_clock_now_ns(cs->clock);
 	rc = fn(cs->c->arg, units);
@@ -497,8 +497,8 @@ static int measure(struct case_state *cs, int index)
 		   run->kernel->name, cs->c->labels, (unsigned long long)cs->units, cs->n,
 		   cs->overhead_ns, (long long)cs->extra_warmup);
 	if (cs->c->before)
-		ep_run_log(run, EMBPERF_LOG_DEBUG, "%s [%s]: %llu units run untimed before the timed ones",
-			   run->kernel->name, cs->c->labels, (unsigned long long)cs->before_units);
+		ep_run_log(run, EMBPERF_LOG_DEBUG, "%s [%s]: %llu untimed before() calls ahead of the timed ones",
+			   run->kernel->name, cs->c->labels, (unsigned long long)cs->before_calls);
 	return make_result(cs, counters, ok,
 			   run->cpu >= 0 ? run->cpu : (cpu_before == cpu_after ? cpu_after : -1),
 			   run->cpu < 0 && cpu_before != cpu_after);
