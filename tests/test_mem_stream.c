@@ -179,6 +179,16 @@ Test(mem_stream, order_stream_runs_the_previous_pass_before_each_timed_one)
 	cr_assert_eq(embperf_bench_run(bench), 0, "%s", embperf_bench_errmsg(bench));
 	cr_assert_eq(u.cases, 4, "%d cases logged untimed passes", u.cases);
 	cr_assert_geq(u.calls, 4 * (3 + 1 + 1), "%llu untimed passes", u.calls);
+	for (int i = 0; i < 4; i++) {
+		const embperf_result *r = embperf_bench_result(bench, i);
+		double units = 0.0;
+
+		/* one pass a sample, as STREAM times them, though a pass of
+		 * 2 x 800 KB lasts far less than the 1 ms sample time */
+		cr_assert_eq(embperf_result_counter(r, "units", &units), 0);
+		cr_assert_eq(units, (double)embperf_result_sample_count(r), "%s: %g units, %d samples",
+			     embperf_result_metric(r), units, embperf_result_sample_count(r));
+	}
 	cr_assert_str_eq(embperf_result_labels(embperf_bench_result(bench, 0)),
 			 "size=100000 threads=1");
 

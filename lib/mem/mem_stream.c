@@ -457,6 +457,9 @@ static int add_cases(struct ep_run *run, struct stream_state *st)
 			.arg = &st->cases[k],
 			.bytes_per_unit = (double)stream_arrays_touched[k] * sizeof(double) *
 					  (double)st->n,
+			/* STREAM times one pass; a second in the same sample would follow
+			 * its own kernel, not the one STREAM runs before it */
+			.max_units = in_order ? 1 : 0,
 		};
 		int rc;
 
