@@ -967,6 +967,37 @@ Test(engine_real, counters_and_cpu_load_of_a_real_run)
 		     "counters=0 records none");
 }
 
+/*
+ * The perf counters count the body, not a case's untimed before(): with
+ * 4000 ns of before() ahead of each 1000 ns unit, the task clock per unit
+ * of the counters' pass stays near the body's 1000 (a busy-wait's CPU time
+ * is at most its wall time, so no load can raise it; one could hide the
+ * before() time, never add it).
+ */
+Test(engine_real, counters_leave_out_the_untimed_before)
+{
+	const embperf_result *r;
+	double task_ns;
+	int rc;
+
+	synth_cfg.sim = NULL;
+	synth_cfg.before_ns = 4000;
+	ep_ctx_set_clock(ctx, NULL);
+	tp_set(b, "repetitions", "5");
+	tp_set(b, "spread", "0");
+	r = run_ok();
+	rc = embperf_result_counter(r, "task_clock_ns", &task_ns);
+	if (rc == -EOPNOTSUPP)
+		cr_skip_test("this machine lacks software perf events (task-clock)");
+	cr_assert_eq(rc, 0);
+	tp_figure("task clock %.0f ns a unit with 4000 ns of before() a unit",
+		  task_ns / counter(r, "units"));
+	cr_assert_lt(task_ns / counter(r, "units"), 2500.0,
+		     "task clock %.0f ns a unit: before()'s 4000 ns were counted",
+		     task_ns / counter(r, "units"));
+	cr_assert_eq(synth_cfg.unpaired, 0);
+}
+
 /* A user's other thread cancels a real run of 100 s: it returns -ECANCELED
  * (the time it took is a figure, not a gate). */
 Test(engine_real, cancel_from_another_thread)

@@ -38,26 +38,35 @@ struct case_state {
 	int truncated;
 };
 
-/*
- * Time @units units of @fn (the body, or an overhead loop) on the run's
- * clock; the body after the case's untimed @before, if any.
- */
-static int time_body(struct case_state *cs, ep_body_fn fn, uint64_t units, uint64_t *elapsed_ns)
+/* The case's untimed before(), if any, ahead of a timed call of the body. */
+static int run_before(struct case_state *cs, uint64_t units)
+{
+	if (!cs->c->before)
+		return 0;
+	cs->before_calls++;
+	return cs->c->before(cs->c->arg, units);
+}
+
+/* Time @units units of @fn (the body, or an overhead loop) on the run's clock. */
+static int time_fn(const struct case_state *cs, ep_body_fn fn, uint64_t units,
+		   uint64_t *elapsed_ns)
 {
 	uint64_t t0, t1;
 	int rc;
 
-	if (fn == cs->c->body && cs->c->before) {
-		rc = cs->c->before(cs->c->arg, units);
-		if (rc)
-			return rc;
-		cs->before_calls++;
-	}
 	t0 = ep_clock_now_ns(cs->clock);
 	rc = fn(cs->c->arg, units);
 	t1 = ep_clock_now_ns(cs->clock);
 	*elapsed_ns = t1 - t0;
 	return rc;
+}
+
+/* time_fn(), the body after the case's untimed before(). */
+static int time_body(struct case_state *cs, ep_body_fn fn, uint64_t units, uint64_t *elapsed_ns)
+{
+	int rc = fn == cs->c->body ? run_before(cs, units) : 0;
+
+	return rc ? rc : time_fn(cs, fn, units, elapsed_ns);
 }
 
 /* 0 to go on; -ECANCELED; 1 when the deadline leaves no room for @next_ns. */
@@ -447,9 +456,12 @@ static int count_one_sample(struct case_state *cs, uint64_t sample_ns, double *v
 		return -ECANCELED;
 	if (ep_run_deadline_reached(cs->run, cs->deadline_ns, 0, sample_ns))
 		return 0; /* not a truncation: every sample was taken */
+	rc = run_before(cs, cs->units); /* outside the counters: they count the body */
+	if (rc)
+		return rc;
 	ep_clock_counters_open(cs->clock, &ctr);
 	ep_counters_start(&ctr);
-	rc = time_body(cs, cs->c->body, cs->units, &elapsed);
+	rc = time_fn(cs, cs->c->body, cs->units, &elapsed);
 	ep_counters_stop(&ctr, pass, pass_ok);
 	ep_counters_close(&ctr);
 	for (int i = 0; i < EP_CTR_COUNT && !rc; i++) {

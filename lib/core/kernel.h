@@ -196,7 +196,8 @@ typedef int (*ep_body_fn)(void *arg, uint64_t units);
  *                  catch - send, each timed on its own).
  * @before:         optional: untimed, called with the same units before every
  *                  timed run of @body (calibration, warm-up, samples, the
- *                  counters' pass), to leave the caches as the reference
+ *                  counters' pass, whose counters count the body only), to
+ *                  leave the caches as the reference
  *                  leaves them before its timed loop (mem.stream: the pass
  *                  STREAM runs just before this one).
  * @prepare:        optional: called once before the case is calibrated.
