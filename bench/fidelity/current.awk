@@ -7,9 +7,9 @@
 # data file's name). The data files of one configuration of a family share a
 # label (data/CPU/labels; a file not listed is its own label), so a row run
 # again later replaces its earlier figure, and a row measured only once
-# keeps it. Output: the rows by label (in name order), each label's rows in
-# the order first seen, the first cell the label and a last cell naming the
-# data file and its start.
+# keeps it. Output: the rows by label in the order first seen (fidelity.sh
+# sorts the labels by name), each label's rows in the order first seen, the
+# first cell the label and a last cell naming the data file and its start.
 
 BEGIN { FS = "\t" }
 
@@ -32,13 +32,6 @@ NF >= 4 {
 }
 
 END {
-	# labels in name order (an insertion sort: a few dozen)
-	for (i = 2; i <= nlabels; i++) {
-		x = labels[i]
-		for (k = i - 1; k >= 1 && labels[k] > x; k--)
-			labels[k + 1] = labels[k]
-		labels[k + 1] = x
-	}
 	for (i = 1; i <= nlabels; i++)
 		for (k = 1; k <= nkeys[labels[i]]; k++)
 			print row[labels[i], order[labels[i], k]]

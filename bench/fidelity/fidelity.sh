@@ -276,7 +276,9 @@ write_page() {
 		echo
 		tagged=$(page_rows)
 		rows=$(cut -f4- <<<"$tagged")
-		current=$(sort -s -t"$tab" -k1,1 <<<"$tagged" | awk -f "$here/current.awk")
+		# by start into current.awk, its rows out by label (stable: each label's order kept)
+		current=$(sort -s -t"$tab" -k1,1 <<<"$tagged" | awk -f "$here/current.awk" |
+			LC_ALL=C sort -s -t'|' -k2,2)
 		echo "## Where each row stands"
 		echo
 		echo "Each row's latest measurement: the data files of one configuration of a family share a"

@@ -61,12 +61,12 @@ static int time_fn(const struct case_state *cs, ep_body_fn fn, uint64_t units,
 	return rc;
 }
 
-/* time_fn(), the body after the case's untimed before(). */
-static int time_body(struct case_state *cs, ep_body_fn fn, uint64_t units, uint64_t *elapsed_ns)
+/* Time @units units of the body, after the case's untimed before(). */
+static int time_body(struct case_state *cs, uint64_t units, uint64_t *elapsed_ns)
 {
-	int rc = fn == cs->c->body ? run_before(cs, units) : 0;
+	int rc = run_before(cs, units);
 
-	return rc ? rc : time_fn(cs, fn, units, elapsed_ns);
+	return rc ? rc : time_fn(cs, cs->c->body, units, elapsed_ns);
 }
 
 /* 0 to go on; -ECANCELED; 1 when the deadline leaves no room for @next_ns. */
@@ -98,7 +98,7 @@ static int is_suspect(uint64_t elapsed, uint64_t units, uint64_t below_elapsed,
 static int retime_min(struct case_state *cs, uint64_t units, uint64_t *elapsed)
 {
 	uint64_t again;
-	int rc = time_body(cs, cs->c->body, units, &again);
+	int rc = time_body(cs, units, &again);
 
 	if (!rc && again < *elapsed)
 		*elapsed = again;
@@ -147,7 +147,7 @@ static int calibrate(struct case_state *cs)
 	int rc;
 
 	for (;;) {
-		rc = time_body(cs, cs->c->body, units, &elapsed);
+		rc = time_body(cs, units, &elapsed);
 		if (!rc && elapsed >= target && units < cap &&
 		    is_suspect(elapsed, units, below_elapsed, below_units))
 			rc = retime_min(cs, units, &elapsed);
@@ -205,7 +205,7 @@ static int best_per_unit(struct case_state *cs, ep_body_fn fn, double *per_unit_
 	uint64_t units = cs->units / OVERHEAD_SHARE ? cs->units / OVERHEAD_SHARE : 1;
 
 	for (int i = 0; i < OVERHEAD_TIMINGS; i++) {
-		int rc = time_body(cs, fn, units, &elapsed);
+		int rc = time_fn(cs, fn, units, &elapsed);
 
 		if (rc)
 			return rc;
@@ -375,7 +375,7 @@ static int take_samples(struct case_state *cs, int index)
 		rc = may_continue(cs, last);
 		if (rc)
 			return rc < 0 ? rc : 0;
-		rc = time_body(cs, cs->c->body, cs->units, &last);
+		rc = time_body(cs, cs->units, &last);
 		if (rc)
 			return rc;
 		last = rescale_short(cs, last);
@@ -384,7 +384,7 @@ static int take_samples(struct case_state *cs, int index)
 		rc = may_continue(cs, last);
 		if (rc)
 			return rc < 0 ? rc : 0;
-		rc = time_body(cs, cs->c->body, cs->units, &elapsed);
+		rc = time_body(cs, cs->units, &elapsed);
 		if (rc)
 			return rc;
 		last = elapsed;
