@@ -17,6 +17,7 @@
  * address is ever used and nothing is reachable from outside.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -48,11 +49,13 @@ struct tcp_lat {
  * @partner:  the server process.
  * @listener: the listening socket, the server's (closed here after the fork).
  * @addr:     127.0.0.1 and the listener's port.
+ * @label:    the result's label: the mode's, and the backlog when not the default.
  */
 struct tcp_connect {
 	struct ep_partner partner;
 	int listener;
 	struct sockaddr_in addr;
+	char label[48];
 };
 
 static const struct ep_param_desc tcp_lat_params[] = {
@@ -62,7 +65,14 @@ static const struct ep_param_desc tcp_lat_params[] = {
 	EP_PARTNER_TIMEOUT_PARAM,
 };
 
+/* SOMAXCONN of glibc's headers since Linux 5.4; lat_connect's server listens with 100. */
+#define TCP_CONNECT_BACKLOG 4096
+
 static const struct ep_param_desc tcp_connect_params[] = {
+	{ "backlog", EP_PT_INT, "4096", { { 1, 65535 } }, NULL, "",
+	  "the server's accept queue (listen()'s backlog, capped by net.core.somaxconn): 4096, "
+	  "deep enough that the client never waits; 100 is lat_connect's, whose queue can "
+	  "overflow into 1 s SYN retransmissions when client and server share a CPU" },
 	EP_PARTNER_MODE_PARAM,
 	EP_PARTNER_TIMEOUT_PARAM,
 };
@@ -217,9 +227,10 @@ static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 						      tcp_connect_server, st);
 	int port = 0, rc;
 
-	/* A deep accept queue: the client must never wait for the server to
-	 * catch up (a full queue drops SYNs and costs a 1 s retransmission). */
-	rc = ep_ipc_listen(run, &st->listener, &port, SOMAXCONN);
+	/* By default a deep accept queue: the client must never wait for the
+	 * server to catch up (a full queue drops SYNs and costs a 1 s
+	 * retransmission); backlog=100 gives lat_connect's. */
+	rc = ep_ipc_listen(run, &st->listener, &port, (int)ep_param_int(run, "backlog"));
 	if (rc)
 		return rc;
 	st->addr.sin_family = AF_INET;
@@ -233,8 +244,21 @@ static int tcp_connect_setup(struct ep_run *run, void **state)
 {
 	struct tcp_connect *st = *state;
 
+	const char *mode = ep_partner_mode_label(run);
+	int64_t backlog = ep_param_int(run, "backlog");
+	int rc;
+
 	st->listener = -1;
-	return ep_partner_add_case(run, tcp_connect_start(run, st), tcp_connect_body, st);
+	if (backlog == TCP_CONNECT_BACKLOG)
+		snprintf(st->label, sizeof(st->label), "%s", mode);
+	else
+		snprintf(st->label, sizeof(st->label), "backlog=%" PRId64 "%s%s", backlog,
+			 *mode ? " " : "", mode);
+	rc = tcp_connect_start(run, st);
+	if (rc)
+		return rc;
+	return ep_run_add_case(run, &(struct ep_case){ .metric = 0, .labels = st->label,
+						      .body = tcp_connect_body, .arg = st });
 }
 
 const struct ep_kernel ep_kernel_os_tcp_lat = {
