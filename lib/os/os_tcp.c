@@ -49,13 +49,11 @@ struct tcp_lat {
  * @partner:  the server process.
  * @listener: the listening socket, the server's (closed here after the fork).
  * @addr:     127.0.0.1 and the listener's port.
- * @label:    the result's label: the mode's, and the backlog when not the default.
  */
 struct tcp_connect {
 	struct ep_partner partner;
 	int listener;
 	struct sockaddr_in addr;
-	char label[48];
 };
 
 static const struct ep_param_desc tcp_lat_params[] = {
@@ -67,9 +65,11 @@ static const struct ep_param_desc tcp_lat_params[] = {
 
 /* SOMAXCONN of glibc's headers since Linux 5.4; lat_connect's server listens with 100. */
 #define TCP_CONNECT_BACKLOG 4096
+#define TCP_TEXT_(x) #x
+#define TCP_TEXT(x) TCP_TEXT_(x) /* a number as the text of a parameter's default */
 
 static const struct ep_param_desc tcp_connect_params[] = {
-	{ "backlog", EP_PT_INT, "4096", { { 1, 65535 } }, NULL, "",
+	{ "backlog", EP_PT_INT, TCP_TEXT(TCP_CONNECT_BACKLOG), { { 1, 65535 } }, NULL, "",
 	  "the server's accept queue (listen()'s backlog, capped by net.core.somaxconn): 4096, "
 	  "deep enough that the client never waits; 100 is lat_connect's, whose queue can "
 	  "overflow into 1 s SYN retransmissions when client and server share a CPU" },
@@ -243,22 +243,14 @@ static int tcp_connect_start(struct ep_run *run, struct tcp_connect *st)
 static int tcp_connect_setup(struct ep_run *run, void **state)
 {
 	struct tcp_connect *st = *state;
-
-	const char *mode = ep_partner_mode_label(run);
 	int64_t backlog = ep_param_int(run, "backlog");
-	int rc;
+	char label[32] = ""; /* the backlog when not the default */
 
 	st->listener = -1;
-	if (backlog == TCP_CONNECT_BACKLOG)
-		snprintf(st->label, sizeof(st->label), "%s", mode);
-	else
-		snprintf(st->label, sizeof(st->label), "backlog=%" PRId64 "%s%s", backlog,
-			 *mode ? " " : "", mode);
-	rc = tcp_connect_start(run, st);
-	if (rc)
-		return rc;
-	return ep_run_add_case(run, &(struct ep_case){ .metric = 0, .labels = st->label,
-						      .body = tcp_connect_body, .arg = st });
+	if (backlog != TCP_CONNECT_BACKLOG)
+		snprintf(label, sizeof(label), "backlog=%" PRId64, backlog);
+	return ep_partner_add_labelled_case(run, tcp_connect_start(run, st), label,
+					    tcp_connect_body, st);
 }
 
 const struct ep_kernel ep_kernel_os_tcp_lat = {

@@ -76,16 +76,24 @@ const char *ep_partner_mode_label(const struct ep_run *run)
 	return ep_param_int(run, "mode") == EP_PARTNER_THREADS ? "mode=threads" : "";
 }
 
-int ep_partner_add_size_case(struct ep_run *run, const struct ep_case *c)
+/* @c labelled @label followed by the mode's label. */
+static int add_with_mode(struct ep_run *run, const struct ep_case *c, const char *label)
 {
 	const char *mode = ep_partner_mode_label(run);
 	struct ep_case labelled = *c;
+	char both[PARTNER_LABEL_MAX];
+
+	snprintf(both, sizeof(both), "%s%s%s", label, *label && *mode ? " " : "", mode);
+	labelled.labels = both;
+	return ep_run_add_case(run, &labelled);
+}
+
+int ep_partner_add_size_case(struct ep_run *run, const struct ep_case *c)
+{
 	char label[PARTNER_LABEL_MAX];
 
-	snprintf(label, sizeof(label), "size=%s%s%s", ep_param_text(run, "size"), *mode ? " " : "",
-		 mode);
-	labelled.labels = label;
-	return ep_run_add_case(run, &labelled);
+	snprintf(label, sizeof(label), "size=%s", ep_param_text(run, "size"));
+	return add_with_mode(run, c, label);
 }
 
 int ep_partner_size_nomem(struct ep_run *run, size_t size_bytes)
@@ -391,12 +399,17 @@ int ep_partner_start_on(struct ep_run *run, struct ep_partner *partner,
 	return rc;
 }
 
+int ep_partner_add_labelled_case(struct ep_run *run, int rc, const char *label, ep_body_fn body,
+				 void *arg)
+{
+	struct ep_case c = { .metric = 0, .body = body, .arg = arg };
+
+	return rc ? rc : add_with_mode(run, &c, label);
+}
+
 int ep_partner_add_case(struct ep_run *run, int rc, ep_body_fn body, void *arg)
 {
-	struct ep_case c = { .metric = 0, .labels = ep_partner_mode_label(run), .body = body,
-			     .arg = arg };
-
-	return rc ? rc : ep_run_add_case(run, &c);
+	return ep_partner_add_labelled_case(run, rc, "", body, arg);
 }
 
 void ep_partner_release(struct ep_partner *partner, int *fd)

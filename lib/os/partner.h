@@ -238,6 +238,13 @@ int ep_partner_start_on(struct ep_run *run, struct ep_partner *partner,
 int ep_partner_add_case(struct ep_run *run, int rc, ep_body_fn body, void *arg);
 
 /**
+ * ep_partner_add_labelled_case() - ep_partner_add_case() with @label ahead
+ * of the mode's label ("backlog=100 mode=threads"); @label may be empty.
+ */
+int ep_partner_add_labelled_case(struct ep_run *run, int rc, const char *label, ep_body_fn body,
+				 void *arg);
+
+/**
  * ep_partner_release() - give up the caller's use of a descriptor the
  * partner keeps.
  * @partner: a started partner.
