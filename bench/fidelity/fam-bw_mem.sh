@@ -12,7 +12,7 @@ fam_describe() { echo "mem.bw vs lmbench3 bw_mem, ops $BW_OPS at $BW_SIZES bytes
 fam_bands() { echo ".*=0.95:1.05"; }
 fam_refs() {
 	[ -x "${LMBENCH_BIN:-}/bw_mem" ] || { echo "LMBENCH_BIN: no bw_mem in '${LMBENCH_BIN:-}'"; return 1; }
-	echo "LMBENCH_BIN=$LMBENCH_BIN (bw_mem)"
+	echo "LMBENCH_BIN=$LMBENCH_BIN (bw_mem); $(lmb_timing)"
 }
 fam_setup() { :; }
 bw_ref() {

@@ -19,7 +19,7 @@ fam_describe() { echo "mem.lat vs lmbench3 lat_mem_rd $LAT_MB 128, sizes $LAT_SI
 fam_bands() { echo ".*=0.95:1.05"; } # memory rows: the issue's band for memory, STREAM and fio
 fam_refs() {
 	[ -x "${LMBENCH_BIN:-}/lat_mem_rd" ] || { echo "LMBENCH_BIN: no lat_mem_rd in '${LMBENCH_BIN:-}'"; return 1; }
-	echo "LMBENCH_BIN=$LMBENCH_BIN (lat_mem_rd $LAT_MB 128)"
+	echo "LMBENCH_BIN=$LMBENCH_BIN (lat_mem_rd $LAT_MB 128); $(lmb_timing)"
 }
 fam_setup() { :; }
 # pick: "BYTES NS" lines on stdin; the row of each of LAT_SIZES (within 1 %).

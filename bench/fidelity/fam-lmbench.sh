@@ -50,7 +50,7 @@ fam_refs() {
 		echo "LAT_CMD: group cmd needs a lat_cmd with its case label fixed, got '${LAT_CMD:-}'"
 		return 1
 	fi
-	echo "LMBENCH_BIN=$LMBENCH_BIN; LAT_CMD=${LAT_CMD:-unset}; ENOUGH=${ENOUGH:-unset} TIMING_O=${TIMING_O:-unset} LOOP_O=${LOOP_O:-unset}; PIN_ALL=${PIN_ALL:-0}"
+	echo "LMBENCH_BIN=$LMBENCH_BIN; LAT_CMD=${LAT_CMD:-unset}; $(lmb_timing); PIN_ALL=${PIN_ALL:-0}"
 }
 fam_setup() {
 	lmb_work=$(mktemp -d)

@@ -123,6 +123,13 @@ export PIN_CPU=${PIN_CPU:-1}
 
 # Helpers for the families.
 
+# lmb_timing - the lmbench timing settings the reference programs see:
+# ENOUGH, TIMING_O and LOOP_O as lmbench's scripts/config-run measures them
+# once (with its enough, timing_o and loop_o) and its suite exports to every
+# program, or "unset": each program then calibrates itself, which took
+# 0.5 to 44 s a bw_mem call on a Zen 4 host (doc/fidelity/README.md).
+lmb_timing() { echo "ENOUGH=${ENOUGH:-unset} TIMING_O=${TIMING_O:-unset} LOOP_O=${LOOP_O:-unset}"; }
+
 # pinned COMMAND... - run it on PIN_CPU (both tools alike), stderr kept.
 pinned() {
 	if [ -n "$PIN_CPU" ]; then
