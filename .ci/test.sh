@@ -21,6 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/deps.sh
+. .ci/summary.sh
 root=${BUILD_ROOT:-build-ci}
 export BUILD_ROOT=$root
 mkdir -p "$root"
@@ -277,22 +278,6 @@ reap() {
 	done
 }
 
-# summarize_failure NAME: the failed job's last step heading, the tests
-# meson counted as failed or timed out, the failed subtests, and the last
-# lines of its log; at most about 100 lines.
-summarize_failure() {
-	local log
-	log=$(log_of "$1")
-	echo
-	echo "=== job $1 failed (status ${rc_of[$1]}); from its log $log:"
-	grep '^=== ' "$log" | tail -n 1 || true
-	grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR) ' "$log" | head -n 15 || true
-	# || true: head ends the pipe early, and pipefail would end the run
-	sed -n '/^--- failed subtests/,$p' "$log" | head -n 50 || true
-	echo "--- the last lines of its log"
-	tail -n 30 "$log"
-}
-
 printed=0
 # print_ready - print, in list order, the logs of the jobs that have ended.
 print_ready() {
@@ -334,12 +319,9 @@ for arch in arm64 armhf; do
 	fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
-	# Again at the end, where a reader of a long log (or a CI record that
-	# keeps only its tail) looks first: each failed job's failing step and
-	# what it said. A landing CI failed once with only "FAILED: gcc" in
-	# the part of its output on record (the job's log was printed first).
+	# Again at the end, where a reader looks first (.ci/summary.sh).
 	for name in "${failed[@]}"; do
-		summarize_failure "$name"
+		summarize_failure "$name" "${rc_of[$name]}" "$(log_of "$name")"
 	done
 	echo "=== FAILED: ${failed[*]}" >&2
 	exit 1
