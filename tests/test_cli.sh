@@ -440,18 +440,23 @@ expect_error "an explicit exec_path is used as given" 3 "'exec_path'.*/nonexiste
 
 # --- os.tcp.connect's backlog reaches listen() ----------------------------
 # ss shows a listening socket's accept-queue limit as its Send-Q. While
-# os.tcp.connect runs with backlog=77, one of embperf's loopback listeners
-# (its server's: a forked process by default) must have 77 there; a kernel
-# that dropped the parameter would show its default 4096.
-if ! command -v ss >/dev/null; then
-	skip "os.tcp.connect's backlog reaches listen()" "no ss (apt-get install iproute2)"
+# os.tcp.connect runs with backlog=77, the loopback listener of this run
+# (its server's: a child process by default) must have 77 there; a kernel
+# that dropped the parameter would show its default 4096. Only this run's
+# processes are read: other tests (other CI jobs) may run embperf beside it.
+if ! command -v ss >/dev/null || ! command -v pgrep >/dev/null; then
+	skip "os.tcp.connect's backlog reaches listen()" "no ss or pgrep (apt-get install iproute2 procps)"
 else
 	"$EMBPERF" run os.tcp.connect backlog=77 >"$T/out" 2>"$T/err" &
 	BG_PID=$!
 	queues=
 	for _ in $(seq 1 1000); do
-		# Send-Q of each listener on 127.0.0.1 that embperf holds
-		queues=$(ss -ltnHp src 127.0.0.1 2>/dev/null | awk '/"embperf"/ { print $3 }' | sort -u | tr '\n' ' ')
+		# Send-Q of each listener on 127.0.0.1 that this run's processes hold
+		pids="$BG_PID $(pgrep -P "$BG_PID" | tr '\n' ' ')"
+		queues=$(ss -ltnHp src 127.0.0.1 2>/dev/null | awk -v pids="$pids" '
+			BEGIN { n = split(pids, pid, " ") }
+			{ for (i = 1; i <= n; i++) if (index($0, "pid=" pid[i] ",")) { print $3; break } }' |
+			sort -u | tr '\n' ' ')
 		[ -n "$queues" ] && break
 		kill -0 "$BG_PID" 2>/dev/null || break
 		sleep 0.01
@@ -463,7 +468,7 @@ else
 		pass "os.tcp.connect backlog=77: its server listens with a queue of 77 (ss)"
 	else
 		fail "os.tcp.connect backlog=77 reaches listen()" \
-			"exit $status; Send-Q of embperf's listeners on 127.0.0.1: '${queues}'"
+			"exit $status; Send-Q of its listeners on 127.0.0.1: '${queues}'"
 	fi
 fi
 
