@@ -181,6 +181,8 @@ fam_round() {
 		connect)
 			lmb 0 "$LMBENCH_BIN/lat_connect" -s >/dev/null
 			row "$r" lat_connect 0 "lat_connect 127.0.0.1" os.tcp.connect
+			# lat_connect's own queue: lmbench's tcp_server() listens with 100.
+			row "$r" lat_connect-backlog100 0 "lat_connect 127.0.0.1" "os.tcp.connect backlog=100"
 			lmb 0 "$LMBENCH_BIN/lat_connect" -S 127.0.0.1 >/dev/null ;;
 		fs) in_turn "$r" fs_ref fs_ep ;;
 		file)
