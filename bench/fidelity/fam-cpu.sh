@@ -5,7 +5,9 @@
 # argument, timed around the process: its own figure counts whole
 # seconds) and LINPACK (linpackc.new, gcc -O2 ... -lm; its n=200 prompt
 # answered as its users do, which times n=100's solve) — doc/methodology-cpu.md.
-# Both pinned alike. Rows: whetstone MIPS, linpack kflops.
+# Both pinned alike. Rows: whetstone MIPS, linpack kflops. EP_ARGS goes to
+# cpu.linpack's run (e.g. EP_ARGS="sample_time=1s repetitions=5": samples as
+# long as linpackc.new's own timing, doc/methodology-cpu.md).
 
 CPU_LOOPS=${CPU_LOOPS:-100000}
 
@@ -37,7 +39,8 @@ lin_ref() {
 	printf '200\nq\n' | pinned "$LINPACK" >"$cpu_tmp/out" 2>&1 || true
 	emit linpack-kflops reference "$(awk '$1 ~ /^[0-9]+$/ && NF == 6 { k = $6 } END { print k }' "$cpu_tmp/out")"
 }
-lin_ep() { emit linpack-kflops embperf "$(ep_value cpu.linpack kflops n=100 blas=both)"; }
+# shellcheck disable=SC2086
+lin_ep() { emit linpack-kflops embperf "$(ep_value cpu.linpack kflops n=100 blas=both ${EP_ARGS:-})"; }
 fam_round() {
 	in_turn "$1" whet_ref whet_ep
 	in_turn "$1" lin_ref lin_ep

@@ -45,7 +45,7 @@
 # define fam_fixed: a REGEX of rows whose "reference" is a fixed figure (a
 # known bottleneck's rate, a target), whose spread is then not compared.
 # EP_ARGS: extra parameters for embperf's side of the families that take
-# them (timer, fio, net's tcp rows), e.g. EP_ARGS=counters=1 for an A/B against the
+# them (timer, fio, net's tcp rows, cpu's linpack row), e.g. EP_ARGS=counters=1 for an A/B against the
 # default; written into the data file's header.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
