@@ -13,6 +13,14 @@ CPU_LOOPS=${CPU_LOOPS:-100000}
 
 fam_describe() { echo "cpu.whetstone (loops=$CPU_LOOPS) vs whetstone.c, cpu.linpack (n=100, blas=both) vs linpackc.new"; }
 fam_bands() { echo ".*=0.95:1.05"; }
+# Measured on Zen 4 (doc/methodology-cpu.md, cpu.linpack, "Samples and the
+# host's slow spells"). A cause's text holds no ';' and no '=' (table.awk).
+fam_causes() {
+	case $cpu_slug in
+	amd-epyc-f25-m17)
+		echo "^linpack-kflops$=[the median of 5 ms samples passes over the host's slow spells, which linpackc.new's 10 s average holds: 1 s samples give its figure](../methodology-cpu.md#cpulinpack--linpack-100-kflops)" ;;
+	esac
+}
 fam_refs() {
 	[ -x "${WHETSTONE:-}" ] || { echo "WHETSTONE: not set to a whetstone.c binary"; return 1; }
 	[ -x "${LINPACK:-}" ] || { echo "LINPACK: not set to a linpackc.new binary"; return 1; }
