@@ -12,14 +12,15 @@
 # row whose reference is a fixed figure (fixed=REGEX) has no spread to
 # compare, and a measured one's only when embperf's rounds deviate from
 # their median more than the reference's round after round (a paired
-# randomization test), not for one outlying round. Every family defines the interface fidelity.sh calls, and every
+# randomization test), not for one outlying round. Every family's causes
+# split as table.awk splits them. Every family defines the interface fidelity.sh calls, and every
 # older compare-*.sh prints the harness's paired table.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..20"
+echo "1..21"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -211,6 +212,26 @@ for fam in audio rfc2544; do
 done
 if [ -z "$missing" ]; then pass "every family defines the functions the harness needs; audio and rfc2544 exist"; else
 	fail "every family defines the functions the harness needs; audio and rfc2544 exist" "missing:$missing"; fi
+# Every family's causes, on every CPU model with data, read as table.awk
+# splits them: ';' between entries, one '=' between a row's REGEX and its
+# text (a text holding either would lose its tail, or the cause), and a
+# markdown link's brackets closed.
+badcause=
+for f in "$src"/bench/fidelity/fam-*.sh; do
+	for d in "$src"/doc/fidelity/data/*/; do
+		c=$(here=$src/bench/fidelity; cpu_slug=$(basename "$d"); . "$f"
+			declare -F fam_causes >/dev/null && fam_causes)
+		[ -n "$c" ] || continue
+		bad=$(awk -v c="$c" 'BEGIN { n = split(c, e, ";")
+			for (i = 1; i <= n; i++) {
+				t = e[i]; o = gsub(/\[/, "[", t); k = gsub(/\]/, "]", t)
+				if (split(e[i], kv, "=") != 2 || o != k) printf " %s", e[i]
+			} }')
+		[ -z "$bad" ] || badcause="$badcause ${f##*/}@$(basename "$d"):$bad"
+	done
+done
+if [ -z "$badcause" ]; then pass "every family's causes split into REGEX=TEXT entries as table.awk reads them"; else
+	fail "every family's causes split into REGEX=TEXT entries as table.awk reads them" "$badcause"; fi
 # The older comparisons share the harness's output: each ends with the
 # paired table of paired-ratios.awk (directly or through paired.sh).
 alone=
