@@ -13,14 +13,17 @@
 # compare, and a measured one's only when embperf's rounds deviate from
 # their median more than the reference's round after round (a paired
 # randomization test), not for one outlying round. Every family's causes
-# split as table.awk splits them. Every family defines the interface fidelity.sh calls, and every
+# split as table.awk splits them, those read from each data file too. The
+# fio family names the buffer's layout as the cause of a case where the
+# layouts its data file keeps give fio clearly fewer runs, and only there.
+# Every family defines the interface fidelity.sh calls, and every
 # older compare-*.sh prints the harness's paired table.
 # And the pages: one per CPU model, named with its family and model numbers.
 # Usage: test_fidelity_table.sh SRCDIR
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..21"
+echo "1..22"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -230,6 +233,22 @@ for f in "$src"/bench/fidelity/fam-*.sh; do
 		[ -z "$bad" ] || badcause="$badcause ${f##*/}@$(basename "$d"):$bad"
 	done
 done
+for t in "$src"/doc/fidelity/data/*/*.tsv; do
+	fam=$(sed -n 's/^# family: //p' "$t" | head -1)
+	f=$src/bench/fidelity/fam-$fam.sh
+	[ -f "$f" ] || continue
+	c=$(here=$src/bench/fidelity; data=$(dirname "$t"); cpu_slug=$(basename "$data")
+		data_name=$(basename "$t" .tsv)
+		data_started=$(sed -n 's/^# protocol: .*; \(.*\) UTC$/\1/p' "$t" | head -1)
+		. "$f"; declare -F fam_causes >/dev/null && fam_causes)
+	[ -n "$c" ] || continue
+	bad=$(awk -v c="$c" 'BEGIN { n = split(c, e, ";")
+		for (i = 1; i <= n; i++) {
+			t = e[i]; o = gsub(/\[/, "[", t); k = gsub(/\]/, "]", t)
+			if (split(e[i], kv, "=") != 2 || o != k) printf " %s", e[i]
+		} }')
+	[ -z "$bad" ] || badcause="$badcause ${t#"$src"/doc/fidelity/data/}:$bad"
+done
 if [ -z "$badcause" ]; then pass "every family's causes split into REGEX=TEXT entries as table.awk reads them"; else
 	fail "every family's causes split into REGEX=TEXT entries as table.awk reads them" "$badcause"; fi
 # The older comparisons share the harness's output: each ends with the
@@ -240,7 +259,6 @@ for f in "$src"/bench/fidelity/compare-*.sh; do
 done
 if [ -z "$alone" ]; then pass "every compare-*.sh prints the paired table"; else
 	fail "every compare-*.sh prints the paired table" "without it:$alone"; fi
-[ "$failures" -eq 0 ]
 # Spread: two tools that vary alike flag nothing, even where one outlying
 # round puts embperf's spread above the reference's; embperf deviating
 # more than the reference in every round is flagged, with its p.
@@ -265,3 +283,23 @@ else
 	fail "spread: flagged when embperf deviates more round after round, not by chance" \
 		"alike: '$alike'" "outlier: '$outlier'" "steady: '$steady'"
 fi
+# The fio family's layout causes: seqread's blocks in 33 runs on fio's side
+# and 256 on blk.io's, seqwrite's in 250 and 256 (alike), randread none.
+layouts=$(mktemp)
+for r in 1 2 3 4 5 6 7; do
+	echo "# layout: round $r seqread reference $((30 + r)) runs, fio and its libraries 1.0 of 80.0 MiB in the page cache at its start"
+	echo "# layout: round $r seqread embperf 256 runs"
+	echo "# layout: round $r seqwrite reference 250 runs"
+	echo "# layout: round $r seqwrite embperf 256 runs"
+	echo "$r seqread-MB/s reference 2000"
+done >"$layouts"
+lc=$(here=$src/bench/fidelity; . "$src/bench/fidelity/fam-fio.sh"; layout_causes "$layouts")
+none=$(here=$src/bench/fidelity; . "$src/bench/fidelity/fam-fio.sh"; layout_causes /nonexistent)
+rm -f "$layouts"
+if [[ $lc == "^seqread-=["*"medians 34 and 256]("*")" ]] && [[ $lc != *seqwrite* ]] && [ -z "$none" ]; then
+	pass "fio family: the layout is a case's cause where fio's blocks lay in clearly fewer runs, and only there"
+else
+	fail "fio family: the layout is a case's cause where fio's blocks lay in clearly fewer runs, and only there" \
+		"got: '$lc'" "without a file: '$none'"
+fi
+[ "$failures" -eq 0 ]

@@ -16,7 +16,13 @@
 # as many physically contiguous runs of pages as the page allocator gives
 # each process, and on a virtio disk that moves both tools' sequential MB/s
 # by up to 2x from one process to the next (doc/methodology-blk.md, "The
-# I/O buffer"); shmhuge puts each block in one run on both sides.
+# I/O buffer"); shmhuge puts each block in one run on both sides. So each
+# sequential run's layout is kept in the data file's header ("# layout:
+# round R CASE TOOL N runs", as root: fio's job process's first block read
+# from its /proc/PID/pagemap a second or so in, by buffer_runs.py on
+# another CPU than PIN_CPU; blk.io's from its own log, -v), and a row
+# whose reference drew its blocks in clearly fewer runs names that as its
+# cause (fam_causes).
 
 FIO_DIR=${FIO_DIR:-/var/tmp}
 FIO_SIZE=${FIO_SIZE:-512M}
@@ -36,7 +42,27 @@ fam_causes() {
 	case "$cpu_slug/$data_name/$data_started" in
 	"amd-epyc-f26-m2/fio/2026-12-05 15:39")
 		echo "^seq(read|write)-=[the buffer's layout](../methodology-blk.md#the-io-buffer)" ;;
+	*) layout_causes "$data/$data_name.tsv" ;;
 	esac
+}
+# layout_causes FILE - "^CASE-=TEXT;" for each case whose layout notes in
+# FILE give fio's blocks a median run count below 3/4 of blk.io's.
+layout_causes() {
+	[ -f "$1" ] || return 0
+	awk '$2 == "layout:" && $3 == "round" { n[$5 " " $6]++; v[$5 " " $6, n[$5 " " $6]] = $7 + 0; c[$5] = 1 }
+		function med(k,   m, i, j, x, a) {
+			m = n[k]
+			for (i = 1; i <= m; i++) a[i] = v[k, i]
+			for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+			return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		}
+		END { for (k in c) {
+			if (!n[k " reference"] || !n[k " embperf"]) continue
+			r = med(k " reference"); e = med(k " embperf")
+			if (r < 0.75 * e)
+				printf "%s^%s-=[fio drew its blocks in fewer physically contiguous runs: medians %g and %g](../methodology-blk.md#the-io-buffer)", sep, k, r, e
+			sep = ";"
+		} }' "$1"
 }
 fam_refs() {
 	command -v fio >/dev/null || { echo "fio: not found (apt-get install fio)"; return 1; }
@@ -64,16 +90,65 @@ fam_cleanup() {
 }
 
 session() { setsid -w taskset -c "$PIN_CPU" "$@"; }
-fio_side() { # uses name rw bs engine depth
+fio_side() { # uses name rw bs engine depth round
+	local fio_pid runs cached rc=0
 	session fio --name="$name" --filename="$fio_file" --size="$FIO_SIZE" --rw="$rw" --bs="$bs" \
 		--direct=1 --ioengine="$engine" --iodepth="$depth" --time_based --runtime="$FIO_SECS" \
-		--norandommap --mem="$FIO_MEM" --output-format=json >"$fio_tmp/out.json" &&
-		fio_emit reference fio
+		--norandommap --mem="$FIO_MEM" --output-format=json >"$fio_tmp/out.json" &
+	fio_pid=$!
+	if layout_kept; then
+		cached=$(fio_cached)
+		sleep "$(awk -v s="$FIO_SECS" 'BEGIN { print (s / 3 < 1.5) ? s / 3 : 1.5 }')"
+		runs=$(fio_job_runs)
+	fi
+	wait "$fio_pid" || rc=$?
+	[ "$rc" = 0 ] || return "$rc"
+	[ -n "${cached:-}" ] && cached=", fio and its libraries $cached in the page cache at its start"
+	[ -z "${runs:-}" ] || data_note "layout: round $round $name reference $runs runs${cached:-}"
+	fio_emit reference fio
 }
 blk_side() {
+	local runs
 	session "$EMBPERF" run blk.io target="$fio_file" size="$FIO_SIZE" rw="$rw" bs="$bs" direct=1 \
 		engine="$engine" iodepth="$depth" hugepages="$(ep_hugepages)" time_based=1 duration="${FIO_SECS}s" repetitions=1 \
-		${EP_ARGS:-} --format=json >"$fio_tmp/out.json" && fio_emit embperf blk
+		${EP_ARGS:-} -v --format=json >"$fio_tmp/out.json" 2>"$fio_tmp/err" || { grep -v ': info: ' "$fio_tmp/err" >&2; return 1; }
+	grep -v ': info: ' "$fio_tmp/err" >&2 || true
+	runs=$(sed -n 's/.*lies in \([0-9]*\) physically contiguous run.*/\1/p' "$fio_tmp/err" | head -1)
+	layout_kept && [ -n "$runs" ] && data_note "layout: round $round $name embperf $runs runs"
+	fio_emit embperf blk
+}
+# layout_kept - whether this case's layouts are read: blocks of 64 KiB and
+# more (a smaller one lies in a page or a few), read by root.
+layout_kept() {
+	[ "$(id -u)" = 0 ] || return 1
+	case $bs in *[Mm] | *[Mm]i[Bb] | [0-9][0-9][0-9]*[Kk] | 6[4-9][Kk] | [7-9][0-9][Kk]) return 0 ;; esac
+	return 1
+}
+# fio_job_runs - the run count of fio's job process's first block: the
+# one fio process whose parent is fio, read from a CPU other than PIN_CPU.
+fio_job_runs() {
+	local p job= other=
+	for p in $(pgrep -x fio); do
+		[ "$(cat "/proc/$(ps -o ppid= -p "$p" | tr -d ' ')/comm" 2>/dev/null)" = fio ] && job=$p
+	done
+	[ -n "$job" ] || return 0
+	[ -n "${PIN_CPU:-}" ] && [ "$(nproc)" -gt 1 ] && other=$(( PIN_CPU == 0 ? 1 : 0 ))
+	${other:+taskset -c "$other"} python3 "$here/buffer_runs.py" "$job" "$(bytes_of "$bs")" || true
+}
+# fio_cached - how much of fio's program and libraries is in the page cache
+# ("R of T MiB", fincore), the pages its start does not have to read: a start
+# that reads them takes thousands of pages on its CPU before the job's
+# buffer (doc/methodology-blk.md, "The I/O buffer").
+fio_cached() {
+	command -v fincore >/dev/null || return 0
+	{ command -v fio; ldd "$(command -v fio)"; } | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' |
+		sort -u | xargs fincore -b -n -o RES,SIZE 2>/dev/null |
+		awk '{ r += $1; t += $2 } END { if (t) printf "%.1f of %.1f MiB", r / 1048576, t / 1048576 }'
+}
+# bytes_of SIZE - 4k, 1M, 1MiB in bytes.
+bytes_of() {
+	awk -v s="$1" 'BEGIN { n = s + 0; u = tolower(substr(s, length(n "") + 1, 1))
+		print n * (u == "k" ? 1024 : u == "m" ? 1048576 : u == "g" ? 1073741824 : 1) }'
 }
 fio_emit() { # TOOL SUMMARY-TOOL
 	local s

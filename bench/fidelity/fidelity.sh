@@ -44,6 +44,9 @@
 # so that a later run written to the same file does not inherit it; and may
 # define fam_fixed: a REGEX of rows whose "reference" is a fixed figure (a
 # known bottleneck's rate, a target), whose spread is then not compared.
+# fam_round may call data_note TEXT to keep a line "# TEXT" in the data
+# file's header (what a round saw beside its figures); fam_causes may read
+# the data file, "$data/$data_name.tsv", for them.
 # EP_ARGS: extra parameters for embperf's side of the families that take
 # them (timer, fio, net's tcp rows, cpu's linpack row), e.g. EP_ARGS=counters=1 for an A/B against the
 # default; written into the data file's header.
@@ -166,6 +169,13 @@ emit() {
 	'' | *[!0-9.eE+-]*) echo "fidelity: $1 $2: no figure (got '${3:-}')" >&2 ;;
 	*) echo "$1 $2 $3" ;;
 	esac
+}
+
+# data_note TEXT - a line "# TEXT" in the header of the family's data file
+# (from fam_round, during a family's rounds only).
+data_note() {
+	[ -n "${tmp:-}" ] && [ -f "$tmp/head" ] && echo "# $*" >>"$tmp/head"
+	return 0
 }
 
 # in_turn R REF_FN EP_FN [ARGS...] - the two sides of a row in the round's order.
