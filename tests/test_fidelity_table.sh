@@ -23,7 +23,7 @@
 src=${1:?usage: test_fidelity_table.sh SRCDIR}
 . "$(dirname "$0")/tap.sh"
 awkf=$src/bench/fidelity/table.awk
-echo "1..22"
+echo "1..23"
 
 # rows KEY RATIO... - one round per ratio: reference 100, embperf 100 x RATIO.
 rows() {
@@ -301,5 +301,24 @@ if [[ $lc == "^seqread-=["*"medians 34 and 256]("*")" ]] && [[ $lc != *seqwrite*
 else
 	fail "fio family: the layout is a case's cause where fio's blocks lay in clearly fewer runs, and only there" \
 		"got: '$lc'" "without a file: '$none'"
+fi
+# A family whose setup refuses its settings stops the harness there, naming
+# the setting, before it writes anything: FIO_CACHE takes keep or evict.
+if command -v fio >/dev/null && command -v python3 >/dev/null; then
+	fake=$(mktemp -d)
+	mkdir -p "$fake/bench"
+	printf '#!/bin/sh\nexit 1\n' >"$fake/bench/embperf" # never run: the setup refuses first
+	chmod +x "$fake/bench/embperf"
+	msg=$(FIO_CACHE=sometimes FIO_DIR=$fake bash "$src/bench/fidelity/fidelity.sh" -b "$fake" -o "$fake/out" -r 1 fio 2>&1)
+	rc=$?
+	if [ "$rc" = 5 ] && [[ $msg == *"FIO_CACHE='sometimes'; accepted: keep, evict"* ]] &&
+		[ ! -e "$fake/fidelity-fio.dat" ] && [ -z "$(find "$fake/out" -name '*.tsv' 2>/dev/null)" ]; then
+		pass "a family's refused setting stops the harness, named, before anything is written"
+	else
+		fail "a family's refused setting stops the harness, named, before anything is written" "rc $rc" "${msg//$'\n'/ | }"
+	fi
+	rm -rf "$fake"
+else
+	skip "a family's refused setting stops the harness, named, before anything is written" "fio or python3 not installed"
 fi
 [ "$failures" -eq 0 ]

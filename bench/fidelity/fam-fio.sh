@@ -22,7 +22,11 @@
 # from its /proc/PID/pagemap a second or so in, by buffer_runs.py on
 # another CPU than PIN_CPU; blk.io's from its own log, -v), and a row
 # whose reference drew its blocks in clearly fewer runs names that as its
-# cause (fam_causes).
+# cause (fam_causes). FIO_CACHE: keep (default: the page cache as the host
+# has it) or evict: before each run, each tool's program and the libraries
+# ldd names are dropped from the page cache (posix_fadvise DONTNEED), as a
+# host that reclaims unused pages (this VM's DAMON pageout) has them a
+# minute or two after a run; fio's start then reads its libraries again.
 
 FIO_DIR=${FIO_DIR:-/var/tmp}
 FIO_SIZE=${FIO_SIZE:-512M}
@@ -30,8 +34,9 @@ FIO_SECS=${FIO_SECS:-5}
 FIO_CASES=${FIO_CASES:-seqread seqwrite randread}
 FIO_MEM=${FIO_MEM:-malloc}
 FIO_HUGEPAGES=${FIO_HUGEPAGES:-8}
+FIO_CACHE=${FIO_CACHE:-keep}
 
-fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run, fio --mem=$FIO_MEM (blk.io hugepages=$(ep_hugepages))"; }
+fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run, fio --mem=$FIO_MEM (blk.io hugepages=$(ep_hugepages))$([ "$FIO_CACHE" = keep ] || echo ", each tool's program and libraries evicted from the page cache before each run (FIO_CACHE=evict)")"; }
 ep_hugepages() { case $FIO_MEM in malloc) echo off ;; shmhuge) echo on ;; esac; }
 fam_bands() { echo "-p99=0.90:1.10;.*=0.95:1.05"; }
 # Measured in one run on Zen 5's virtio disk (data file fio, started
@@ -71,6 +76,14 @@ fam_refs() {
 }
 fam_setup() {
 	. "$here/fio_tables.sh"
+	# each tool's files, listed once: ldd maps the libraries, which reads some
+	# of them into the page cache, so it must not run just before a tool
+	fio_files=$(lib_files "$(command -v fio)")
+	ep_files=$(lib_files "$EMBPERF")
+	case $FIO_CACHE in
+	keep | evict) ;;
+	*) echo "fio family: FIO_CACHE='$FIO_CACHE'; accepted: keep, evict" >&2; return 1 ;;
+	esac
 	case $FIO_MEM in
 	malloc) ;;
 	shmhuge)
@@ -92,6 +105,7 @@ fam_cleanup() {
 session() { setsid -w taskset -c "$PIN_CPU" "$@"; }
 fio_side() { # uses name rw bs engine depth round
 	local fio_pid runs cached rc=0
+	[ "$FIO_CACHE" = keep ] || evict_files $fio_files
 	session fio --name="$name" --filename="$fio_file" --size="$FIO_SIZE" --rw="$rw" --bs="$bs" \
 		--direct=1 --ioengine="$engine" --iodepth="$depth" --time_based --runtime="$FIO_SECS" \
 		--norandommap --mem="$FIO_MEM" --output-format=json >"$fio_tmp/out.json" &
@@ -109,6 +123,7 @@ fio_side() { # uses name rw bs engine depth round
 }
 blk_side() {
 	local runs
+	[ "$FIO_CACHE" = keep ] || evict_files $ep_files
 	session "$EMBPERF" run blk.io target="$fio_file" size="$FIO_SIZE" rw="$rw" bs="$bs" direct=1 \
 		engine="$engine" iodepth="$depth" hugepages="$(ep_hugepages)" time_based=1 duration="${FIO_SECS}s" repetitions=1 \
 		${EP_ARGS:-} -v --format=json >"$fio_tmp/out.json" 2>"$fio_tmp/err" || { grep -v ': info: ' "$fio_tmp/err" >&2; return 1; }
@@ -141,9 +156,22 @@ fio_job_runs() {
 # buffer (doc/methodology-blk.md, "The I/O buffer").
 fio_cached() {
 	command -v fincore >/dev/null || return 0
-	{ command -v fio; ldd "$(command -v fio)"; } | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' |
-		sort -u | xargs fincore -b -n -o RES,SIZE 2>/dev/null |
+	# shellcheck disable=SC2086 # a list of paths
+	fincore -b -n -o RES,SIZE $fio_files 2>/dev/null |
 		awk '{ r += $1; t += $2 } END { if (t) printf "%.1f of %.1f MiB", r / 1048576, t / 1048576 }'
+}
+# lib_files PROGRAM - PROGRAM and the libraries ldd names, one a line.
+lib_files() {
+	{ echo "$1"; ldd "$1" 2>/dev/null; } | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' | sort -u
+}
+# evict_files FILE... - drop the files' pages from the page cache (pages
+# a running process maps stay).
+evict_files() {
+	python3 -c 'import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)' "$@"
 }
 # bytes_of SIZE - 4k, 1M, 1MiB in bytes.
 bytes_of() {

@@ -202,7 +202,8 @@ run_family() { # NAME
 		mkdir -p "$data"
 		tmp=$(mktemp -d)
 		trap 'fam_cleanup 2>/dev/null || true; rm -rf "$tmp"' EXIT
-		fam_setup
+		# run_family is called in an || list, where set -e does not apply
+		fam_setup || exit 5
 		data_started=$(date -u '+%Y-%m-%d %H:%M')
 		{
 			echo "# family: $name"
