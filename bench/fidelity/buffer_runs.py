@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""buffer_runs.py PID BLOCK_BYTES - in how many physically contiguous runs of
-pages the first I/O block of fio's job process PID lies.
+"""buffer_runs.py PID BLOCK_BYTES [DEPTH] - in how many physically contiguous
+runs of pages the first I/O block of fio's job process PID lies.
 
-fio (--mem=malloc) takes a job's buffer from malloc(): for a block of 1 MiB
-one anonymous mapping a few pages longer than the blocks, the buffer starting
-at its second page (fio aligns malloc's pointer up to a page). The frame
+fio (--mem=malloc) takes a job's buffer, DEPTH blocks (its iodepth, default
+1), from malloc(): for blocks of 1 MiB one anonymous mapping a few pages
+longer than the blocks, the buffer starting at its second page (fio aligns
+malloc's pointer up to a page). The frame
 numbers come from /proc/PID/pagemap, which gives them to root only. Prints
 the count, or nothing (exit 1) when no such mapping is found, a page is not
 present or the frames read as 0 (not root): blk.io logs its own count (-v).
@@ -17,16 +18,16 @@ PAGE_BYTES = 4096
 PFN_MASK = (1 << 55) - 1
 
 
-def block_mapping(pid, block_bytes):
-    """The start of the first anonymous read-write mapping that holds a block
-    from its second page on, and no more than 64 KiB beyond."""
+def block_mapping(pid, buffer_bytes):
+    """The start of the first anonymous read-write mapping that holds the
+    buffer from its second page on, and no more than 64 KiB beyond."""
     with open(f'/proc/{pid}/maps') as maps:
         for line in maps:
             fields = line.split()
             lo, hi = (int(x, 16) for x in fields[0].split('-'))
             anon = len(fields) == 5
             if anon and fields[1].startswith('rw') and \
-                    block_bytes + PAGE_BYTES <= hi - lo <= block_bytes + (64 << 10):
+                    buffer_bytes + PAGE_BYTES <= hi - lo <= buffer_bytes + (64 << 10):
                 return lo
     return None
 
@@ -49,8 +50,9 @@ def runs_of(pid, start, block_bytes):
 
 def main():
     pid, block_bytes = sys.argv[1], int(sys.argv[2])
+    depth = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     try:
-        start = block_mapping(pid, block_bytes)
+        start = block_mapping(pid, block_bytes * depth)
         runs = runs_of(pid, start, block_bytes) if start is not None else None
     except OSError:
         runs = None
