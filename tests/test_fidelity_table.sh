@@ -219,17 +219,21 @@ if [ -z "$missing" ]; then pass "every family defines the functions the harness 
 # splits them: ';' between entries, one '=' between a row's REGEX and its
 # text (a text holding either would lose its tail, or the cause), and a
 # markdown link's brackets closed.
+# bad_causes CAUSES - the entries table.awk would misread, each after a space.
+bad_causes() {
+	awk -v c="$1" 'BEGIN { n = split(c, e, ";")
+		for (i = 1; i <= n; i++) {
+			t = e[i]; o = gsub(/\[/, "[", t); k = gsub(/\]/, "]", t)
+			if (split(e[i], kv, "=") != 2 || o != k) printf " %s", e[i]
+		} }'
+}
 badcause=
 for f in "$src"/bench/fidelity/fam-*.sh; do
 	for d in "$src"/doc/fidelity/data/*/; do
 		c=$(here=$src/bench/fidelity; cpu_slug=$(basename "$d"); . "$f"
 			declare -F fam_causes >/dev/null && fam_causes)
 		[ -n "$c" ] || continue
-		bad=$(awk -v c="$c" 'BEGIN { n = split(c, e, ";")
-			for (i = 1; i <= n; i++) {
-				t = e[i]; o = gsub(/\[/, "[", t); k = gsub(/\]/, "]", t)
-				if (split(e[i], kv, "=") != 2 || o != k) printf " %s", e[i]
-			} }')
+		bad=$(bad_causes "$c")
 		[ -z "$bad" ] || badcause="$badcause ${f##*/}@$(basename "$d"):$bad"
 	done
 done
@@ -242,11 +246,7 @@ for t in "$src"/doc/fidelity/data/*/*.tsv; do
 		data_started=$(sed -n 's/^# protocol: .*; \(.*\) UTC$/\1/p' "$t" | head -1)
 		. "$f"; declare -F fam_causes >/dev/null && fam_causes)
 	[ -n "$c" ] || continue
-	bad=$(awk -v c="$c" 'BEGIN { n = split(c, e, ";")
-		for (i = 1; i <= n; i++) {
-			t = e[i]; o = gsub(/\[/, "[", t); k = gsub(/\]/, "]", t)
-			if (split(e[i], kv, "=") != 2 || o != k) printf " %s", e[i]
-		} }')
+	bad=$(bad_causes "$c")
 	[ -z "$bad" ] || badcause="$badcause ${t#"$src"/doc/fidelity/data/}:$bad"
 done
 if [ -z "$badcause" ]; then pass "every family's causes split into REGEX=TEXT entries as table.awk reads them"; else
