@@ -50,8 +50,9 @@ fam_causes() {
 	*) layout_causes "$data/$data_name.tsv" ;;
 	esac
 }
-# layout_causes FILE - "^CASE-=TEXT;" for each case whose layout notes in
-# FILE give fio's blocks a median run count below 3/4 of blk.io's.
+# layout_causes FILE - "^CASE-=TEXT", joined by ';', for each case whose
+# layout notes in FILE give fio's blocks a median run count below 3/4 of
+# blk.io's.
 layout_causes() {
 	[ -f "$1" ] || return 0
 	awk '$2 == "layout:" && $3 == "round" { n[$5 " " $6]++; v[$5 " " $6, n[$5 " " $6]] = $7 + 0; c[$5] = 1 }
@@ -107,12 +108,12 @@ session() { setsid -w taskset -c "$PIN_CPU" "$@"; }
 fio_side() { # uses name rw bs engine depth round
 	local fio_pid runs cached rc=0
 	[ "$FIO_CACHE" = keep ] || evict_files $fio_files
+	! layout_kept || cached=$(fio_cached) # before fio starts reading them
 	session fio --name="$name" --filename="$fio_file" --size="$FIO_SIZE" --rw="$rw" --bs="$bs" \
 		--direct=1 --ioengine="$engine" --iodepth="$depth" --time_based --runtime="$FIO_SECS" \
 		--norandommap --mem="$FIO_MEM" --output-format=json >"$fio_tmp/out.json" &
 	fio_pid=$!
 	if layout_kept; then
-		cached=$(fio_cached)
 		# a second or so in, and until half the run has gone while fio's job
 		# is still starting (a start that reads its libraries takes longer)
 		local tries=$(awk -v s="$FIO_SECS" 'BEGIN { print int(s * 2) }')
@@ -162,7 +163,8 @@ fio_job_runs() {
 # fio_cached - how much of fio's program and libraries is in the page cache
 # ("R of T MiB", fincore), the pages its start does not have to read: a start
 # that reads them takes thousands of pages on its CPU before the job's
-# buffer (doc/methodology-blk.md, "The I/O buffer").
+# buffer (doc/methodology-blk.md, "What gives fio's job the contiguous
+# buffer").
 fio_cached() {
 	command -v fincore >/dev/null || return 0
 	# shellcheck disable=SC2086 # a list of paths
