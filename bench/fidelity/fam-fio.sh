@@ -52,22 +52,30 @@ fam_causes() {
 }
 # layout_causes FILE - "^CASE-=TEXT", joined by ';', for each case whose
 # layout notes in FILE give fio's blocks a median run count below 3/4 of
-# blk.io's.
+# blk.io's; TEXT adds the MB/s ratio's median over the rounds whose layouts
+# were alike (fio's runs at least 3/4 of blk.io's), what is left without it.
 layout_causes() {
 	[ -f "$1" ] || return 0
-	awk '$2 == "layout:" && $3 == "round" { n[$5 " " $6]++; v[$5 " " $6, n[$5 " " $6]] = $7 + 0; c[$5] = 1 }
-		function med(k,   m, i, j, x, a) {
-			m = n[k]
-			for (i = 1; i <= m; i++) a[i] = v[k, i]
+	awk 'function med(a, m,   i, j, x) {
 			for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
 			return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 		}
+		function med_of(k,   i, a) { for (i = 1; i <= n[k]; i++) a[i] = v[k, i]; return med(a, n[k]) }
+		$2 == "layout:" && $3 == "round" { k = $5 " " $6; v[k, ++n[k]] = $7 + 0; runs[$4, k] = $7 + 0; c[$5] = 1 }
+		!/^#/ && $2 ~ /-MB\/s$/ { mbs[$1, substr($2, 1, length($2) - 5), $3] = $4 + 0; rounds[$1] = 1 }
 		END { for (k in c) {
 			if (!n[k " reference"] || !n[k " embperf"]) continue
-			r = med(k " reference"); e = med(k " embperf")
+			r = med_of(k " reference"); e = med_of(k " embperf")
 			if (r >= 0.75 * e)
 				continue
-			printf "%s^%s-=[fio drew its blocks in fewer physically contiguous runs: medians %g and %g](../methodology-blk.md#the-io-buffer)", sep, k, r, e
+			m = 0
+			for (x in rounds) {
+				fr = runs[x, k " reference"]; er = runs[x, k " embperf"]
+				if (fr && er && fr >= 0.75 * er && mbs[x, k, "reference"] > 0)
+					ratio[++m] = mbs[x, k, "embperf"] / mbs[x, k, "reference"]
+			}
+			alike = m ? sprintf(", in the %d round%s with alike layouts MB/s %.3f of fio at the median", m, m == 1 ? "" : "s", med(ratio, m)) : ", no round with alike layouts"
+			printf "%s^%s-=[fio drew its blocks in fewer physically contiguous runs: medians %g and %g%s](../methodology-blk.md#the-io-buffer)", sep, k, r, e, alike
 			sep = ";"
 		} }' "$1"
 }
