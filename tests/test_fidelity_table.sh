@@ -323,7 +323,7 @@ else
 		"got: '$lc'" "without a file: '$none'"
 fi
 # A family whose setup refuses its settings stops the harness there, naming
-# the setting, before it writes anything: FIO_CACHE takes keep or evict.
+# the setting, before it writes anything: FIO_CACHE takes keep, evict or warm.
 if command -v fio >/dev/null && command -v python3 >/dev/null; then
 	fake=$(mktemp -d)
 	mkdir -p "$fake/bench"
@@ -331,7 +331,7 @@ if command -v fio >/dev/null && command -v python3 >/dev/null; then
 	chmod +x "$fake/bench/embperf"
 	msg=$(FIO_CACHE=sometimes FIO_DIR=$fake bash "$src/bench/fidelity/fidelity.sh" -b "$fake" -o "$fake/out" -r 1 fio 2>&1)
 	rc=$?
-	if [ "$rc" = 5 ] && [[ $msg == *"FIO_CACHE='sometimes'; accepted: keep, evict"* ]] &&
+	if [ "$rc" = 5 ] && [[ $msg == *"FIO_CACHE='sometimes'; accepted: keep, evict, warm"* ]] &&
 		[ ! -e "$fake/fidelity-fio.dat" ] && [ -z "$(find "$fake/out" -name '*.tsv' 2>/dev/null)" ]; then
 		pass "a family's refused setting stops the harness, named, before anything is written"
 	else

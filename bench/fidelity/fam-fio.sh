@@ -23,10 +23,12 @@
 # another CPU than PIN_CPU; blk.io's from its own log, -v), and a row
 # whose reference drew its blocks in clearly fewer runs names that as its
 # cause (fam_causes). FIO_CACHE: keep (default: the page cache as the host
-# has it) or evict: before each run, each tool's program and the libraries
+# has it), evict: before each run, each tool's program and the libraries
 # ldd names are dropped from the page cache (posix_fadvise DONTNEED), as a
 # host that reclaims unused pages (this VM's DAMON pageout) has them a
-# minute or two after a run; fio's start then reads its libraries again.
+# minute or two after a run; fio's start then reads its libraries again;
+# or warm: the same files read first, as a host without such reclaim has
+# them after a tool's first run.
 
 FIO_DIR=${FIO_DIR:-/var/tmp}
 FIO_SIZE=${FIO_SIZE:-512M}
@@ -36,7 +38,13 @@ FIO_MEM=${FIO_MEM:-malloc}
 FIO_HUGEPAGES=${FIO_HUGEPAGES:-8}
 FIO_CACHE=${FIO_CACHE:-keep}
 
-fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run, fio --mem=$FIO_MEM (blk.io hugepages=$(ep_hugepages))$([ "$FIO_CACHE" = keep ] || echo ", each tool's program and libraries evicted from the page cache before each run (FIO_CACHE=evict)")"; }
+fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run, fio --mem=$FIO_MEM (blk.io hugepages=$(ep_hugepages))$(cache_describe)"; }
+cache_describe() {
+	case $FIO_CACHE in
+	evict) echo ", each tool's program and libraries evicted from the page cache before each run (FIO_CACHE=evict)" ;;
+	warm) echo ", each tool's program and libraries read into the page cache before each run (FIO_CACHE=warm)" ;;
+	esac
+}
 ep_hugepages() { case $FIO_MEM in malloc) echo off ;; shmhuge) echo on ;; esac; }
 fam_bands() { echo "-p99=0.90:1.10;.*=0.95:1.05"; }
 # Measured in one run on Zen 5's virtio disk (data file fio, started
@@ -91,8 +99,8 @@ fam_setup() {
 	fio_files=$(lib_files "$(command -v fio)")
 	ep_files=$(lib_files "$EMBPERF")
 	case $FIO_CACHE in
-	keep | evict) ;;
-	*) echo "fio family: FIO_CACHE='$FIO_CACHE'; accepted: keep, evict" >&2; return 1 ;;
+	keep | evict | warm) ;;
+	*) echo "fio family: FIO_CACHE='$FIO_CACHE'; accepted: keep, evict, warm" >&2; return 1 ;;
 	esac
 	case $FIO_MEM in
 	malloc) ;;
@@ -115,7 +123,7 @@ fam_cleanup() {
 session() { setsid -w taskset -c "$PIN_CPU" "$@"; }
 fio_side() { # uses name rw bs engine depth round
 	local fio_pid runs cached rc=0
-	[ "$FIO_CACHE" = keep ] || evict_files $fio_files
+	set_cache $fio_files
 	! layout_kept || cached=$(fio_cached) # before fio starts reading them
 	session fio --name="$name" --filename="$fio_file" --size="$FIO_SIZE" --rw="$rw" --bs="$bs" \
 		--direct=1 --ioengine="$engine" --iodepth="$depth" --time_based --runtime="$FIO_SECS" \
@@ -141,7 +149,7 @@ fio_side() { # uses name rw bs engine depth round
 }
 blk_side() {
 	local runs
-	[ "$FIO_CACHE" = keep ] || evict_files $ep_files
+	set_cache $ep_files
 	session "$EMBPERF" run blk.io target="$fio_file" size="$FIO_SIZE" rw="$rw" bs="$bs" direct=1 \
 		engine="$engine" iodepth="$depth" hugepages="$(ep_hugepages)" time_based=1 duration="${FIO_SECS}s" repetitions=1 \
 		${EP_ARGS:-} -v --format=json >"$fio_tmp/out.json" 2>"$fio_tmp/err" || { grep -v ': info: ' "$fio_tmp/err" >&2; return 1; }
@@ -177,11 +185,18 @@ fio_cached() {
 	command -v fincore >/dev/null || return 0
 	# shellcheck disable=SC2086 # a list of paths
 	fincore -b -n -o RES,SIZE $fio_files 2>/dev/null |
-		awk '{ r += $1; t += $2 } END { if (t) printf "%.1f of %.1f MiB", r / 1048576, t / 1048576 }'
+		awk '{ r += ($1 < $2 ? $1 : $2); t += $2 } END { if (t) printf "%.1f of %.1f MiB", r / 1048576, t / 1048576 }'
 }
 # lib_files PROGRAM - PROGRAM and the libraries ldd names, one a line.
 lib_files() {
 	{ echo "$1"; ldd "$1" 2>/dev/null; } | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' | sort -u
+}
+# set_cache FILE... - the files' pages as FIO_CACHE says: left, dropped or read.
+set_cache() {
+	case $FIO_CACHE in
+	evict) evict_files "$@" ;;
+	warm) cat "$@" >/dev/null ;;
+	esac
 }
 # evict_files FILE... - drop the files' pages from the page cache (pages
 # a running process maps stay).
