@@ -22,13 +22,13 @@
 # from its /proc/PID/pagemap a second or so in, by buffer_runs.py on
 # another CPU than PIN_CPU; blk.io's from its own log, -v), and a row
 # whose reference drew its blocks in clearly fewer runs names that as its
-# cause (fam_causes). FIO_CACHE: keep (default: the page cache as the host
-# has it), evict: before each run, each tool's program and the libraries
-# ldd names are dropped from the page cache (posix_fadvise DONTNEED), as a
-# host that reclaims unused pages (this VM's DAMON pageout) has them a
-# minute or two after a run; fio's start then reads its libraries again;
-# or warm: the same files read first, as a host without such reclaim has
-# them after a tool's first run.
+# cause (fam_causes). FIO_CACHE: warm (default): before each run, each
+# tool's program and the libraries ldd names are read into the page cache,
+# as a host without proactive reclaim has them after a tool's first run
+# (fio's start then takes its ~2000 anonymous pages, not ~4400); evict: the
+# same files dropped from the page cache first (posix_fadvise DONTNEED), as
+# a host that reclaims unused pages (this VM's DAMON pageout) has them a
+# minute or two after a run; keep: the page cache as the host has it.
 
 FIO_DIR=${FIO_DIR:-/var/tmp}
 FIO_SIZE=${FIO_SIZE:-512M}
@@ -36,13 +36,14 @@ FIO_SECS=${FIO_SECS:-5}
 FIO_CASES=${FIO_CASES:-seqread seqwrite randread}
 FIO_MEM=${FIO_MEM:-malloc}
 FIO_HUGEPAGES=${FIO_HUGEPAGES:-8}
-FIO_CACHE=${FIO_CACHE:-keep}
+FIO_CACHE=${FIO_CACHE:-warm}
 
 fam_describe() { echo "blk.io vs fio $(fio --version 2>/dev/null), $FIO_CASES on a $FIO_SIZE file in $FIO_DIR ($(stat -f -c %T "$FIO_DIR" 2>/dev/null)), O_DIRECT, ${FIO_SECS} s a run, fio --mem=$FIO_MEM (blk.io hugepages=$(ep_hugepages))$(cache_describe)"; }
 cache_describe() {
 	case $FIO_CACHE in
 	evict) echo ", each tool's program and libraries evicted from the page cache before each run (FIO_CACHE=evict)" ;;
 	warm) echo ", each tool's program and libraries read into the page cache before each run (FIO_CACHE=warm)" ;;
+	keep) echo ", the page cache as the host left it (FIO_CACHE=keep)" ;;
 	esac
 }
 ep_hugepages() { case $FIO_MEM in malloc) echo off ;; shmhuge) echo on ;; esac; }
