@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""buffer_runs.py PID BLOCK_BYTES [DEPTH] - in how many physically contiguous
-runs of pages the first I/O block of fio's job process PID lies.
+"""buffer_runs.py PID BS [DEPTH] - in how many physically contiguous runs of
+pages the first I/O block of fio's job process PID lies; BS as fio takes it
+(bytes, or with k, m or g: binary multiples).
 
 fio (--mem=malloc) takes a job's buffer, DEPTH blocks (its iodepth, default
 1), from malloc(): for blocks of 1 MiB one anonymous mapping a few pages
@@ -48,8 +49,15 @@ def runs_of(pid, start, block_bytes):
     return runs if len(data) == pages * 8 else None
 
 
+def size_bytes(text):
+    """fio's block size: 4k, 1M, 1m, 1MiB or bytes."""
+    text = text.lower().removesuffix('ib').removesuffix('b')
+    scale = {'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30}.get(text[-1:], 1)
+    return int(text[:-1] if scale > 1 else text) * scale
+
+
 def main():
-    pid, block_bytes = sys.argv[1], int(sys.argv[2])
+    pid, block_bytes = sys.argv[1], size_bytes(sys.argv[2])
     depth = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     try:
         start = block_mapping(pid, block_bytes * depth)

@@ -175,7 +175,7 @@ fio_job_runs() {
 	done
 	[ -n "$job" ] || return 0
 	[ -n "${PIN_CPU:-}" ] && [ "$(nproc)" -gt 1 ] && other=$(( PIN_CPU == 0 ? 1 : 0 ))
-	${other:+taskset -c "$other"} python3 "$here/buffer_runs.py" "$job" "$(bytes_of "$bs")" "$depth" || true
+	${other:+taskset -c "$other"} python3 "$here/buffer_runs.py" "$job" "$bs" "$depth" || true
 }
 # fio_cached - how much of fio's program and libraries is in the page cache
 # ("R of T MiB", fincore), the pages its start does not have to read: a start
@@ -207,11 +207,6 @@ for path in sys.argv[1:]:
     fd = os.open(path, os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     os.close(fd)' "$@"
-}
-# bytes_of SIZE - 4k, 1M, 1MiB in bytes.
-bytes_of() {
-	awk -v s="$1" 'BEGIN { n = s + 0; u = tolower(substr(s, length(n "") + 1, 1))
-		print n * (u == "k" ? 1024 : u == "m" ? 1048576 : u == "g" ? 1073741824 : 1) }'
 }
 fio_emit() { # TOOL SUMMARY-TOOL
 	local s
