@@ -95,14 +95,14 @@ fam_refs() {
 }
 fam_setup() {
 	. "$here/fio_tables.sh"
-	# each tool's files, listed once: ldd maps the libraries, which reads some
-	# of them into the page cache, so it must not run just before a tool
-	fio_files=$(lib_files "$(command -v fio)")
-	ep_files=$(lib_files "$EMBPERF")
 	case $FIO_CACHE in
 	keep | evict | warm) ;;
 	*) echo "fio family: FIO_CACHE='$FIO_CACHE'; accepted: keep, evict, warm" >&2; return 1 ;;
 	esac
+	# each tool's files, listed once: ldd maps the libraries, which reads some
+	# of them into the page cache, so it must not run just before a tool
+	fio_files=$(lib_files "$(command -v fio)")
+	ep_files=$(lib_files "$EMBPERF")
 	case $FIO_MEM in
 	malloc) ;;
 	shmhuge)
